@@ -1,0 +1,40 @@
+import type { OrgRole } from "../vocabulary/index.ts";
+
+/**
+ * Every permission a use case can demand. API key scopes are a subset of these strings, so
+ * one check serves dashboard users and REST keys alike.
+ */
+export const PERMISSIONS = [
+  "endpoints:read",
+  "endpoints:write",
+  "endpoints:scale",
+  "deployments:write",
+  "fleet:read",
+  "fleet:write",
+  "api_keys:manage",
+  "members:manage",
+  "audit:read",
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** Scopes an API key may carry (members and keys are managed by people only). */
+export const API_KEY_SCOPES = [
+  "endpoints:read",
+  "endpoints:write",
+  "endpoints:scale",
+  "deployments:write",
+  "fleet:read",
+] as const satisfies readonly Permission[];
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+const VIEWER: readonly Permission[] = ["endpoints:read", "fleet:read"];
+const MEMBER: readonly Permission[] = [...VIEWER, "endpoints:write", "endpoints:scale", "deployments:write"];
+const ADMIN: readonly Permission[] = [...MEMBER, "fleet:write", "api_keys:manage", "audit:read"];
+const OWNER: readonly Permission[] = [...ADMIN, "members:manage"];
+
+export const ROLE_PERMISSIONS: Record<OrgRole, readonly Permission[]> = {
+  owner: OWNER,
+  admin: ADMIN,
+  member: MEMBER,
+  viewer: VIEWER,
+};

@@ -1,0 +1,1 @@
+export { hashesEqual, issuePrefixedSecret, parsePrefixedSecret, randomToken, sha256Hex } from "./secrets.ts";

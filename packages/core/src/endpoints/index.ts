@@ -1,0 +1,1 @@
+export { listEndpoints } from "./list-endpoints.ts";

@@ -1,0 +1,48 @@
+import type { Db } from "@thaw/db";
+import { assertCan, orgScope, type Actor } from "../auth/index.ts";
+
+/** The endpoints table of the dashboard: configuration, active deployment, replica counts. */
+export async function listEndpoints({ actor, db }: { actor: Actor; db: Db }) {
+  assertCan(actor, "endpoints:read");
+  const endpoints = await db.endpoint.findMany({
+    where: { ...orgScope(actor), deletedAt: null },
+    orderBy: { createdAt: "asc" },
+    take: 500,
+    include: {
+      activeDeployment: { select: { id: true, version: true, imageRef: true, imageBytes: true, modelSource: true, modelBytes: true, modelFormat: true, engine: true } },
+    },
+  });
+  const replicaCounts = await db.replica.groupBy({
+    by: ["endpointId", "state"],
+    where: { ...orgScope(actor), endpointId: { in: endpoints.map((e) => e.id) } },
+    _count: { _all: true },
+  });
+  return endpoints.map((e) => {
+    const counts = replicaCounts.filter((c) => c.endpointId === e.id);
+    const count = (state: string) => counts.find((c) => c.state === state)?._count._all ?? 0;
+    const d = e.activeDeployment;
+    return {
+      id: e.id,
+      slug: e.slug,
+      name: e.name,
+      gpuType: e.gpuType,
+      gpuCount: e.gpuCount,
+      minReplicas: e.minReplicas,
+      maxReplicas: e.maxReplicas,
+      desiredReplicas: e.desiredReplicas,
+      allowedPaths: e.allowedPaths,
+      objective: e.objective,
+      replicas: { ready: count("ready"), warm: count("warm"), starting: count("pending") + count("placed") + count("starting") },
+      activeDeployment: d && {
+        id: d.id,
+        version: d.version,
+        imageRef: d.imageRef,
+        imageBytes: Number(d.imageBytes),
+        modelSource: d.modelSource,
+        modelBytes: Number(d.modelBytes),
+        modelFormat: d.modelFormat,
+        engine: d.engine,
+      },
+    };
+  });
+}

@@ -1,0 +1,3 @@
+export { AppError, isAppError, type AppErrorDetails } from "./app-error.ts";
+export { ERROR_CODE_TABLE, httpStatusOf, trpcCodeOf, type AppErrorCode, type TrpcErrorCode } from "./error-codes.ts";
+export { parseInput } from "./parse-input.ts";

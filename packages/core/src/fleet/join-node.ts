@@ -1,0 +1,86 @@
+import type { DbClient } from "@thaw/db";
+import { issuePrefixedSecret, parsePrefixedSecret, sha256Hex } from "../crypto/secrets.ts";
+import { AppError } from "../errors/index.ts";
+import { JOIN_TOKEN_KIND } from "./create-join-token.ts";
+
+export const NODE_CREDENTIAL_KIND = "thawnode";
+export const HEARTBEAT_INTERVAL_SECONDS = 5;
+
+export interface JoinNodeInput {
+  joinToken: string;
+  name: string;
+  provider: "aws" | "sim";
+  runtime: "containerd" | "sim";
+  instanceId?: string | undefined;
+  zone?: string | undefined;
+  agentVersion: string;
+  agentUrl?: string | undefined;
+  figures: {
+    instanceType: string;
+    gpuModel: string;
+    gpuCount: number;
+    gpuMemoryGiB: number;
+    vcpus: number;
+    networkGbps: number;
+    diskReadMiBps: number;
+    diskWriteMiBps: number;
+    pcieGBps: number;
+    registryRttMs: number;
+    driverVersion?: string | undefined;
+    cudaVersion?: string | undefined;
+  };
+}
+
+/**
+ * Exchanges a one-time join token for a node and its per-node credential. Consuming the
+ * token and creating the node happen in one transaction, and the token is claimed with a
+ * conditional update, so two agents racing with the same token get one node between them.
+ */
+export async function joinNode({ input, db }: { input: JoinNodeInput; db: DbClient }) {
+  const invalid = () => new AppError("UNAUTHENTICATED", "joinToken is invalid, expired or already used: create a new one in the dashboard (Fleet → Add node).", { field: "joinToken" });
+  if (!parsePrefixedSecret(JOIN_TOKEN_KIND, input.joinToken)) throw invalid();
+  const tokenHash = sha256Hex(input.joinToken);
+  const credential = issuePrefixedSecret(NODE_CREDENTIAL_KIND);
+
+  return db.$transaction(async (tx) => {
+    const token = await tx.joinToken.findUnique({ where: { tokenHash } });
+    if (!token) throw invalid();
+    const claimed = await tx.joinToken.updateMany({
+      where: { id: token.id, usedAt: null, expiresAt: { gt: new Date() } },
+      data: { usedAt: new Date() },
+    });
+    if (claimed.count !== 1) throw invalid();
+    const { figures } = input;
+    const node = await tx.node.create({
+      data: {
+        orgId: token.orgId,
+        name: input.name,
+        provider: input.provider,
+        runtime: input.runtime,
+        instanceId: input.instanceId ?? null,
+        zone: input.zone ?? null,
+        instanceType: figures.instanceType,
+        gpuModel: figures.gpuModel,
+        gpuCount: figures.gpuCount,
+        gpuMemoryGiB: figures.gpuMemoryGiB,
+        vcpus: figures.vcpus,
+        networkGbps: figures.networkGbps,
+        diskReadMiBps: figures.diskReadMiBps,
+        diskWriteMiBps: figures.diskWriteMiBps,
+        pcieGBps: figures.pcieGBps,
+        registryRttMs: figures.registryRttMs,
+        driverVersion: figures.driverVersion ?? null,
+        cudaVersion: figures.cudaVersion ?? null,
+        agentVersion: input.agentVersion,
+        agentUrl: input.agentUrl ?? null,
+        state: "booting",
+        credentialHash: credential.hash,
+      },
+    });
+    await tx.joinToken.update({ where: { id: token.id }, data: { nodeId: node.id } });
+    await tx.auditLog.create({
+      data: { orgId: token.orgId, actorType: "node", actorId: node.id, action: "node.joined", targetType: "node", targetId: node.id, metadata: { name: node.name, instanceType: node.instanceType } },
+    });
+    return { nodeId: node.id, credential: credential.secret, heartbeatIntervalSeconds: HEARTBEAT_INTERVAL_SECONDS };
+  });
+}

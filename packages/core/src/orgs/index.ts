@@ -1,0 +1,2 @@
+export { listUserOrgs } from "./list-user-orgs.ts";
+export { resolveUserActor } from "./resolve-user-actor.ts";

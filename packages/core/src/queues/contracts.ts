@@ -1,0 +1,69 @@
+import { z } from "zod";
+
+/**
+ * Queue contracts (DESIGN.md §2–3). Payloads carry ids only — workers read state from
+ * Postgres, never from the job — and never secrets. Producers validate on enqueue and
+ * workers validate on consume with the same schema.
+ */
+const Id = z.uuid();
+
+export const QUEUES = {
+  reconcile: {
+    name: "reconcile",
+    payload: z.object({ endpointId: Id }).strict(),
+    /** One pending reconcile per endpoint is enough: reconcile is level-triggered. */
+    jobId: (p: { endpointId: string }) => `reconcile-${p.endpointId}`,
+  },
+  place: {
+    name: "place",
+    payload: z.object({ replicaId: Id }).strict(),
+    jobId: (p: { replicaId: string }) => `place-${p.replicaId}`,
+  },
+  dispatch: {
+    name: "dispatch",
+    payload: z.object({ coldStartId: Id }).strict(),
+    jobId: (p: { coldStartId: string }) => `dispatch-${p.coldStartId}`,
+  },
+  fleet: {
+    name: "fleet",
+    payload: z.object({ orgId: Id, reason: z.enum(["pending-replicas", "sweep"]) }).strict(),
+    jobId: (p: { orgId: string }) => `fleet-${p.orgId}`,
+  },
+  warmPool: {
+    name: "warm-pool",
+    payload: z.object({ endpointId: Id }).strict(),
+    jobId: (p: { endpointId: string }) => `warm-pool-${p.endpointId}`,
+  },
+  snapshot: {
+    name: "snapshot",
+    payload: z.object({ deploymentId: Id }).strict(),
+    jobId: (p: { deploymentId: string }) => `snapshot-${p.deploymentId}`,
+  },
+  history: {
+    name: "history",
+    payload: z.object({ coldStartId: Id }).strict(),
+    jobId: (p: { coldStartId: string }) => `history-${p.coldStartId}`,
+  },
+} as const;
+
+export type QueueKey = keyof typeof QUEUES;
+export type QueuePayload<K extends QueueKey> = z.infer<(typeof QUEUES)[K]["payload"]>;
+
+/**
+ * Defaults for every job: bounded retries with exponential backoff, and bounded history
+ * so Redis (noeviction) cannot fill up with finished jobs.
+ */
+export const DEFAULT_JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: "exponential", delay: 500 },
+  removeOnComplete: { count: 1000, age: 3600 },
+  removeOnFail: { count: 5000, age: 24 * 3600 },
+} as const;
+
+/** Redis channel names for live events (server-sent events in the dashboard). */
+export const LIVE_CHANNELS = {
+  org: (orgId: string) => `thaw:live:org:${orgId}`,
+} as const;
+
+/** Periodic sweep interval: anything lost in Redis is repaired from Postgres within this. */
+export const RECONCILE_SWEEP_MS = 15_000;

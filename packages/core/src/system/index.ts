@@ -1,0 +1,2 @@
+export { getControlPlaneHealth, SERVICE_STALE_AFTER_SECONDS } from "./get-control-plane-health.ts";
+export { recordServiceHeartbeat } from "./record-service-heartbeat.ts";

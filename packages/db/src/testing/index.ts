@@ -1,0 +1,1 @@
+export { adminQuery, createTestDatabase, ensureTemplateDatabase, migrateDatabase, templateDatabaseName, withDatabase, type TestDatabase } from "./test-database.ts";

@@ -1,0 +1,58 @@
+import { HeartbeatResponse, JoinResponse, type HeartbeatRequest, type JoinRequest, AGENT_API_PREFIX } from "./protocol.ts";
+import type { z } from "zod";
+
+export interface ControlPlaneClientOptions {
+  baseUrl: string;
+  /** Per-request timeout. */
+  timeoutMs?: number;
+  fetchImpl?: typeof fetch;
+}
+
+/** Thrown for a non-2xx answer; `status` lets callers tell retryable from fatal. */
+export class ControlPlaneError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super(`control plane answered ${status}: ${body.slice(0, 300)}`);
+    this.name = "ControlPlaneError";
+  }
+  get retryable(): boolean {
+    return this.status >= 500 || this.status === 429 || this.status === 408;
+  }
+}
+
+/** The agent's typed client for the control plane's agent API. */
+export class ControlPlaneClient {
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: ControlPlaneClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/$/, "");
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.fetchImpl = options.fetchImpl ?? fetch;
+  }
+
+  join(request: JoinRequest): Promise<JoinResponse> {
+    return this.post("/join", request, JoinResponse);
+  }
+
+  heartbeat(credential: string, request: HeartbeatRequest): Promise<HeartbeatResponse> {
+    return this.post("/heartbeat", request, HeartbeatResponse, credential);
+  }
+
+  private async post<T extends z.ZodType>(path: string, body: unknown, schema: T, credential?: string): Promise<z.infer<T>> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (credential) headers.authorization = `Bearer ${credential}`;
+    const response = await this.fetchImpl(`${this.baseUrl}${AGENT_API_PREFIX}${path}`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new ControlPlaneError(response.status, text);
+    return schema.parse(JSON.parse(text));
+  }
+}

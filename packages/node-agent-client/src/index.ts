@@ -1,0 +1,2 @@
+export * from "./protocol.ts";
+export { ControlPlaneClient, ControlPlaneError, type ControlPlaneClientOptions } from "./control-plane-client.ts";
