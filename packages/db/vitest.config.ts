@@ -1,4 +1,4 @@
-import { thawVitestProjects } from "./src/testing/vitest-projects.ts";
+import { thawVitestProjects } from "./src/testing/vitest-projects.mjs";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({ test: { projects: thawVitestProjects() } });

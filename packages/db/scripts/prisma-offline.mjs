@@ -53,3 +53,15 @@ export function runMigrationCli(args, { env = process.env, capture = false } = {
   });
   return result;
 }
+
+/**
+ * The SQL that builds `schemaPath`'s datamodel from an empty database, as Prisma would
+ * write it (used by create-migration and by the schema-drift test).
+ */
+export function sqlForDatamodel(schemaPath, env = process.env) {
+  const target = schemaForMigrationCli(schemaPath, "datamodel-target.prisma");
+  schemaForMigrationCli(join(packageRoot, "prisma", "schema.prisma"));
+  const result = runMigrationCli(["migrate", "diff", "--from-empty", "--to-schema-datamodel", target, "--script"], { env, capture: true });
+  if (result.status !== 0) throw new Error(`prisma migrate diff failed: ${result.stderr}`);
+  return result.stdout;
+}

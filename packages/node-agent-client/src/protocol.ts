@@ -100,5 +100,8 @@ export type PhaseEventReport = z.infer<typeof PhaseEventReport>;
 
 export const StartPathSchema = StartPath;
 
+/** How often agents heartbeat; the control plane marks a node lost after several missed beats. */
+export const HEARTBEAT_INTERVAL_MS = 5_000;
+
 export const AGENT_API_PREFIX = "/api/agent/v1";
 export const AGENT_PROTOCOL_VERSION = "1";

@@ -1,0 +1,21 @@
+import { z } from "zod";
+
+// The scheduler's environment, parsed once at boot (DESIGN.md §7).
+const Env = z.object({
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// URL"),
+  /** Prefix of every BullMQ key; tests use their own to stay apart. */
+  THAW_QUEUE_PREFIX: z.string().min(1).max(64).default("thaw"),
+  THAW_SCHEDULER_ID: z.string().min(1).max(128).optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+});
+export type SchedulerEnv = z.infer<typeof Env>;
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): SchedulerEnv {
+  const parsed = Env.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message === "Invalid input: expected string, received undefined" ? "is not set" : i.message}`);
+    throw new Error(`scheduler: bad environment\n${lines.join("\n")}\nRun 'bash infra/dev/services.sh' and source .data/services.env, or set them yourself.`);
+  }
+  return parsed.data;
+}

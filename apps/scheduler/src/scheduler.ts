@@ -1,0 +1,64 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { markLostNodes } from "@thaw/core";
+import { createDbClient } from "@thaw/db";
+import type { SchedulerEnv } from "./env.ts";
+import type { Logger } from "./logger.ts";
+import { createQueues } from "./queues.ts";
+import { assertNoEviction, createProducerConnection } from "./redis.ts";
+import { reportHealth } from "./tasks/report-health.ts";
+
+export const SCHEDULER_VERSION = "0.1.0";
+const TICK_MS = 5_000;
+
+export interface RunningScheduler {
+  instanceId: string;
+  /** Stops timers, lets the current tick finish, closes connections. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one scheduler instance. Several may run at once: every periodic task is an
+ * idempotent, conditional write, so two instances doing it together change nothing more.
+ */
+export async function startScheduler(env: SchedulerEnv, log: Logger): Promise<RunningScheduler> {
+  const instanceId = env.THAW_SCHEDULER_ID ?? `scheduler-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const startedAt = new Date();
+  const db = createDbClient({ url: env.DATABASE_URL, maxConnections: 5 });
+  const redis = createProducerConnection(env.REDIS_URL);
+  redis.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
+  await redis.connect().catch((error: Error) => {
+    throw new Error(`cannot reach Redis at REDIS_URL: ${error.message}`);
+  });
+  await assertNoEviction(redis);
+  await db.$queryRaw`SELECT 1`.catch((error: Error) => {
+    throw new Error(`cannot reach PostgreSQL at DATABASE_URL: ${error.message}`);
+  });
+  const queues = createQueues(redis, env.THAW_QUEUE_PREFIX);
+
+  let inFlight: Promise<void> = Promise.resolve();
+  const tick = async () => {
+    await reportHealth({ db, redis, queues, instanceId, startedAt, version: SCHEDULER_VERSION });
+    const lost = await markLostNodes({ db });
+    if (lost > 0) log.warn({ lost }, "nodes stopped heartbeating and were marked lost");
+  };
+  const runTick = () => {
+    inFlight = tick().catch((error: unknown) => log.error({ err: error instanceof Error ? error.message : String(error) }, "periodic tick failed"));
+  };
+  runTick();
+  const timer = setInterval(runTick, TICK_MS);
+  log.info({ instanceId, prefix: env.THAW_QUEUE_PREFIX }, "scheduler started");
+
+  return {
+    instanceId,
+    async stop() {
+      clearInterval(timer);
+      await inFlight;
+      await Promise.all(Object.values(queues).map((q) => q.close()));
+      redis.disconnect();
+      await db.serviceHeartbeat.deleteMany({ where: { id: instanceId } });
+      await db.$disconnect();
+      log.info({ instanceId }, "scheduler stopped");
+    },
+  };
+}

@@ -1,0 +1,53 @@
+# Shared helpers for the dev/CI scripts. Sourced, not run.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+DATA="$ROOT/.data"
+mkdir -p "$DATA"
+
+say() { printf '\033[1;34m[thaw]\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31m[thaw] error:\033[0m %s\n' "$*" >&2; exit 1; }
+is_root() { [ "$(id -u)" = 0 ]; }
+
+# True when something accepts TCP connections on host:port.
+port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+# Installs Debian packages when missing (only as root; otherwise says what to run).
+apt_ensure() {
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  is_root || die "missing system packages: ${missing[*]}. Run: sudo apt-get install -y ${missing[*]} (or set DATABASE_URL / REDIS_URL to servers you already run)."
+  say "installing ${missing[*]} (apt)"
+  if [ ! -f "$DATA/.apt-updated" ]; then apt-get update -qq >&2 && touch "$DATA/.apt-updated"; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+}
+
+# Node 20.19+ and pnpm 10 (installed with npm when missing).
+ensure_node_and_pnpm() {
+  command -v node >/dev/null || die "Node.js 20.19+ is required (https://nodejs.org or apt-get install nodejs)."
+  node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' \
+    || die "Node.js $(node --version) is too old: Thaw needs 20.19 or later."
+  if ! command -v pnpm >/dev/null || [[ "$(pnpm --version)" != 10.* ]]; then
+    say "installing pnpm 10 (npm i -g pnpm@10)"
+    npm i -g pnpm@10 >&2 || die "could not install pnpm; run 'npm i -g pnpm@10' (or 'corepack enable') and try again."
+  fi
+  export NEXT_TELEMETRY_DISABLED=1
+}
+
+pnpm_install() {
+  say "pnpm install"
+  (cd "$ROOT" && CI=true pnpm install --frozen-lockfile --reporter=append-only >&2)
+}
+
+# Loads DATABASE_URL / REDIS_URL written by services.sh (explicit env wins).
+load_service_env() {
+  if [ -f "$DATA/services.env" ]; then
+    local db="${DATABASE_URL:-}" redis="${REDIS_URL:-}"
+    # shellcheck disable=SC1091
+    source "$DATA/services.env"
+    [ -n "$db" ] && export DATABASE_URL="$db"
+    [ -n "$redis" ] && export REDIS_URL="$redis"
+  fi
+  export DATABASE_URL REDIS_URL
+}

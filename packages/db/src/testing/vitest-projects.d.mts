@@ -1,0 +1,2 @@
+import type { TestProjectInlineConfiguration } from "vitest/config";
+export function thawVitestProjects(): TestProjectInlineConfiguration[];
