@@ -1,4 +1,4 @@
-import { thawVitestProjects } from "./src/testing/vitest-projects.mjs";
+import { thawVitestConfig } from "./src/testing/vitest-projects.mjs";
 import { defineConfig } from "vitest/config";
 
-export default defineConfig({ test: { projects: thawVitestProjects() } });
+export default defineConfig(thawVitestConfig("db") as Parameters<typeof defineConfig>[0]);

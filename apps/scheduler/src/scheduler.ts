@@ -27,13 +27,19 @@ export async function startScheduler(env: SchedulerEnv, log: Logger): Promise<Ru
   const db = createDbClient({ url: env.DATABASE_URL, maxConnections: 5 });
   const redis = createProducerConnection(env.REDIS_URL);
   redis.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
-  await redis.connect().catch((error: Error) => {
-    throw new Error(`cannot reach Redis at REDIS_URL: ${error.message}`);
-  });
-  await assertNoEviction(redis);
-  await db.$queryRaw`SELECT 1`.catch((error: Error) => {
-    throw new Error(`cannot reach PostgreSQL at DATABASE_URL: ${error.message}`);
-  });
+  try {
+    await redis.connect().catch((error: Error) => {
+      throw new Error(`cannot reach Redis at REDIS_URL: ${error.message}`);
+    });
+    await assertNoEviction(redis);
+    await db.$queryRaw`SELECT 1`.catch((error: Error) => {
+      throw new Error(`cannot reach PostgreSQL at DATABASE_URL: ${error.message}`);
+    });
+  } catch (error) {
+    redis.disconnect();
+    await db.$disconnect();
+    throw error;
+  }
   const queues = createQueues(redis, env.THAW_QUEUE_PREFIX);
 
   let inFlight: Promise<void> = Promise.resolve();

@@ -28,3 +28,16 @@ export function thawVitestProjects() {
     },
   ];
 }
+
+/**
+ * A package's whole Vitest config. When THAW_TEST_REPORT_DIR is set (the README's test
+ * command sets it), each run also writes a JSON report there, which the command sums up
+ * into one closing "N passed, N failed" line.
+ */
+export function thawVitestConfig(packageName) {
+  const reportDir = process.env.THAW_TEST_REPORT_DIR;
+  const reporters = reportDir
+    ? ["default", ["json", { outputFile: `${reportDir}/${packageName}-${Date.now()}-${process.pid}.json` }]]
+    : ["default"];
+  return { test: { projects: thawVitestProjects(), reporters } };
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Sets up and runs the product: the dashboard on http://localhost:3000, the scheduler, and a
+# demo fleet of simulated GPU hosts. Ctrl-C stops every process cleanly.
+#
+#   THAW_WEB_PORT      dashboard port (3000)
+#   THAW_SIM_HOSTS     demo fleet, e.g. "g5.xlarge:2,g6e.xlarge:2" (the default)
+#   THAW_WEB_MODE      "production" (next build + start, the default) or "dev" (next dev)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+WEB_PORT="${THAW_WEB_PORT:-3000}"
+SIM_HOSTS="${THAW_SIM_HOSTS:-g5.xlarge:2,g6e.xlarge:2}"
+LOGS="$DATA/logs"
+mkdir -p "$LOGS" "$DATA/agent"
+
+ensure_node_and_pnpm
+pnpm_install
+bash "$ROOT/infra/dev/services.sh"
+load_service_env
+
+port_open 127.0.0.1 "$WEB_PORT" && die "port $WEB_PORT is taken by another process. Stop it, or run with THAW_WEB_PORT=<free port>."
+
+# The session-signing secret is generated once per checkout and kept out of the repo.
+if [ ! -s "$DATA/auth-secret" ]; then (umask 077 && node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))' > "$DATA/auth-secret"); fi
+export BETTER_AUTH_SECRET="$(cat "$DATA/auth-secret")"
+export BETTER_AUTH_URL="http://localhost:$WEB_PORT"
+
+if [ "${THAW_WEB_MODE:-production}" = production ]; then
+  say "building the dashboard (next build)"
+  (cd "$ROOT/apps/web" && node_modules/.bin/next build >"$LOGS/web-build.log" 2>&1) || { tail -40 "$LOGS/web-build.log" >&2; die "next build failed (log: .data/logs/web-build.log)"; }
+  WEB_CMD=(node_modules/.bin/next start --port "$WEB_PORT")
+else
+  WEB_CMD=(node_modules/.bin/next dev --port "$WEB_PORT")
+fi
+
+PIDS=()
+stop_all() {
+  trap - INT TERM EXIT
+  say "stopping…"
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  say "stopped. (PostgreSQL and Redis keep running; 'bash infra/dev/stop-services.sh' stops them.)"
+}
+trap stop_all INT TERM EXIT
+
+# Each process writes its own log; `exec` makes the PID we hold the process itself.
+(cd "$ROOT/apps/scheduler" && exec node_modules/.bin/tsx src/main.ts) >"$LOGS/scheduler.log" 2>&1 &
+PIDS+=($!)
+(cd "$ROOT/apps/web" && exec "${WEB_CMD[@]}") >"$LOGS/web.log" 2>&1 &
+PIDS+=($!)
+
+say "waiting for the dashboard on port $WEB_PORT"
+for _ in $(seq 120); do port_open 127.0.0.1 "$WEB_PORT" && break; sleep 0.5; done
+port_open 127.0.0.1 "$WEB_PORT" || { tail -30 "$LOGS/web.log" >&2; die "the dashboard did not start (log: .data/logs/web.log)"; }
+
+# Fresh one-time join tokens for demo hosts that have no credential yet (unused ones expire).
+hosts=$(node -e 'console.log(process.argv[1].split(",").reduce((n,p)=>n+Number(p.split(":")[1]),0))' "$SIM_HOSTS")
+(cd "$ROOT/apps/scheduler" && node_modules/.bin/tsx src/cli/issue-join-tokens.ts --org demo --count "$hosts" --ttl 3600) > "$DATA/agent/join-tokens"
+chmod 600 "$DATA/agent/join-tokens"
+(cd "$ROOT/apps/agent" && THAW_CONTROL_PLANE_URL="http://127.0.0.1:$WEB_PORT" THAW_SIM_HOSTS="$SIM_HOSTS" \
+  THAW_JOIN_TOKENS_FILE="$DATA/agent/join-tokens" THAW_AGENT_STATE_DIR="$DATA/agent" exec node_modules/.bin/tsx src/main.ts) >"$LOGS/agent.log" 2>&1 &
+PIDS+=($!)
+
+cat >&2 <<BANNER
+
+  Thaw is running.
+    Dashboard   http://localhost:$WEB_PORT
+    Sign in     demo@thaw.dev  /  thaw-demo-password
+    Demo fleet  $SIM_HOSTS (simulated GPU hosts, joining now)
+    Logs        .data/logs/{web,scheduler,agent}.log
+
+  Press Ctrl-C to stop.
+
+BANNER
+
+# Stop everything as soon as any one process dies, and say which.
+while :; do
+  for i in "${!PIDS[@]}"; do
+    if ! kill -0 "${PIDS[$i]}" 2>/dev/null; then
+      name=(scheduler web agent); say "${name[$i]} exited; see .data/logs/${name[$i]}.log"; exit 1
+    fi
+  done
+  sleep 1
+done
