@@ -1,6 +1,7 @@
 // One ESLint config for the whole workspace (ESLint looks it up from each linted file).
 // Type-checked rules: a floating promise in a worker is a lost job, so it is an error.
 import js from "@eslint/js";
+import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
@@ -23,6 +24,7 @@ export default tseslint.config(
   {
     files: ["**/*.mjs", "**/*.js"],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },
   },
   {
     files: ["**/*.test.ts"],

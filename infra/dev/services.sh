@@ -30,25 +30,34 @@ ensure_postgres() {
   # Postgres refuses to run as root: run the private server as the 'postgres' user.
   local as=()
   if is_root; then id postgres >/dev/null 2>&1 || apt_ensure postgresql; as=(runuser -u postgres --); fi
-  if [ -f "$PG_DIR/postmaster.pid" ] && "${as[@]}" "$bindir/pg_ctl" -D "$PG_DIR" status >/dev/null 2>&1; then
+  if is_root && [ ! -e "$PG_DIR" ] && ! runuser -u postgres -- test -x "$DATA"; then
+    # The checkout is not reachable by the 'postgres' user (e.g. a clone under a 0700
+    # temp dir): keep the cluster in a postgres-owned directory, linked from .data/.
+    local outside="/var/lib/thaw-dev/$(printf %s "$ROOT" | sha1sum | cut -c1-12)"
+    mkdir -p "$outside" && chown postgres "$outside"
+    ln -sfn "$outside" "$PG_DIR"
+    say "PostgreSQL: .data/postgres links to $outside (the checkout is not readable by user postgres)"
+  fi
+  if [ -f "$PG_DIR/data/postmaster.pid" ] && "${as[@]}" "$bindir/pg_ctl" -D "$PG_DIR/data" status >/dev/null 2>&1; then
     say "PostgreSQL: private server already running on 127.0.0.1:$PG_PORT"
   else
     port_open 127.0.0.1 "$PG_PORT" && die "port $PG_PORT is taken by another process. Set THAW_PG_PORT to a free port, or DATABASE_URL to a server you run."
-    if [ ! -f "$PG_DIR/PG_VERSION" ]; then
-      say "PostgreSQL: initialising $PG_DIR"
+    if [ ! -f "$PG_DIR/data/PG_VERSION" ]; then
+      say "PostgreSQL: initialising $PG_DIR/data"
       mkdir -p "$PG_DIR"
-      local pw="$DATA/.pgpass-init"; echo thaw > "$pw"
-      if is_root; then chown -R postgres "$PG_DIR" "$pw"; fi
-      "${as[@]}" "$bindir/initdb" -D "$PG_DIR" -U thaw --pwfile="$pw" --auth-host=scram-sha-256 --auth-local=trust -E UTF8 >/dev/null
-      rm -f "$pw"
+      if is_root; then chown postgres "$PG_DIR/"; fi
+      echo thaw > "$PG_DIR/pwfile"
+      if is_root; then chown postgres "$PG_DIR/pwfile"; fi
+      "${as[@]}" "$bindir/initdb" -D "$PG_DIR/data" -U thaw --pwfile="$PG_DIR/pwfile" --auth-host=scram-sha-256 --auth-local=trust -E UTF8 >/dev/null
+      rm -f "$PG_DIR/pwfile"
     fi
     say "PostgreSQL: starting private server on 127.0.0.1:$PG_PORT"
-    "${as[@]}" "$bindir/pg_ctl" -D "$PG_DIR" -l "$PG_DIR/server.log" -w -t 60 \
-      -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $PG_DIR -c max_connections=300 -c fsync=on" start >/dev/null \
+    "${as[@]}" "$bindir/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
+      -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $PG_DIR/data -c max_connections=300 -c fsync=on" start >/dev/null \
       || die "PostgreSQL did not start; see $PG_DIR/server.log"
   fi
-  "${as[@]}" "$bindir/psql" -h "$PG_DIR" -p "$PG_PORT" -U thaw -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='thaw'" | grep -q 1 \
-    || "${as[@]}" "$bindir/createdb" -h "$PG_DIR" -p "$PG_PORT" -U thaw thaw
+  "${as[@]}" "$bindir/psql" -h "$PG_DIR/data" -p "$PG_PORT" -U thaw -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='thaw'" | grep -q 1 \
+    || "${as[@]}" "$bindir/createdb" -h "$PG_DIR/data" -p "$PG_PORT" -U thaw thaw
   DATABASE_URL="$url"
 }
 
@@ -75,6 +84,8 @@ ensure_redis() {
   REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
 }
 
+ensure_node_and_pnpm
+[ -d "$ROOT/node_modules/.pnpm" ] || pnpm_install
 ensure_postgres
 ensure_redis
 cat > "$DATA/services.env" <<ENV
