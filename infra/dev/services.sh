@@ -29,7 +29,7 @@ ensure_postgres() {
   if [ -z "$bindir" ]; then apt_ensure postgresql; bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1); fi
   # Postgres refuses to run as root: run the private server as the 'postgres' user.
   local as=()
-  if is_root; then id postgres >/dev/null 2>&1 || apt_ensure postgresql; as=(runuser -u postgres --); fi
+  if is_root; then id postgres >/dev/null 2>&1 || apt_ensure postgresql; as=(runuser -u postgres -- env -C /); fi
   if is_root && [ ! -e "$PG_DIR" ] && ! runuser -u postgres -- test -x "$DATA"; then
     # The checkout is not reachable by the 'postgres' user (e.g. a clone under a 0700
     # temp dir): keep the cluster in a postgres-owned directory, linked from .data/.
@@ -38,6 +38,7 @@ ensure_postgres() {
     ln -sfn "$outside" "$PG_DIR"
     say "PostgreSQL: .data/postgres links to $outside (the checkout is not readable by user postgres)"
   fi
+  [ -L "$PG_DIR" ] && PG_DIR="$(readlink -f "$PG_DIR")"
   if [ -f "$PG_DIR/data/postmaster.pid" ] && "${as[@]}" "$bindir/pg_ctl" -D "$PG_DIR/data" status >/dev/null 2>&1; then
     say "PostgreSQL: private server already running on 127.0.0.1:$PG_PORT"
   else
