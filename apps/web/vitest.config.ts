@@ -1,4 +1,4 @@
-import { thawVitestProjects } from "@thaw/db/vitest";
+import { thawVitestConfig } from "@thaw/db/vitest";
 import { defineConfig } from "vitest/config";
 
-export default defineConfig({ test: { projects: thawVitestProjects() } });
+export default defineConfig(thawVitestConfig("web") as Parameters<typeof defineConfig>[0]);

@@ -1,0 +1,215 @@
+// The agent API route handlers, called as Next calls them (a Request in, a Response out),
+// against a database of this file's own.
+import { createJoinToken, type Actor } from "@thaw/core";
+import { seedDemo } from "@thaw/db/seed";
+import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
+import { JoinResponse } from "@thaw/node-agent-client";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+type Handler = (request: Request) => Promise<Response>;
+
+const figures = {
+  instanceType: "g5.xlarge",
+  gpuModel: "A10G",
+  gpuCount: 1,
+  gpuMemoryGiB: 24,
+  vcpus: 4,
+  networkGbps: 10,
+  diskReadMiBps: 1000,
+  diskWriteMiBps: 125,
+  pcieGBps: 12,
+  registryRttMs: 3,
+};
+const joinBody = (joinToken: string, name = "node-a") => ({ joinToken, name, provider: "sim", runtime: "sim", agentVersion: "test", figures });
+const beat = { agentVersion: "test", gpusFree: 1, gpusUsed: 0 };
+
+function post(path: string, body: unknown, headers: Record<string, string> = {}): Request {
+  return new Request(`http://localhost${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+interface ErrorJson {
+  error: { code: string; message: string; details: { field?: string; issues?: { path: string; message: string }[] } | null };
+}
+
+describe("agent API /api/agent/v1", () => {
+  let t: TestDatabase;
+  let owner: Actor;
+  let join: Handler;
+  let heartbeat: Handler;
+  let closeDb: () => Promise<void>;
+
+  const newToken = async () => (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db })).token;
+  const joinNode = async (name: string) => {
+    const response = await join(post("/api/agent/v1/join", joinBody(await newToken(), name)));
+    expect(response.status).toBe(200);
+    return JoinResponse.parse(await response.json());
+  };
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    const { orgId, userId } = await seedDemo(t.db);
+    owner = { type: "user", userId, orgId, role: "owner" };
+    // The web app reads its environment on first use: set it before importing the routes.
+    vi.stubEnv("DATABASE_URL", t.url);
+    vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
+    vi.stubEnv("LOG_LEVEL", "silent");
+    join = (await import("./join/route.ts")).POST;
+    heartbeat = (await import("./heartbeat/route.ts")).POST;
+    closeDb = (await import("../../../../server/db.ts")).closeDb;
+  });
+  afterAll(async () => {
+    await closeDb();
+    await t.drop();
+    vi.unstubAllEnvs();
+  });
+
+  describe("POST /join", () => {
+    it("exchanges a valid join token for a node and its credential", async () => {
+      const token = await newToken();
+      const response = await join(post("/api/agent/v1/join", joinBody(token, "joiner")));
+      expect(response.status).toBe(200);
+      const body = JoinResponse.parse(await response.json());
+      expect(body.credential).toMatch(/^thawnode_/);
+      expect(body.heartbeatIntervalSeconds).toBeGreaterThan(0);
+      const node = await t.db.node.findUniqueOrThrow({ where: { id: body.nodeId } });
+      expect(node).toMatchObject({ name: "joiner", orgId: owner.orgId, state: "booting", instanceType: "g5.xlarge" });
+      expect(node.credentialHash).not.toContain(body.credential);
+    });
+
+    it("refuses a token that was already used with 401", async () => {
+      const token = await newToken();
+      expect((await join(post("/api/agent/v1/join", joinBody(token, "first")))).status).toBe(200);
+      const again = await join(post("/api/agent/v1/join", joinBody(token, "second")));
+      expect(again.status).toBe(401);
+      const body = (await again.json()) as ErrorJson;
+      expect(body.error).toMatchObject({ code: "UNAUTHENTICATED", details: { field: "joinToken" } });
+      expect(await t.db.node.count({ where: { name: "second" } })).toBe(0);
+    });
+
+    it("refuses unknown and expired tokens with 401", async () => {
+      const unknown = await join(post("/api/agent/v1/join", joinBody("thawjoin_000000000000_notarealtokenatallxxxx")));
+      expect(unknown.status).toBe(401);
+      const { token, id } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
+      await t.db.joinToken.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      expect((await join(post("/api/agent/v1/join", joinBody(token)))).status).toBe(401);
+    });
+
+    const badBodies: [string, (token: string) => unknown, string][] = [
+      ["missing figures", (token) => ({ ...joinBody(token), figures: undefined }), "body.figures"],
+      ["a negative figure", (token) => ({ ...joinBody(token), figures: { ...figures, networkGbps: -1 } }), "body.figures.networkGbps"],
+      ["a NaN-like figure (string)", (token) => ({ ...joinBody(token), figures: { ...figures, diskWriteMiBps: "NaN" } }), "body.figures.diskWriteMiBps"],
+      ["a fractional GPU count", (token) => ({ ...joinBody(token), figures: { ...figures, gpuCount: 1.5 } }), "body.figures.gpuCount"],
+      ["an unknown field", (token) => ({ ...joinBody(token), isAdmin: true }), "body.isAdmin"],
+      ["an unknown provider", (token) => ({ ...joinBody(token), provider: "gcp" }), "body.provider"],
+    ];
+    it.each(badBodies)("answers 400 naming the field for %s, and stores nothing", async (_label, makeBody, field) => {
+      const { token, id } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
+      const nodesBefore = await t.db.node.count();
+      const response = await join(post("/api/agent/v1/join", makeBody(token)));
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as ErrorJson;
+      expect(body.error.code).toBe("BAD_REQUEST");
+      expect(body.error.details?.field).toBe(field);
+      expect(body.error.message).toContain(field);
+      expect(await t.db.node.count()).toBe(nodesBefore);
+      expect((await t.db.joinToken.findUniqueOrThrow({ where: { id } })).usedAt).toBeNull();
+    });
+
+    it("names an unknown field in the message", async () => {
+      const response = await join(post("/api/agent/v1/join", { ...joinBody(await newToken()), isAdmin: true }));
+      expect(((await response.json()) as ErrorJson).error.message).toContain("isAdmin");
+    });
+
+    it("refuses an Infinity figure (1e999 in JSON) with 400", async () => {
+      const raw = JSON.stringify(joinBody(await newToken())).replace('"networkGbps":10', '"networkGbps":1e999');
+      const response = await join(post("/api/agent/v1/join", raw));
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as ErrorJson).error.details?.field).toBe("body.figures.networkGbps");
+    });
+
+    it("answers 400 for a body that is not JSON", async () => {
+      const response = await join(post("/api/agent/v1/join", "{not json"));
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as ErrorJson).error).toMatchObject({ code: "BAD_REQUEST", details: { field: "body" } });
+    });
+
+    it("answers 413 for a body over 1 MiB, with or without Content-Length", async () => {
+      const huge = JSON.stringify({ ...joinBody(await newToken()), name: "x".repeat(1024 * 1024) });
+      expect((await join(post("/api/agent/v1/join", huge))).status).toBe(413);
+      const bytes = new TextEncoder().encode(huge);
+      const streamed = new Request("http://localhost/api/agent/v1/join", {
+        method: "POST",
+        body: new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < bytes.length; i += 64 * 1024) controller.enqueue(bytes.subarray(i, i + 64 * 1024));
+            controller.close();
+          },
+        }),
+        duplex: "half",
+      } as RequestInit);
+      const response = await join(streamed);
+      expect(response.status).toBe(413);
+      expect(((await response.json()) as ErrorJson).error.code).toBe("PAYLOAD_TOO_LARGE");
+    });
+  });
+
+  describe("POST /heartbeat", () => {
+    it("marks the node ready and records the heartbeat time", async () => {
+      const node = await joinNode("beater");
+      const before = Date.now();
+      const response = await heartbeat(post("/api/agent/v1/heartbeat", beat, { authorization: `Bearer ${node.credential}` }));
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ nodeId: node.nodeId, state: "ready" });
+      const row = await t.db.node.findUniqueOrThrow({ where: { id: node.nodeId } });
+      expect(row.state).toBe("ready");
+      expect(row.lastHeartbeatAt!.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    });
+
+    it("answers 401 for a wrong, malformed or missing credential", async () => {
+      const node = await joinNode("wrong-cred");
+      const tampered = node.credential.slice(0, -4) + (node.credential.endsWith("aaaa") ? "bbbb" : "aaaa");
+      const attempts: Record<string, string>[] = [{ authorization: `Bearer ${tampered}` }, { authorization: "Bearer nonsense" }, { authorization: node.credential }, {}];
+      for (const headers of attempts) {
+        const response = await heartbeat(post("/api/agent/v1/heartbeat", beat, headers));
+        expect(response.status).toBe(401);
+        expect(((await response.json()) as ErrorJson).error.code).toBe("UNAUTHENTICATED");
+      }
+      expect((await t.db.node.findUniqueOrThrow({ where: { id: node.nodeId } })).lastHeartbeatAt).toBeNull();
+    });
+
+    it("a node cannot heartbeat as another", async () => {
+      const a = await joinNode("node-a-self");
+      const b = await joinNode("node-b-other");
+      // Naming the other node in the body is refused as an unknown field…
+      const spoof = await heartbeat(post("/api/agent/v1/heartbeat", { ...beat, nodeId: b.nodeId }, { authorization: `Bearer ${a.credential}` }));
+      expect(spoof.status).toBe(400);
+      expect(((await spoof.json()) as ErrorJson).error.message).toContain("nodeId");
+      // …and a valid heartbeat with A's credential touches A only.
+      const own = await heartbeat(post("/api/agent/v1/heartbeat", beat, { authorization: `Bearer ${a.credential}` }));
+      expect(await own.json()).toMatchObject({ nodeId: a.nodeId });
+      expect((await t.db.node.findUniqueOrThrow({ where: { id: a.nodeId } })).lastHeartbeatAt).not.toBeNull();
+      const other = await t.db.node.findUniqueOrThrow({ where: { id: b.nodeId } });
+      expect(other.lastHeartbeatAt).toBeNull();
+      expect(other.state).toBe("booting");
+    });
+
+    it("answers 400 naming the field for a bad heartbeat body, and changes nothing", async () => {
+      const node = await joinNode("bad-beat");
+      const response = await heartbeat(post("/api/agent/v1/heartbeat", { ...beat, gpusFree: -1 }, { authorization: `Bearer ${node.credential}` }));
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as ErrorJson).error.details?.field).toBe("body.gpusFree");
+      expect((await t.db.node.findUniqueOrThrow({ where: { id: node.nodeId } })).lastHeartbeatAt).toBeNull();
+    });
+
+    it("refuses a terminated node's credential with 401", async () => {
+      const node = await joinNode("terminated");
+      await t.db.node.update({ where: { id: node.nodeId }, data: { state: "terminated" } });
+      const response = await heartbeat(post("/api/agent/v1/heartbeat", beat, { authorization: `Bearer ${node.credential}` }));
+      expect(response.status).toBe(401);
+    });
+  });
+});

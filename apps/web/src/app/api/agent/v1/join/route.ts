@@ -1,0 +1,11 @@
+import { joinNode, parseInput } from "@thaw/core";
+import { JoinRequest, JoinResponse } from "@thaw/node-agent-client";
+import { getDb } from "../../../../../server/db.ts";
+import { jsonRoute, readJsonBody } from "../../../../../server/http/json-route.ts";
+
+/** POST /api/agent/v1/join — a one-time join token becomes a node and its credential. */
+export const POST = jsonRoute(async (request) => {
+  const input = parseInput(JoinRequest, await readJsonBody(request), "body");
+  const joined = await joinNode({ input, db: getDb() });
+  return JoinResponse.parse(joined);
+});

@@ -1,0 +1,40 @@
+"use server";
+
+import { isAPIError } from "better-auth/api";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { getAuth } from "../server/auth.ts";
+import { log } from "../server/logger.ts";
+
+export interface SignInState {
+  error: string | null;
+  email: string;
+}
+
+function formText(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === "string" ? value : "";
+}
+
+/** Email + password sign-in; nextCookies() stores the session cookie on success. */
+export async function signInAction(_previous: SignInState, form: FormData): Promise<SignInState> {
+  const email = formText(form, "email").trim();
+  const password = formText(form, "password");
+  if (!email || !password) return { error: "Enter your email and password.", email };
+  try {
+    await getAuth().api.signInEmail({ body: { email, password }, headers: await headers() });
+  } catch (error) {
+    if (isAPIError(error)) {
+      const invalid = error.status === "UNAUTHORIZED" || error.statusCode === 401;
+      return { error: invalid ? "Wrong email or password." : error.message || "Sign-in failed.", email };
+    }
+    log().error({ err: error }, "sign-in failed");
+    return { error: "Sign-in failed. Try again in a moment.", email };
+  }
+  redirect("/");
+}
+
+export async function signOutAction(): Promise<void> {
+  await getAuth().api.signOut({ headers: await headers() });
+  redirect("/sign-in");
+}

@@ -1,0 +1,15 @@
+const GB = 1e9;
+
+/** Bytes as decimal gigabytes with one decimal, e.g. "13.4 GB". */
+export function formatGB(bytes: number | null | undefined): string {
+  if (bytes == null) return "—";
+  return `${(bytes / GB).toFixed(1)} GB`;
+}
+
+/** An age in seconds, e.g. "3 s", "4 min", "2 h"; "never" for null. */
+export function formatAge(seconds: number | null | undefined): string {
+  if (seconds == null) return "never";
+  if (seconds < 120) return `${Math.max(0, Math.round(seconds))} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${Math.round(seconds / 3600)} h`;
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+
+// The web app's environment, parsed once (DESIGN.md §7). This is the only file in src/ that
+// reads process.env. Parsing is lazy: `next build` imports route modules to collect page
+// data, and the build must not need production secrets. The server validates at start
+// (src/instrumentation.ts) and refuses to boot with a message naming the variable.
+
+const WebEnv = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z.string({ error: "is required (postgresql://user:password@host:5432/db)" }).regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// URL")
+    .optional(),
+  BETTER_AUTH_SECRET: z.string({ error: "is required (at least 32 random characters; e.g. `openssl rand -base64 32`)" }).min(32, "must be at least 32 characters long"),
+  BETTER_AUTH_URL: z.url({ error: "must be an absolute URL such as http://localhost:3000" }).default("http://localhost:3000"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+export type WebEnv = z.infer<typeof WebEnv>;
+
+/** Thrown when the environment is missing or malformed; the message names the variable. */
+export class EnvError extends Error {
+  override name = "EnvError";
+}
+
+let cached: WebEnv | undefined;
+
+/** Parses an environment; exported for tests. */
+export function parseWebEnv(source: Record<string, string | undefined>): WebEnv {
+  // An exported-but-empty variable (`REDIS_URL=`) counts as unset.
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
+  const result = WebEnv.safeParse(present);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "(env)"} ${issue.message}`);
+  throw new EnvError(`Invalid environment for @thaw/web:\n${lines.join("\n")}`);
+}
+
+/** The validated environment; parsed on first use, then cached for the process. */
+export function env(): WebEnv {
+  cached ??= parseWebEnv(process.env);
+  return cached;
+}
+
+/** True while `next build` runs (Next sets NEXT_PHASE); the build must not need secrets. */
+export function isNextBuild(): boolean {
+  return process.env.NEXT_PHASE === "phase-production-build";
+}

@@ -1,0 +1,43 @@
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { nextCookies } from "better-auth/next-js";
+import { env } from "../env.ts";
+import { getDb } from "./db.ts";
+
+function createAuth() {
+  const { BETTER_AUTH_SECRET, BETTER_AUTH_URL } = env();
+  return betterAuth({
+    appName: "Thaw",
+    secret: BETTER_AUTH_SECRET,
+    baseURL: BETTER_AUTH_URL,
+    database: prismaAdapter(getDb(), { provider: "postgresql" }),
+    emailAndPassword: { enabled: true, minPasswordLength: 10 },
+    session: { expiresIn: 60 * 60 * 24 * 7, updateAge: 60 * 60 * 24 },
+    telemetry: { enabled: false },
+    // nextCookies must stay the last plugin: it copies Set-Cookie into Next's cookie store
+    // when auth.api is called from server actions.
+    plugins: [nextCookies()],
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+// Created on first use, so that `next build` can import this module without secrets.
+let auth: Auth | undefined;
+export function getAuth(): Auth {
+  auth ??= createAuth();
+  return auth;
+}
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string;
+}
+
+/** The signed-in user for a request's headers (session cookie), or null. */
+export async function getSessionUser(headers: Headers): Promise<SessionUser | null> {
+  const session = await getAuth().api.getSession({ headers });
+  if (!session) return null;
+  return { id: session.user.id, email: session.user.email, name: session.user.name };
+}

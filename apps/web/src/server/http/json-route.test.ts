@@ -1,0 +1,44 @@
+import { AppError } from "@thaw/core";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { bearerToken, errorResponse, jsonRoute, readJsonBody } from "./json-route.ts";
+
+const request = (body: string | null, headers: Record<string, string> = {}) => new Request("http://localhost/api/x", { method: "POST", body, headers });
+
+describe("json routes", () => {
+  beforeAll(() => {
+    vi.stubEnv("DATABASE_URL", "postgresql://unused@127.0.0.1:1/unused");
+    vi.stubEnv("BETTER_AUTH_SECRET", "unit-test-secret-that-is-32-chars-long");
+    vi.stubEnv("LOG_LEVEL", "silent");
+  });
+
+  it("maps an AppError to its status with code, message and details", async () => {
+    const response = errorResponse(new AppError("FORBIDDEN", "No.", { permission: "fleet:write" }), request(null));
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({ error: { code: "FORBIDDEN", message: "No.", details: { permission: "fleet:write" } } });
+  });
+
+  it("answers 500 for anything unexpected without leaking its message", async () => {
+    const handler = jsonRoute(() => Promise.reject(new Error("connect ECONNREFUSED postgres://admin:hunter2@db")));
+    const response = await handler(request("{}"));
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).not.toMatch(/hunter2|ECONNREFUSED/);
+    expect(JSON.parse(text)).toMatchObject({ error: { code: "INTERNAL" } });
+  });
+
+  it("refuses a declared Content-Length over the limit before reading", async () => {
+    await expect(readJsonBody(request("{}", { "content-length": "2000000" }))).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+  });
+
+  it("refuses an empty body and malformed JSON as BAD_REQUEST", async () => {
+    await expect(readJsonBody(request(null))).rejects.toMatchObject({ code: "BAD_REQUEST", details: { field: "body" } });
+    await expect(readJsonBody(request("{"))).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("reads bearer tokens", () => {
+    expect(bearerToken(request(null, { authorization: "Bearer abc_123" }))).toBe("abc_123");
+    expect(bearerToken(request(null, { authorization: "bearer  abc " }))).toBe("abc");
+    expect(bearerToken(request(null, { authorization: "Basic abc" }))).toBeNull();
+    expect(bearerToken(request(null))).toBeNull();
+  });
+});

@@ -1,0 +1,72 @@
+import { AppError, httpStatusOf, isAppError, type AppErrorDetails } from "@thaw/core";
+import { log } from "../logger.ts";
+
+/** Largest JSON body a route accepts; larger bodies are refused with 413 before parsing. */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+export interface ErrorBody {
+  error: { code: string; message: string; details: AppErrorDetails | null };
+}
+
+/**
+ * Reads a request body as JSON, refusing more than `limitBytes` (by Content-Length when
+ * given, and by counting while streaming when not) and malformed JSON.
+ */
+export async function readJsonBody(request: Request, limitBytes = MAX_JSON_BODY_BYTES): Promise<unknown> {
+  const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${limitBytes} bytes.`, { limitBytes });
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limitBytes) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limitBytes) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError("BAD_REQUEST", "Request body must be a JSON document.", { field: "body" });
+  }
+}
+
+/** The bearer token of an Authorization header, or null. */
+export function bearerToken(request: Request): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
+  return match?.[1] ?? null;
+}
+
+/** Maps any thrown value to a JSON error response; unexpected errors are logged, not leaked. */
+export function errorResponse(error: unknown, request: Request): Response {
+  if (isAppError(error)) {
+    const body: ErrorBody = { error: { code: error.code, message: error.message, details: error.details ?? null } };
+    return Response.json(body, { status: httpStatusOf(error.code) });
+  }
+  const errorId = crypto.randomUUID();
+  log().error({ err: error, errorId, method: request.method, path: new URL(request.url).pathname }, "unhandled error in route");
+  const body: ErrorBody = { error: { code: "INTERNAL", message: `Internal server error (id ${errorId}).`, details: null } };
+  return Response.json(body, { status: 500 });
+}
+
+/**
+ * Wraps a route handler that returns a JSON-serialisable value: 200 with the value, or the
+ * mapped error. Keeps each route to parse → call core → return.
+ */
+export function jsonRoute(handler: (request: Request) => Promise<unknown>): (request: Request) => Promise<Response> {
+  return async (request) => {
+    try {
+      return Response.json(await handler(request));
+    } catch (error) {
+      return errorResponse(error, request);
+    }
+  };
+}

@@ -1,0 +1,17 @@
+import { createCallerFactory, router } from "./init.ts";
+import { endpointsRouter } from "./routers/endpoints.ts";
+import { fleetRouter } from "./routers/fleet.ts";
+import { meProcedure } from "./routers/me.ts";
+import { systemRouter } from "./routers/system.ts";
+
+export const appRouter = router({
+  me: meProcedure,
+  endpoints: endpointsRouter,
+  fleet: fleetRouter,
+  system: systemRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+/** Server-side caller (server components, tests): same procedures, same authorization. */
+export const createCaller = createCallerFactory(appRouter);

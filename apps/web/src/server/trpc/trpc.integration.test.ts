@@ -1,0 +1,133 @@
+// Authorization through the tRPC API: the caller as server components use it, and the
+// real HTTP chain (better-auth session cookie → fetch handler → context → core).
+import { seedDemo } from "@thaw/db/seed";
+import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { SessionUser } from "../auth.ts";
+import type { TrpcContext } from "./init.ts";
+import type * as RootModule from "./root.ts";
+
+type Root = typeof RootModule;
+type Handler = (request: Request) => Promise<Response>;
+
+const BASE = "http://localhost:3000";
+
+describe("tRPC authorization", () => {
+  let t: TestDatabase;
+  let root: Root;
+  let trpcRoute: Handler;
+  let authRoute: Handler;
+  let closeDb: () => Promise<void>;
+  let viewerOfA: SessionUser;
+  let orgBEndpointSlug: string;
+
+  const ctx = (user: SessionUser | null, orgSlug?: string): TrpcContext => ({ db: t.db, user, orgSlug });
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    const { orgId: orgA } = await seedDemo(t.db);
+
+    // Org B with an endpoint of its own; a second user who is only a viewer of org A.
+    const orgB = await t.db.org.create({ data: { slug: "org-b", name: "Org B" } });
+    orgBEndpointSlug = "b-private-model";
+    await t.db.endpoint.create({ data: { orgId: orgB.id, slug: orgBEndpointSlug, name: "B private", gpuType: "L40S" } });
+    const viewer = await t.db.user.create({ data: { id: crypto.randomUUID(), email: "viewer@a.test", name: "Viewer A", emailVerified: true } });
+    await t.db.membership.create({ data: { orgId: orgA, userId: viewer.id, role: "viewer" } });
+    viewerOfA = { id: viewer.id, email: viewer.email, name: viewer.name };
+
+    vi.stubEnv("DATABASE_URL", t.url);
+    vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
+    vi.stubEnv("BETTER_AUTH_URL", BASE);
+    vi.stubEnv("LOG_LEVEL", "silent");
+    root = await import("./root.ts");
+    trpcRoute = (await import("../../app/api/trpc/[trpc]/route.ts")).GET;
+    authRoute = (await import("../../app/api/auth/[...all]/route.ts")).POST;
+    closeDb = (await import("../db.ts")).closeDb;
+  });
+  afterAll(async () => {
+    await closeDb();
+    await t.drop();
+    vi.unstubAllEnvs();
+  });
+
+  it("a viewer of org A sees org A's endpoints and none of org B's", async () => {
+    const endpoints = await root.createCaller(ctx(viewerOfA)).endpoints.list();
+    expect(endpoints.map((e) => e.slug)).toHaveLength(4);
+    expect(endpoints.map((e) => e.slug)).not.toContain(orgBEndpointSlug);
+  });
+
+  it("a viewer of org A asking for org B gets NOT_FOUND, as if it did not exist", async () => {
+    await expect(root.createCaller(ctx(viewerOfA, "org-b")).endpoints.list()).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("a viewer may read the fleet but not create join tokens (FORBIDDEN from core)", async () => {
+    const caller = root.createCaller(ctx(viewerOfA));
+    expect(await caller.fleet.nodes()).toEqual([]);
+    const error = await caller.fleet.createJoinToken({ ttlSeconds: 600 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TRPCError);
+    expect(error).toMatchObject({ code: "FORBIDDEN" });
+    expect(await t.db.joinToken.count()).toBe(0);
+  });
+
+  it("zod input errors are BAD_REQUEST", async () => {
+    await expect(root.createCaller(ctx(viewerOfA)).fleet.createJoinToken({ ttlSeconds: -5 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("me lists the user's orgs and role", async () => {
+    const me = await root.createCaller(ctx(viewerOfA)).me();
+    expect(me.org).toMatchObject({ slug: "demo", role: "viewer" });
+    expect(me.can.createJoinToken).toBe(false);
+  });
+
+  it("a signed-out caller gets UNAUTHORIZED from every procedure", async () => {
+    const caller = root.createCaller(ctx(null));
+    for (const call of [() => caller.endpoints.list(), () => caller.fleet.nodes(), () => caller.system.health(), () => caller.me(), () => caller.fleet.createJoinToken({ ttlSeconds: 600 })]) {
+      await expect(call()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    }
+  });
+
+  describe("over HTTP with a better-auth session", () => {
+    const getTrpc = (path: string, headers: Record<string, string> = {}) => trpcRoute(new Request(`${BASE}/api/trpc/${path}`, { headers }));
+
+    it("without a session cookie: 401", async () => {
+      const response = await getTrpc("endpoints.list");
+      expect(response.status).toBe(401);
+    });
+
+    it("signs in with email + password and reads the org's endpoints with the session cookie", async () => {
+      const signIn = await authRoute(
+        new Request(`${BASE}/api/auth/sign-in/email`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: BASE },
+          body: JSON.stringify({ email: "demo@thaw.dev", password: "thaw-demo-password" }),
+        }),
+      );
+      expect(signIn.status).toBe(200);
+      const cookie = signIn.headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0])
+        .join("; ");
+      expect(cookie).toContain("session_token");
+
+      const response = await getTrpc("endpoints.list", { cookie });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { result: { data: { json: { slug: string }[] } } };
+      expect(body.result.data.json).toHaveLength(4);
+
+      const forged = await getTrpc("endpoints.list", { cookie: cookie.replace(/session_token=[^;.]{4}/, "session_token=xxxx") });
+      expect(forged.status).toBe(401);
+    });
+
+    it("a wrong password is refused", async () => {
+      const response = await authRoute(
+        new Request(`${BASE}/api/auth/sign-in/email`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: BASE },
+          body: JSON.stringify({ email: "demo@thaw.dev", password: "not-the-password" }),
+        }),
+      );
+      expect(response.status).toBe(401);
+    });
+  });
+});
