@@ -42,7 +42,17 @@ ensure_postgres() {
   if [ -f "$PG_DIR/data/postmaster.pid" ] && "${as[@]}" "$bindir/pg_ctl" -D "$PG_DIR/data" status >/dev/null 2>&1; then
     say "PostgreSQL: private server already running on 127.0.0.1:$PG_PORT"
   else
-    port_open 127.0.0.1 "$PG_PORT" && die "port $PG_PORT is taken by another process. Set THAW_PG_PORT to a free port, or DATABASE_URL to a server you run."
+    if port_open 127.0.0.1 "$PG_PORT"; then
+      # Another checkout's private server (same role and password) is as good as ours.
+      if PGPASSWORD=thaw "$bindir/psql" -h 127.0.0.1 -p "$PG_PORT" -U thaw -d postgres -tAc "SELECT 1" >/dev/null 2>&1; then
+        say "PostgreSQL: reusing the Thaw server already on 127.0.0.1:$PG_PORT"
+        PGPASSWORD=thaw "$bindir/psql" -h 127.0.0.1 -p "$PG_PORT" -U thaw -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='thaw'" | grep -q 1 \
+          || PGPASSWORD=thaw "$bindir/createdb" -h 127.0.0.1 -p "$PG_PORT" -U thaw thaw
+        DATABASE_URL="$url"
+        return
+      fi
+      die "port $PG_PORT is taken by another process. Set THAW_PG_PORT to a free port, or DATABASE_URL to a server you run."
+    fi
     if [ ! -f "$PG_DIR/data/PG_VERSION" ]; then
       say "PostgreSQL: initialising $PG_DIR/data"
       mkdir -p "$PG_DIR"
@@ -74,7 +84,14 @@ ensure_redis() {
   if [ -f "$REDIS_DIR/redis.pid" ] && kill -0 "$(cat "$REDIS_DIR/redis.pid")" 2>/dev/null; then
     say "Redis: private server already running on 127.0.0.1:$REDIS_PORT"
   else
-    port_open 127.0.0.1 "$REDIS_PORT" && die "port $REDIS_PORT is taken by another process. Set THAW_REDIS_PORT to a free port, or REDIS_URL to a server you run."
+    if port_open 127.0.0.1 "$REDIS_PORT"; then
+      if [ "$(redis-cli -p "$REDIS_PORT" config get maxmemory-policy 2>/dev/null | tail -1)" = noeviction ]; then
+        say "Redis: reusing the noeviction server already on 127.0.0.1:$REDIS_PORT"
+        REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
+        return
+      fi
+      die "port $REDIS_PORT is taken by another process. Set THAW_REDIS_PORT to a free port, or REDIS_URL to a server you run."
+    fi
     say "Redis: starting private server on 127.0.0.1:$REDIS_PORT (noeviction, AOF)"
     redis-server --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$REDIS_DIR" \
       --pidfile "$REDIS_DIR/redis.pid" --logfile "$REDIS_DIR/redis.log" \

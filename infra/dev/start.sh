@@ -34,13 +34,16 @@ fi
 
 PIDS=()
 stop_all() {
+  local code=${1:-0}
   trap - INT TERM EXIT
   say "stopping…"
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   say "stopped. (PostgreSQL and Redis keep running; 'bash infra/dev/stop-services.sh' stops them.)"
+  exit "$code"
 }
-trap stop_all INT TERM EXIT
+trap 'stop_all 0' INT TERM
+trap 'stop_all $?' EXIT
 
 # Each process writes its own log; `exec` makes the PID we hold the process itself.
 (cd "$ROOT/apps/scheduler" && exec node_modules/.bin/tsx src/main.ts) >"$LOGS/scheduler.log" 2>&1 &
@@ -76,7 +79,7 @@ BANNER
 while :; do
   for i in "${!PIDS[@]}"; do
     if ! kill -0 "${PIDS[$i]}" 2>/dev/null; then
-      name=(scheduler web agent); say "${name[$i]} exited; see .data/logs/${name[$i]}.log"; exit 1
+      name=(scheduler web agent); say "${name[$i]} exited; see .data/logs/${name[$i]}.log"; stop_all 1
     fi
   done
   sleep 1
