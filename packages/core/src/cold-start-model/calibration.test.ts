@@ -1,0 +1,379 @@
+import { describe, expect, it } from "vitest";
+import { Phase } from "../vocabulary/index";
+import {
+  CALIBRATION_ROWS,
+  GPT_OSS_JOURNEY,
+  VLLM_ENGINE,
+  comparedSeconds,
+} from "./calibration-scenarios";
+import { HOST_PROFILES, scenarioHostFromProfile } from "./host-profiles";
+import { PHYSICS } from "./physical-constants";
+import {
+  ColdStartResult,
+  parseColdStartScenario,
+  type ColdStartScenarioInput,
+} from "./scenario-schema";
+import { simulateColdStart } from "./simulate-cold-start";
+
+const TOLERANCE = 0.2;
+
+describe("calibration: published cold starts reproduced with one set of constants", () => {
+  it.each(CALIBRATION_ROWS.map((row) => [row.id, row] as const))("%s", (_id, row) => {
+    const modelSeconds = comparedSeconds(row, simulateColdStart(row.scenario));
+    expect(modelSeconds / row.targetSeconds).toBeGreaterThanOrEqual(1 - TOLERANCE);
+    expect(modelSeconds / row.targetSeconds).toBeLessThanOrEqual(1 + TOLERANCE);
+  });
+
+  it("keeps the GPT-OSS journey's direction at every step the physics explains", () => {
+    const [baseline, lazy, prefetch, fetchTimeout, createDeadline, chunks, gzip0, raid0] =
+      GPT_OSS_JOURNEY.map((row) => simulateColdStart(row.scenario).totalSeconds);
+    expect(lazy).toBeGreaterThan(baseline!);
+    expect(prefetch).toBeLessThan(lazy!);
+    expect(fetchTimeout).toBeLessThan(prefetch!);
+    expect(createDeadline).toBeLessThan(fetchTimeout!);
+    expect(chunks).toBeLessThan(createDeadline!);
+    // The m6in's 125 MiB/s disk, not inflate on 8 cores, bounds both rows: the model keeps
+    // them within a few percent (the published 40 s gain is not reproduced, see the report).
+    expect(Math.abs(gzip0! / chunks! - 1)).toBeLessThan(0.03);
+    expect(raid0).toBeLessThan(gzip0! / 3);
+  });
+});
+
+// A 13 GB LLM image on a GPU host, the shape every mechanism test varies.
+const gpuHost = scenarioHostFromProfile(HOST_PROFILES["g5.xlarge"]);
+const baseScenario = {
+  seed: 7,
+  noise: false,
+  host: gpuHost,
+  image: {
+    format: "estargz",
+    layers: [
+      { bytes: 12_000_000_000, compression: "gzip-9", content: "weights" },
+      { bytes: 1_000_000_000, compression: "gzip-9", content: "code" },
+    ],
+    readFraction: 0.9,
+  },
+  engine: {
+    weightsBytes: 11_000_000_000,
+    loader: "sequential",
+    loaderConcurrency: 1,
+    initSeconds: 8,
+    compileSeconds: 20,
+    graphCaptureSeconds: 15,
+    warmupSeconds: 10,
+    warmCaches: false,
+  },
+  path: "pull",
+} satisfies ColdStartScenarioInput;
+
+type Scenario = ColdStartScenarioInput;
+const total = (scenario: Scenario) => simulateColdStart(scenario).totalSeconds;
+const withHost = (scenario: Scenario, host: Partial<Scenario["host"]>): Scenario => ({
+  ...scenario,
+  host: { ...scenario.host, ...host },
+});
+const withCompression = (scenario: Scenario, compression: "gzip-9" | "gzip-0"): Scenario => ({
+  ...scenario,
+  image: {
+    ...scenario.image,
+    layers: scenario.image.layers.map((layer) => ({ ...layer, compression })),
+  },
+});
+const tunedLazy: Scenario = {
+  ...baseScenario,
+  path: "lazy",
+  lazy: {
+    prefetchChunkBytes: 32 * 1024 * 1024,
+    maxCacheFds: 100,
+    prefetchTimeoutSeconds: 300,
+    fetchTimeoutSeconds: 300,
+    createDeadlineSeconds: 300,
+  },
+};
+const restoreScenario = (restore: Scenario["restore"]): Scenario => ({
+  ...baseScenario,
+  path: "restore",
+  restore,
+});
+
+describe("mechanisms", () => {
+  it("never gets slower with more disk bandwidth", () => {
+    const scenarios: Scenario[] = [
+      baseScenario,
+      { ...baseScenario, path: "lazy" },
+      tunedLazy,
+      restoreScenario({ local: false, sleepLevel: 2, reloadConcurrency: 8 }),
+    ];
+    for (const scenario of scenarios) {
+      let previous = Number.POSITIVE_INFINITY;
+      for (const mibps of [60, 125, 250, 500, 1000, 2000, 4000, 8000]) {
+        const seconds = total(withHost(scenario, { diskWriteMiBps: mibps, diskReadMiBps: mibps }));
+        expect(seconds).toBeLessThanOrEqual(previous + 1e-9);
+        previous = seconds;
+      }
+    }
+  });
+
+  it("never gets slower with more network bandwidth or fewer round-trip milliseconds", () => {
+    for (const scenario of [
+      baseScenario,
+      { ...baseScenario, path: "lazy" } as Scenario,
+      tunedLazy,
+    ]) {
+      let previous = Number.POSITIVE_INFINITY;
+      for (const networkGbps of [1, 5, 10, 25, 100]) {
+        const seconds = total(withHost(scenario, { networkGbps }));
+        expect(seconds).toBeLessThanOrEqual(previous + 1e-9);
+        previous = seconds;
+      }
+      expect(total(withHost(scenario, { registryRttMs: 1 }))).toBeLessThanOrEqual(
+        total(withHost(scenario, { registryRttMs: 20 })),
+      );
+    }
+  });
+
+  it("pulls gzip-0 faster than gzip-9 where decompression is the bottleneck", () => {
+    // Local NVMe and 100 Gbps: one core inflating the 12 GB weights layer is what remains.
+    const fastHost = withHost(baseScenario, scenarioHostFromProfile(HOST_PROFILES["p4d.24xlarge"]));
+    expect(total(withCompression(fastHost, "gzip-0"))).toBeLessThan(
+      total(withCompression(fastHost, "gzip-9")) * 0.9,
+    );
+    // eStargz spreads inflate over cores: a 4-vCPU host with fast disk is still CPU bound.
+    const fewCores = withHost(tunedLazy, {
+      vcpus: 2,
+      diskWriteMiBps: 4000,
+      diskReadMiBps: 4000,
+      diskReadStreamMiBps: 2000,
+      networkGbps: 25,
+    });
+    expect(total(withCompression(fewCores, "gzip-0"))).toBeLessThan(
+      total(withCompression(fewCores, "gzip-9")),
+    );
+  });
+
+  it("leaves gzip level irrelevant when the disk is the bottleneck", () => {
+    const slowDisk = tunedLazy;
+    const ratio =
+      total(withCompression(slowDisk, "gzip-9")) / total(withCompression(slowDisk, "gzip-0"));
+    expect(ratio).toBeGreaterThan(0.95);
+    expect(ratio).toBeLessThan(1.05);
+  });
+
+  it("restores a local snapshot faster than one fetched from the store", () => {
+    for (const sleepLevel of [0, 1, 2] as const) {
+      const local = total(restoreScenario({ local: true, sleepLevel }));
+      const remote = simulateColdStart(restoreScenario({ local: false, sleepLevel }));
+      expect(remote.phases.map((timing) => timing.phase)).toContain("fetch_snapshot");
+      expect(local).toBeLessThan(remote.totalSeconds);
+    }
+  });
+
+  it("starts faster with warm compile caches", () => {
+    for (const path of ["pull", "lazy"] as const) {
+      const cold = total({ ...baseScenario, path });
+      const warm = total({
+        ...baseScenario,
+        path,
+        engine: { ...baseScenario.engine, warmCaches: true },
+      });
+      expect(warm).toBeLessThan(cold);
+    }
+  });
+
+  it("reloads weights faster with more reader threads, up to the device ceiling", () => {
+    const nvme = scenarioHostFromProfile(HOST_PROFILES["p4d.24xlarge"]);
+    const reload = (reloadConcurrency: number) =>
+      total({ ...restoreScenario({ local: true, sleepLevel: 2, reloadConcurrency }), host: nvme });
+    expect(reload(8)).toBeLessThan(reload(1));
+    expect(reload(64)).toBeLessThanOrEqual(reload(8));
+  });
+
+  it("makes a sleep-level-0 restore (12 GB of GPU state) slower than relaunching with warm caches", () => {
+    const [, warmCaches] = VLLM_ENGINE;
+    const relaunch = comparedSeconds(warmCaches!, simulateColdStart(warmCaches!.scenario));
+    const fullRestore = total({
+      ...warmCaches!.scenario,
+      path: "restore",
+      restore: { snapshotBytes: 15_400_000_000, local: true, sleepLevel: 0 },
+    });
+    expect(fullRestore).toBeGreaterThan(relaunch);
+  });
+
+  it("makes lazy pulling pay off when the engine reads a small part of the image, and cost when it reads most of it", () => {
+    const smallWorkingSet: Scenario = {
+      ...tunedLazy,
+      image: { ...tunedLazy.image, readFraction: 0.05 },
+      engine: { ...tunedLazy.engine, weightsBytes: 0 },
+    };
+    expect(total(smallWorkingSet)).toBeLessThan(
+      total({
+        ...smallWorkingSet,
+        image: { ...smallWorkingSet.image, format: "oci" },
+        path: "pull",
+      }),
+    );
+    const [baseline, lazyNoPrefetch] = GPT_OSS_JOURNEY;
+    expect(total(lazyNoPrefetch!.scenario)).toBeGreaterThan(total(baseline!.scenario));
+  });
+
+  it("hands a warm replica over in well under a second", () => {
+    const result = simulateColdStart({ ...baseScenario, path: "warm" });
+    expect(result.phases.map((timing) => timing.phase)).toEqual(["handover", "ready"]);
+    expect(result.totalSeconds).toBeLessThan(1);
+  });
+});
+
+describe("output shape", () => {
+  const paths = ["pull", "lazy", "restore", "warm"] as const;
+
+  it.each(paths)(
+    "%s: phases in DESIGN.md order, a zero-length ready marker, total = sum",
+    (path) => {
+      const result = simulateColdStart({ ...baseScenario, path, noise: true });
+      expect(ColdStartResult.parse(result)).toEqual(result);
+      const order = result.phases.map((timing) => Phase.options.indexOf(timing.phase));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+      expect(new Set(order).size).toBe(order.length);
+      expect(result.phases.at(-1)).toEqual({ phase: "ready", seconds: 0, bytes: 0 });
+      const sum = result.phases.reduce((acc, timing) => acc + timing.seconds, 0);
+      expect(result.totalSeconds).toBeCloseTo(sum, 6);
+    },
+  );
+
+  it("reports bytes where they move", () => {
+    const pull = simulateColdStart(baseScenario);
+    expect(pull.phases.find((timing) => timing.phase === "pull")?.bytes).toBe(13_000_000_000);
+    expect(pull.phases.find((timing) => timing.phase === "load_weights")?.bytes).toBe(
+      11_000_000_000,
+    );
+    expect(pull.phases.find((timing) => timing.phase === "create")?.bytes).toBe(0);
+  });
+});
+
+describe("noise", () => {
+  it("is deterministic for a seed", () => {
+    const noisy: Scenario = { ...baseScenario, noise: true, seed: 42 };
+    expect(simulateColdStart(noisy)).toEqual(simulateColdStart(noisy));
+    expect(simulateColdStart(noisy)).not.toEqual(simulateColdStart({ ...noisy, seed: 43 }));
+  });
+
+  it("is on by default and moves each phase by a bounded factor", () => {
+    const { noise: _noise, ...defaultNoise } = baseScenario;
+    const quiet = simulateColdStart(baseScenario);
+    for (const seed of [1, 2, 3, 4, 5, 99, 12345]) {
+      const noisy = simulateColdStart({ ...defaultNoise, seed });
+      expect(noisy.totalSeconds).not.toBe(quiet.totalSeconds);
+      noisy.phases.forEach((timing, index) => {
+        const base = quiet.phases[index]!;
+        expect(timing.phase).toBe(base.phase);
+        if (base.seconds === 0) return expect(timing.seconds).toBe(0);
+        const bound =
+          Math.exp(PHYSICS.noiseSigmaByPhase[timing.phase] * PHYSICS.noiseClampSigmas) * 1.0001;
+        expect(timing.seconds / base.seconds).toBeLessThanOrEqual(bound);
+        expect(timing.seconds / base.seconds).toBeGreaterThanOrEqual(1 / bound);
+      });
+    }
+  });
+});
+
+describe("failure injection", () => {
+  it("fails the restore phase with a message and no ready marker", () => {
+    const result = simulateColdStart(restoreScenario({ local: false }), {
+      restoreFailureProbability: 1,
+    });
+    expect(result.failure?.phase).toBe("restore");
+    expect(result.failure?.message).toMatch(/criu restore failed/);
+    expect(result.phases.at(-1)?.phase).toBe("restore");
+    expect(result.phases.map((timing) => timing.phase)).not.toContain("ready");
+  });
+
+  it("stalls a pull until containerd's progress timeout cancels it", () => {
+    const clean = simulateColdStart(baseScenario);
+    const stalled = simulateColdStart(baseScenario, { pullStallProbability: 1 });
+    expect(stalled.failure?.phase).toBe("pull");
+    expect(stalled.phases).toHaveLength(1);
+    expect(stalled.totalSeconds).toBeGreaterThanOrEqual(PHYSICS.pullStallSeconds);
+    expect(stalled.totalSeconds).toBeLessThanOrEqual(
+      clean.phases[0]!.seconds + PHYSICS.pullStallSeconds,
+    );
+    expect(
+      simulateColdStart({ ...baseScenario, path: "lazy" }, { pullStallProbability: 1 }).failure
+        ?.phase,
+    ).toBe("prefetch");
+  });
+
+  it("never fails at probability 0 and ignores failures of phases the path does not have", () => {
+    expect(
+      simulateColdStart(baseScenario, { restoreFailureProbability: 1, pullStallProbability: 0 })
+        .failure,
+    ).toBeUndefined();
+  });
+});
+
+describe("scenario schema", () => {
+  it("applies the documented defaults", () => {
+    const { seed: _seed, noise: _noise, ...minimal } = baseScenario;
+    const parsed = parseColdStartScenario({ ...minimal, path: "lazy" });
+    expect(parsed.seed).toBe(1);
+    expect(parsed.noise).toBe(true);
+    expect(parsed.lazy).toEqual({
+      prefetch: true,
+      prefetchChunkBytes: 0,
+      lazyChunkBytes: 50_000,
+      prefetchTimeoutSeconds: 10,
+      fetchTimeoutSeconds: 30,
+      createDeadlineSeconds: 120,
+      maxCacheFds: 10,
+    });
+    expect(parsed.restore).toEqual({
+      snapshotBytes: 3_400_000_000,
+      local: true,
+      sleepLevel: 2,
+      reloadConcurrency: 1,
+    });
+    expect(
+      parseColdStartScenario({ ...minimal, lazy: { maxCacheFds: 100 } }).lazy.fetchTimeoutSeconds,
+    ).toBe(30);
+  });
+
+  it.each([
+    ["scenario.bogus", { ...baseScenario, bogus: 1 }],
+    ["scenario.host.diskSpeed", { ...baseScenario, host: { ...baseScenario.host, diskSpeed: 1 } }],
+    [
+      "scenario.image.layers.0.level",
+      {
+        ...baseScenario,
+        image: { ...baseScenario.image, layers: [{ ...baseScenario.image.layers[0], level: 9 }] },
+      },
+    ],
+    ["scenario.lazy.prefetchTimeout", { ...baseScenario, lazy: { prefetchTimeout: 30 } }],
+    ["scenario.restore.sleep", { ...baseScenario, restore: { sleep: 2 } }],
+  ])("rejects an unknown field and names it: %s", (field, input) => {
+    expect(() => parseColdStartScenario(input)).toThrow(field);
+  });
+
+  it("names the field of a wrong value", () => {
+    expect(() =>
+      parseColdStartScenario({ ...baseScenario, host: { ...baseScenario.host, vcpus: "8" } }),
+    ).toThrow("scenario.host.vcpus");
+    expect(() =>
+      parseColdStartScenario({
+        ...baseScenario,
+        image: {
+          ...baseScenario.image,
+          layers: [{ ...baseScenario.image.layers[0], compression: "brotli" }],
+        },
+      }),
+    ).toThrow("scenario.image.layers.0.compression");
+  });
+
+  it("refuses a lazy start of a plain OCI image", () => {
+    expect(() =>
+      parseColdStartScenario({
+        ...baseScenario,
+        image: { ...baseScenario.image, format: "oci" },
+        path: "lazy",
+      }),
+    ).toThrow("scenario.image.format");
+  });
+});

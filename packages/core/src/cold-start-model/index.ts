@@ -1,0 +1,34 @@
+// The cold-start physics model: one scenario in, phases out. Shared by the `sim` runtime
+// (it replays the phases) and the scheduler's predictor (its prior). Pure, no I/O.
+export {
+  ColdStartResult,
+  ColdStartScenario,
+  LayerCompression,
+  LayerContent,
+  PhaseTiming,
+  ScenarioEngine,
+  ScenarioHost,
+  ScenarioImage,
+  ScenarioLayer,
+  ScenarioLazy,
+  ScenarioRestore,
+  parseColdStartScenario,
+  type ColdStartScenarioInput,
+} from "./scenario-schema";
+export { simulateColdStart, type FailureInjection } from "./simulate-cold-start";
+export {
+  HOST_PROFILES,
+  scenarioHostFromProfile,
+  type DiskProfile,
+  type HostProfile,
+  type HostProfileName,
+} from "./host-profiles";
+export { PHYSICS, type Physics } from "./physical-constants";
+export {
+  CALIBRATION_ROWS,
+  GPT_OSS_JOURNEY,
+  RUNAI_STREAMER,
+  VLLM_ENGINE,
+  comparedSeconds,
+  type CalibrationRow,
+} from "./calibration-scenarios";

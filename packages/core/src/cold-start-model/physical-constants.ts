@@ -1,0 +1,128 @@
+import type { LayerCompression, LayerContent } from "./scenario-schema";
+import type { Phase } from "../vocabulary/index";
+
+// Every number the model uses that is not in the scenario. Each is one physical quantity,
+// set once for all calibration rows; the comment says what it is and where it comes from.
+// "Fitted" means: chosen inside its physical range so the calibration rows agree.
+
+type ByContent = Record<LayerContent, number>;
+
+export const PHYSICS = {
+  // --- network ---------------------------------------------------------------------------
+  /** Payload share of the NIC's line rate (TCP/IP + TLS framing, ENA). */
+  nicGoodputFraction: 0.9,
+  /**
+   * One HTTPS blob stream from the registry. Fitted (GPT-OSS rows 1 and 5, which pull the
+   * 12 GB weights layer through a single GET); inside the 40-90 MB/s that one registry or
+   * S3 connection delivers (AWS: "one request per 85-90 MB/s of desired throughput").
+   */
+  registryStreamBytesPerSecond: 50e6,
+  /** Token, manifest, config, blob redirect before the first layer byte. */
+  registrySetupRoundTrips: 4,
+  /** containerd CRI `max_concurrent_downloads` default. */
+  pullMaxConcurrentDownloads: 3,
+  /** Parallel ranged GETs of a snapshot from the object store (s5cmd / AWS CRT class clients). */
+  snapshotFetchStreams: 16,
+
+  // --- compression ------------------------------------------------------------------------
+  /** Compressed / uncompressed size. Quantized weights are high entropy: gzip -9 saves 1-2% (field notes). */
+  compressedFraction: {
+    "gzip-9": { weights: 0.985, code: 0.3, data: 0.5 },
+    "gzip-6": { weights: 0.987, code: 0.31, data: 0.52 },
+    "gzip-0": { weights: 1, code: 1, data: 1 },
+    zstd: { weights: 0.99, code: 0.3, data: 0.5 },
+    none: { weights: 1, code: 1, data: 1 },
+  } satisfies Record<LayerCompression, ByContent>,
+  /**
+   * Output bytes per second one core decompresses (Go's compress/gzip: containerd and
+   * stargz-snapshotter are Go). Measured here with Go on a 2-vCPU EPYC sandbox: high-entropy
+   * 4-bit data gzip -9 62 MB/s, a Python stdlib tar 165-197 MB/s, stored (level 0) blocks
+   * 4.3 GB/s; zstd CLI 450-590 MB/s. Scaled ~1.5x to an Ice Lake core (Xeon 8375C).
+   * Literal-heavy streams (weights) are the slow case; level barely changes inflate speed.
+   */
+  decompressBytesPerSecondPerCore: {
+    "gzip-9": { weights: 100e6, code: 300e6, data: 250e6 },
+    "gzip-6": { weights: 100e6, code: 300e6, data: 250e6 },
+    "gzip-0": { weights: 4e9, code: 4e9, data: 4e9 },
+    zstd: { weights: 850e6, code: 650e6, data: 650e6 },
+    none: { weights: 10e9, code: 10e9, data: 10e9 },
+  } satisfies Record<LayerCompression, ByContent>,
+
+  // --- block device -----------------------------------------------------------------------
+  /** One sequential reader on EBS (Run:ai streamer at concurrency 1: 315-343 MB/s on gp3 and io2). */
+  defaultDiskReadStreamMiBps: 320,
+
+  // --- lazy pulling (stargz-snapshotter over FUSE) -----------------------------------------
+  /** Kernel <-> FUSE daemon round trip per request (context switches, copies). */
+  fuseRequestSeconds: 100e-6,
+  /** Reads of already-cached chunks through FUSE without passthrough. */
+  fuseLocalReadBytesPerSecond: 2e9,
+  /** Mean size of a file Python's imports open (modules, small .so); wheels are mostly small files. */
+  importedFileMeanBytes: 48 * 1024,
+  /** lookup + getattr + open + flush per imported file, each a FUSE request. */
+  fuseMetadataRequestsPerImportedFile: 4,
+  /** Resolve, footer, TOC per layer (layers mount in parallel). */
+  stargzMountRoundTrips: 3,
+
+  // --- container and engine ---------------------------------------------------------------
+  /** runc create: overlay mount, namespaces, cgroups. */
+  containerCreateSeconds: 1,
+  /**
+   * Open the weight files, parse safetensors headers, allocate parameters and staging
+   * buffers. From the Run:ai io2 plateau: 7.53-7.61 s where 15 GB at 2 GiB/s is 6.99 s.
+   */
+  loaderSetupSeconds: 0.6,
+  /** cudaMemcpy from pageable memory stages through a pinned bounce buffer: ~half the pinned rate. */
+  pageableCopyFraction: 0.5,
+  /** A chunked pinned reload's first chunk is read before any copy overlaps (notes: 512 MB chunks). */
+  reloadChunkBytes: 512 * 1024 * 1024,
+  /**
+   * Share of each engine phase left when compile / kernel caches are warm: loading hundreds
+   * of cached artefacts, re-capturing CUDA graphs (they hold device addresses), real forward
+   * passes. Fitted to vLLM's ~27 s with persisted caches vs 117 s cold.
+   */
+  warmCacheResidualFraction: { compile: 0.1, graphCapture: 0.1, warmup: 0.1 },
+
+  // --- restore (CRIU + cuda-checkpoint) ---------------------------------------------------
+  /** Process tree, namespaces, fds, TCP repair, before memory pages. */
+  criuBaseSeconds: 0.5,
+  /** CRIU restores pages with preadv into the new address space: page-fault and copy bound. */
+  criuPageRestoreBytesPerSecond: 2e9,
+  /** cuda-checkpoint --toggle with little device memory (sleep levels 1 and 2). */
+  cudaToggleSeconds: 0.3,
+  /** Device memory cuda-checkpoint puts back ("restores ~12 GB of GPU state slowly"). */
+  cudaCheckpointRestoreBytesPerSecond: 0.5e9,
+  /** Host memory of an initialised inference server (the sleep-level-2 image: 3.4 GB). */
+  engineHostProcessBytes: 3.4e9,
+  /** Wake: re-allocate the KV cache, first forward pass with captured graphs. */
+  engineWakeSeconds: 0.3,
+
+  // --- warm -------------------------------------------------------------------------------
+  /** Thaw a paused replica and pass its readiness probe. */
+  handoverSeconds: 0.5,
+
+  // --- noise and failures -----------------------------------------------------------------
+  /** Lognormal sigma of each phase's multiplicative noise: network phases vary most. */
+  noiseSigmaByPhase: {
+    queue: 0.2,
+    provision: 0.15,
+    handover: 0.2,
+    fetch_snapshot: 0.15,
+    restore: 0.08,
+    pull: 0.15,
+    prefetch: 0.2,
+    create: 0.1,
+    start: 0.08,
+    load_weights: 0.1,
+    compile: 0.05,
+    graph_capture: 0.05,
+    warmup: 0.05,
+    ready: 0,
+  } satisfies Record<Phase, number>,
+  /** Noise draws are clamped to this many sigmas so a factor stays bounded. */
+  noiseClampSigmas: 3,
+  /** A stalled pull is cancelled by containerd's `image_pull_progress_timeout` (5 min). */
+  pullStallSeconds: 300,
+};
+
+export type Physics = typeof PHYSICS;

@@ -1,0 +1,71 @@
+import { loadWeightsFromDiskSeconds, type HostRates, type LoaderShape } from "./engine-phases";
+import type { Physics } from "./physical-constants";
+import type { ColdStartScenario, PhaseTiming } from "./scenario-schema";
+
+// Restore: fetch the CRIU image if the store holds it, restore the process (pages back by
+// preadv), toggle CUDA state back with cuda-checkpoint, then put the weights back as the
+// sleep level requires and wake the engine.
+
+export function restorePhases(
+  scenario: ColdStartScenario,
+  rates: HostRates,
+  physics: Physics,
+): PhaseTiming[] {
+  const { restore, engine } = scenario;
+  const phases: PhaseTiming[] = [];
+  if (!restore.local) {
+    // Parallel ranged GETs from the object store, written to local disk as they arrive.
+    const fetchBytesPerSecond = Math.min(
+      rates.nicBytesPerSecond,
+      physics.snapshotFetchStreams * rates.registryStreamBytesPerSecond,
+      rates.diskWriteBytesPerSecond,
+    );
+    phases.push({
+      phase: "fetch_snapshot",
+      seconds: 2 * rates.rttSeconds + restore.snapshotBytes / fetchBytesPerSecond,
+      bytes: restore.snapshotBytes,
+    });
+  }
+  // Sleep level 0 keeps device memory inside the image: everything beyond the server's own
+  // host memory is GPU state that cuda-checkpoint copies back, slowly.
+  const gpuStateBytes =
+    restore.sleepLevel === 0
+      ? Math.max(0, restore.snapshotBytes - physics.engineHostProcessBytes)
+      : 0;
+  const pageBytesPerSecond = Math.min(
+    rates.diskReadBytesPerSecond,
+    physics.criuPageRestoreBytesPerSecond,
+  );
+  phases.push({
+    phase: "restore",
+    seconds:
+      physics.criuBaseSeconds +
+      restore.snapshotBytes / pageBytesPerSecond +
+      physics.cudaToggleSeconds +
+      gpuStateBytes / physics.cudaCheckpointRestoreBytesPerSecond,
+    bytes: restore.snapshotBytes,
+  });
+  if (restore.sleepLevel === 1 && engine.weightsBytes > 0) {
+    // Weights come back from host memory the restore just filled: ordinary pageable pages now.
+    const seconds =
+      rates.pcieBytesPerSecond > 0
+        ? engine.weightsBytes / (rates.pcieBytesPerSecond * physics.pageableCopyFraction)
+        : 0;
+    phases.push({ phase: "load_weights", seconds, bytes: engine.weightsBytes });
+  }
+  if (restore.sleepLevel === 2 && engine.weightsBytes > 0) {
+    // One reader: vLLM's reload_weights, tensor by tensor from pageable memory. More: chunked,
+    // double-buffered pinned reload (reading the next chunk while the last one is DMA'd).
+    const shape: LoaderShape =
+      restore.reloadConcurrency > 1
+        ? { readers: restore.reloadConcurrency, overlapped: true }
+        : { readers: 1, overlapped: false };
+    phases.push({
+      phase: "load_weights",
+      seconds: loadWeightsFromDiskSeconds(engine.weightsBytes, shape, rates, physics),
+      bytes: engine.weightsBytes,
+    });
+  }
+  phases.push({ phase: "warmup", seconds: physics.engineWakeSeconds, bytes: 0 });
+  return phases;
+}
