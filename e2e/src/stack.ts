@@ -29,14 +29,28 @@ async function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
     });
   });
 }
 
-function start(name: string, cwd: string, command: string[], env: NodeJS.ProcessEnv, logs: string[]): ChildProcess {
+function start(
+  name: string,
+  cwd: string,
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  logs: string[],
+): ChildProcess {
   const [bin, ...args] = command as [string, ...string[]];
-  const child = spawn(bin, args, { cwd: join(root, cwd), env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(bin, args, {
+    cwd: join(root, cwd),
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const keep = (chunk: Buffer) => {
     logs.push(`[${name}] ${chunk.toString()}`);
     if (logs.length > 400) logs.shift();
@@ -46,13 +60,20 @@ function start(name: string, cwd: string, command: string[], env: NodeJS.Process
   return child;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, logs: string[]): Promise<void> {
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  logs: string[],
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`${what} did not happen within ${timeoutMs / 1000} s. Last output:\n${logs.slice(-40).join("")}`);
+  throw new Error(
+    `${what} did not happen within ${timeoutMs / 1000} s. Last output:\n${logs.slice(-40).join("")}`,
+  );
 }
 
 export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {}): Promise<Stack> {
@@ -62,39 +83,89 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const redisUrl = process.env.REDIS_URL;
-  if (!redisUrl) throw new Error("REDIS_URL is not set: run 'bash infra/dev/services.sh' and source .data/services.env.");
+  if (!redisUrl)
+    throw new Error(
+      "REDIS_URL is not set: run 'bash infra/dev/services.sh' and source .data/services.env.",
+    );
   const common = { DATABASE_URL: database.url, REDIS_URL: redisUrl, NEXT_TELEMETRY_DISABLED: "1" };
 
   const children: ChildProcess[] = [];
   const named = new Map<string, ChildProcess>();
-  const exited = (c: ChildProcess) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once("exit", () => r())));
+  const exited = (c: ChildProcess) =>
+    c.exitCode !== null || c.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((r) => c.once("exit", () => r()));
   children.push(
-    start("web", "apps/web", ["node_modules/.bin/next", "start", "--port", String(port), "--hostname", "127.0.0.1"], {
-      ...common,
-      BETTER_AUTH_SECRET: randomBytes(32).toString("base64url"),
-      BETTER_AUTH_URL: baseUrl,
-    }, logs),
+    start(
+      "web",
+      "apps/web",
+      ["node_modules/.bin/next", "start", "--port", String(port), "--hostname", "127.0.0.1"],
+      {
+        ...common,
+        BETTER_AUTH_SECRET: randomBytes(32).toString("base64url"),
+        BETTER_AUTH_URL: baseUrl,
+      },
+      logs,
+    ),
   );
-  children.push(start("scheduler", "apps/scheduler", ["node_modules/.bin/tsx", "src/main.ts"], { ...common, THAW_QUEUE_PREFIX: `e2e-${randomBytes(4).toString("hex")}` }, logs));
-  await waitFor("the dashboard answering", async () => (await fetch(`${baseUrl}/sign-in`)).ok, 60_000, logs);
+  children.push(
+    start(
+      "scheduler",
+      "apps/scheduler",
+      ["node_modules/.bin/tsx", "src/main.ts"],
+      { ...common, THAW_QUEUE_PREFIX: `e2e-${randomBytes(4).toString("hex")}` },
+      logs,
+    ),
+  );
+  await waitFor(
+    "the dashboard answering",
+    async () => (await fetch(`${baseUrl}/sign-in`)).ok,
+    60_000,
+    logs,
+  );
 
   const state = mkdtempSync(join(tmpdir(), "thaw-e2e-agent-"));
   const count = simHosts.split(",").reduce((n, p) => n + Number(p.split(":")[1]), 0);
   const tokens: string[] = [];
-  for (let i = 0; i < count; i++) tokens.push((await createJoinToken({ actor: { type: "system", orgId }, input: { ttlSeconds: 600 }, db: database.db })).token);
+  for (let i = 0; i < count; i++)
+    tokens.push(
+      (
+        await createJoinToken({
+          actor: { type: "system", orgId },
+          input: { ttlSeconds: 600 },
+          db: database.db,
+        })
+      ).token,
+    );
   writeFileSync(join(state, "join-tokens"), tokens.join("\n") + "\n", { mode: 0o600 });
   children.push(
-    start("agent", "apps/agent", ["node_modules/.bin/tsx", "src/main.ts"], {
-      THAW_CONTROL_PLANE_URL: baseUrl,
-      THAW_SIM_HOSTS: simHosts,
-      THAW_JOIN_TOKENS_FILE: join(state, "join-tokens"),
-      THAW_AGENT_STATE_DIR: state,
-      THAW_SIM_HOST_PREFIX: "e2e",
-    }, logs),
+    start(
+      "agent",
+      "apps/agent",
+      ["node_modules/.bin/tsx", "src/main.ts"],
+      {
+        THAW_CONTROL_PLANE_URL: baseUrl,
+        THAW_SIM_HOSTS: simHosts,
+        THAW_JOIN_TOKENS_FILE: join(state, "join-tokens"),
+        THAW_AGENT_STATE_DIR: state,
+        THAW_SIM_HOST_PREFIX: "e2e",
+      },
+      logs,
+    ),
   );
   for (const [i, name] of ["web", "scheduler", "agent"].entries()) named.set(name, children[i]!);
-  await waitFor("every sim host joining", async () => (await database.db.node.count({ where: { state: "ready" } })) === count, 60_000, logs);
-  await waitFor("the scheduler reporting healthy", async () => (await database.db.serviceHeartbeat.count()) > 0, 30_000, logs);
+  await waitFor(
+    "every sim host joining",
+    async () => (await database.db.node.count({ where: { state: "ready" } })) === count,
+    60_000,
+    logs,
+  );
+  await waitFor(
+    "the scheduler reporting healthy",
+    async () => (await database.db.serviceHeartbeat.count()) > 0,
+    30_000,
+    logs,
+  );
 
   return {
     baseUrl,

@@ -51,23 +51,41 @@ describe("walking skeleton", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByTestId("endpoints-table").waitFor();
 
-    const slugs = await page.getByTestId("endpoint-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-slug")));
+    const slugs = await page
+      .getByTestId("endpoint-row")
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-slug")));
     expect(slugs.sort()).toEqual(DEMO_ENDPOINTS.map((e) => e.slug).sort());
     expect(await page.getByTestId("user-email").textContent()).toContain(DEMO_USER.email);
 
-    await expect.poll(() => page.getByTestId("scheduler-status").getAttribute("data-healthy"), { timeout: 20_000 }).toBe("true");
+    await expect
+      .poll(() => page.getByTestId("scheduler-status").getAttribute("data-healthy"), {
+        timeout: 20_000,
+      })
+      .toBe("true");
 
     const fleet = page.getByTestId("fleet-row");
     await expect.poll(() => fleet.count(), { timeout: 20_000 }).toBe(2);
-    const states = await fleet.evaluateAll((rows) => rows.map((r) => `${r.getAttribute("data-node-name")}:${r.getAttribute("data-state")}`));
+    const states = await fleet.evaluateAll((rows) =>
+      rows.map((r) => `${r.getAttribute("data-node-name")}:${r.getAttribute("data-state")}`),
+    );
     expect(states.sort()).toEqual(["e2e-g5-xlarge-1:ready", "e2e-g6e-xlarge-1:ready"]);
 
     // Heartbeats keep arriving: the stored timestamp moves, and the page keeps it fresh.
-    const node = await stack.database.db.node.findFirstOrThrow({ where: { name: "e2e-g5-xlarge-1" } });
+    const node = await stack.database.db.node.findFirstOrThrow({
+      where: { name: "e2e-g5-xlarge-1" },
+    });
     await expect
-      .poll(async () => (await stack.database.db.node.findUniqueOrThrow({ where: { id: node.id } })).lastHeartbeatAt!.getTime(), { timeout: 15_000 })
+      .poll(
+        async () =>
+          (
+            await stack.database.db.node.findUniqueOrThrow({ where: { id: node.id } })
+          ).lastHeartbeatAt!.getTime(),
+        { timeout: 15_000 },
+      )
       .toBeGreaterThan(node.lastHeartbeatAt!.getTime());
-    const ages = await page.getByTestId("heartbeat-age").evaluateAll((cells) => cells.map((c) => Number(c.getAttribute("data-seconds"))));
+    const ages = await page
+      .getByTestId("heartbeat-age")
+      .evaluateAll((cells) => cells.map((c) => Number(c.getAttribute("data-seconds"))));
     for (const age of ages) expect(age).toBeLessThan(15);
 
     await page.screenshot({ path: join(screenshots, "dashboard.png"), fullPage: true });
@@ -75,7 +93,11 @@ describe("walking skeleton", () => {
 
   it("shows the scheduler as down once it stops", async () => {
     await stack.stopProcess("scheduler");
-    await expect.poll(() => page.getByTestId("scheduler-status").getAttribute("data-healthy"), { timeout: 10_000 }).toBe("false");
+    await expect
+      .poll(() => page.getByTestId("scheduler-status").getAttribute("data-healthy"), {
+        timeout: 10_000,
+      })
+      .toBe("false");
     await page.screenshot({ path: join(screenshots, "scheduler-down.png"), fullPage: true });
   });
 });

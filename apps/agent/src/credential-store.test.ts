@@ -20,7 +20,10 @@ describe("CredentialStore", () => {
 
   it("refuses a corrupted file instead of silently starting without credentials", () => {
     const dir = mkdtempSync(join(tmpdir(), "thaw-agent-"));
-    writeFileSync(join(dir, "credentials.json"), JSON.stringify({ h: { nodeId: "not-a-uuid", credential: 1 } }));
+    writeFileSync(
+      join(dir, "credentials.json"),
+      JSON.stringify({ h: { nodeId: "not-a-uuid", credential: 1 } }),
+    );
     expect(() => new CredentialStore(dir)).toThrow();
   });
 });

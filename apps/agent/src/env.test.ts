@@ -10,8 +10,14 @@ describe("agent env", () => {
   });
 
   it("names the malformed variable", () => {
-    expect(() => loadEnv({ THAW_SIM_HOSTS: "g5.xlarge" })).toThrow(/THAW_SIM_HOSTS: expected '<instance-type>:<count>/);
-    expect(() => loadEnv({ THAW_CONTROL_PLANE_URL: "not a url" })).toThrow(/THAW_CONTROL_PLANE_URL/);
-    expect(() => loadEnv({ THAW_AGENT_RUNTIME: "containerd" })).toThrow(/THAW_AGENT_RUNTIME: only 'sim'/);
+    expect(() => loadEnv({ THAW_SIM_HOSTS: "g5.xlarge" })).toThrow(
+      /THAW_SIM_HOSTS: expected '<instance-type>:<count>/,
+    );
+    expect(() => loadEnv({ THAW_CONTROL_PLANE_URL: "not a url" })).toThrow(
+      /THAW_CONTROL_PLANE_URL/,
+    );
+    expect(() => loadEnv({ THAW_AGENT_RUNTIME: "containerd" })).toThrow(
+      /THAW_AGENT_RUNTIME: only 'sim'/,
+    );
   });
 });
