@@ -14,8 +14,13 @@ export type SchedulerEnv = z.infer<typeof Env>;
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): SchedulerEnv {
   const parsed = Env.safeParse(source);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message === "Invalid input: expected string, received undefined" ? "is not set" : i.message}`);
-    throw new Error(`scheduler: bad environment\n${lines.join("\n")}\nRun 'bash infra/dev/services.sh' and source .data/services.env, or set them yourself.`);
+    const lines = parsed.error.issues.map(
+      (i) =>
+        `  ${i.path.join(".") || "(env)"}: ${i.message === "Invalid input: expected string, received undefined" ? "is not set" : i.message}`,
+    );
+    throw new Error(
+      `scheduler: bad environment\n${lines.join("\n")}\nRun 'bash infra/dev/services.sh' and source .data/services.env, or set them yourself.`,
+    );
   }
   return parsed.data;
 }

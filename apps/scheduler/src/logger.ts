@@ -5,7 +5,10 @@ export function createLogger(level: string) {
   return pino({
     name: "thaw-scheduler",
     level,
-    redact: { paths: ["*.credential", "*.token", "*.joinToken", "*.password", "*.authorization", "*.url"], censor: "[redacted]" },
+    redact: {
+      paths: ["*.credential", "*.token", "*.joinToken", "*.password", "*.authorization", "*.url"],
+      censor: "[redacted]",
+    },
   });
 }
 export type Logger = ReturnType<typeof createLogger>;

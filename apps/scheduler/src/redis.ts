@@ -18,6 +18,8 @@ export async function assertNoEviction(redis: Redis): Promise<void> {
   const reply = (await redis.config("GET", "maxmemory-policy")) as string[];
   const policy = reply[1];
   if (policy !== "noeviction") {
-    throw new Error(`Redis maxmemory-policy is '${policy}'; BullMQ needs 'noeviction' (CONFIG SET maxmemory-policy noeviction, or set it in redis.conf).`);
+    throw new Error(
+      `Redis maxmemory-policy is '${policy}'; BullMQ needs 'noeviction' (CONFIG SET maxmemory-policy noeviction, or set it in redis.conf).`,
+    );
   }
 }

@@ -17,13 +17,21 @@ describe("scheduler process", () => {
   });
 
   it("reports its health (Redis round trip, queue depths) to Postgres and withdraws it on stop", async () => {
-    const env = loadEnv({ DATABASE_URL: t.url, REDIS_URL: process.env.REDIS_URL, THAW_QUEUE_PREFIX: `test-${Date.now()}` });
+    const env = loadEnv({
+      DATABASE_URL: t.url,
+      REDIS_URL: process.env.REDIS_URL,
+      THAW_QUEUE_PREFIX: `test-${Date.now()}`,
+    });
     const scheduler = await startScheduler(env, silent);
     try {
-      await expect.poll(() => t.db.serviceHeartbeat.findUnique({ where: { id: scheduler.instanceId } }), { timeout: 10_000 }).toMatchObject({
-        service: "scheduler",
-        details: { redisOk: true, queueDepths: { reconcile: 0, place: 0 } },
-      });
+      await expect
+        .poll(() => t.db.serviceHeartbeat.findUnique({ where: { id: scheduler.instanceId } }), {
+          timeout: 10_000,
+        })
+        .toMatchObject({
+          service: "scheduler",
+          details: { redisOk: true, queueDepths: { reconcile: 0, place: 0 } },
+        });
     } finally {
       await scheduler.stop();
     }
@@ -32,11 +40,28 @@ describe("scheduler process", () => {
 
   it("refuses to start on a Redis whose eviction policy could drop jobs", async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
-    const redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxmemory-policy", "allkeys-lru"], { stdio: "ignore" });
+    const redis = spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--maxmemory-policy",
+        "allkeys-lru",
+      ],
+      { stdio: "ignore" },
+    );
     try {
       await new Promise((r) => setTimeout(r, 300));
       const env = loadEnv({ DATABASE_URL: t.url, REDIS_URL: `redis://127.0.0.1:${port}` });
-      await expect(startScheduler(env, silent)).rejects.toThrow(/maxmemory-policy is 'allkeys-lru'.*noeviction/);
+      await expect(startScheduler(env, silent)).rejects.toThrow(
+        /maxmemory-policy is 'allkeys-lru'.*noeviction/,
+      );
     } finally {
       redis.kill();
     }

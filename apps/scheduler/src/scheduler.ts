@@ -22,7 +22,8 @@ export interface RunningScheduler {
  * idempotent, conditional write, so two instances doing it together change nothing more.
  */
 export async function startScheduler(env: SchedulerEnv, log: Logger): Promise<RunningScheduler> {
-  const instanceId = env.THAW_SCHEDULER_ID ?? `scheduler-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const instanceId =
+    env.THAW_SCHEDULER_ID ?? `scheduler-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const startedAt = new Date();
   const db = createDbClient({ url: env.DATABASE_URL, maxConnections: 5 });
   const redis = createProducerConnection(env.REDIS_URL);
@@ -49,7 +50,12 @@ export async function startScheduler(env: SchedulerEnv, log: Logger): Promise<Ru
     if (lost > 0) log.warn({ lost }, "nodes stopped heartbeating and were marked lost");
   };
   const runTick = () => {
-    inFlight = tick().catch((error: unknown) => log.error({ err: error instanceof Error ? error.message : String(error) }, "periodic tick failed"));
+    inFlight = tick().catch((error: unknown) =>
+      log.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        "periodic tick failed",
+      ),
+    );
   };
   runTick();
   const timer = setInterval(runTick, TICK_MS);

@@ -10,11 +10,17 @@ describe("hostFiguresFor", () => {
   });
 
   it("names GPUs the way endpoints ask for them", () => {
-    expect(hostFiguresFor("g5.xlarge")).toMatchObject({ gpuModel: "A10G", gpuCount: 1, diskWriteMiBps: 125 });
+    expect(hostFiguresFor("g5.xlarge")).toMatchObject({
+      gpuModel: "A10G",
+      gpuCount: 1,
+      diskWriteMiBps: 125,
+    });
     expect(hostFiguresFor("p5.48xlarge")).toMatchObject({ gpuCount: 8 });
   });
 
   it("refuses an unknown instance type, listing the known ones", () => {
-    expect(() => hostFiguresFor("g9.huge")).toThrow(/unknown sim instance type 'g9.huge'; known: g5.xlarge/);
+    expect(() => hostFiguresFor("g9.huge")).toThrow(
+      /unknown sim instance type 'g9.huge'; known: g5.xlarge/,
+    );
   });
 });

@@ -12,7 +12,9 @@ const SIM_CUDA_VERSION = "12.8";
 export function hostFiguresFor(instanceType: string): HostFigures {
   const profile = (HOST_PROFILES as Record<string, HostProfile>)[instanceType];
   if (!profile) {
-    throw new Error(`unknown sim instance type '${instanceType}'; known: ${Object.keys(HOST_PROFILES).join(", ")}`);
+    throw new Error(
+      `unknown sim instance type '${instanceType}'; known: ${Object.keys(HOST_PROFILES).join(", ")}`,
+    );
   }
   return {
     instanceType: profile.instanceType,

@@ -8,7 +8,14 @@ import type { SchedulerQueues } from "../queues.ts";
  * where the dashboard reads it. A failure to reach Redis is reported, not thrown: the row
  * then says Redis is down, which is exactly what an operator needs to see.
  */
-export async function reportHealth(args: { db: DbClient; redis: Redis; queues: SchedulerQueues; instanceId: string; startedAt: Date; version: string }) {
+export async function reportHealth(args: {
+  db: DbClient;
+  redis: Redis;
+  queues: SchedulerQueues;
+  instanceId: string;
+  startedAt: Date;
+  version: string;
+}) {
   const { db, redis, queues, instanceId, startedAt, version } = args;
   let redisOk = true;
   let redisLatencyMs: number | null = null;
@@ -26,6 +33,11 @@ export async function reportHealth(args: { db: DbClient; redis: Redis; queues: S
   }
   await recordServiceHeartbeat({
     db,
-    input: { instanceId, service: "scheduler", startedAt, details: { version, pid: process.pid, redisOk, redisLatencyMs, queueDepths: depths } },
+    input: {
+      instanceId,
+      service: "scheduler",
+      startedAt,
+      details: { version, pid: process.pid, redisOk, redisLatencyMs, queueDepths: depths },
+    },
   });
 }
