@@ -1,0 +1,100 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+// The command contract of bench-contracts.md, exercised as a user runs it.
+const cli = join(dirname(fileURLToPath(import.meta.url)), "sim-coldstart.ts");
+const tsx = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "node_modules",
+  ".bin",
+  "tsx",
+);
+
+function run(scenario: unknown) {
+  const file = join(mkdtempSync(join(tmpdir(), "thaw-scn-")), "scenario.json");
+  writeFileSync(file, typeof scenario === "string" ? scenario : JSON.stringify(scenario));
+  return spawnSync(tsx, [cli, file], { encoding: "utf8" });
+}
+
+const scenario = {
+  seed: 1,
+  noise: false,
+  host: {
+    vcpus: 8,
+    networkGbps: 40,
+    registryRttMs: 3,
+    diskWriteMiBps: 125,
+    diskReadMiBps: 1000,
+    pcieGBps: 12,
+  },
+  image: {
+    format: "estargz",
+    layers: [
+      { bytes: 12_000_000_000, compression: "gzip-0", content: "weights" },
+      { bytes: 900_000_000, compression: "gzip-0", content: "code" },
+    ],
+    readFraction: 0.9,
+  },
+  engine: {
+    weightsBytes: 12_000_000_000,
+    loader: "sequential",
+    loaderConcurrency: 1,
+    initSeconds: 3,
+    compileSeconds: 0,
+    graphCaptureSeconds: 0,
+    warmupSeconds: 0,
+    warmCaches: false,
+  },
+  path: "lazy",
+  lazy: {
+    prefetch: true,
+    prefetchChunkBytes: 33_554_432,
+    lazyChunkBytes: 51_200,
+    prefetchTimeoutSeconds: 300,
+    fetchTimeoutSeconds: 300,
+    createDeadlineSeconds: 300,
+    maxCacheFds: 100,
+  },
+};
+
+describe("sim:coldstart", () => {
+  it("prints one JSON document whose phases are in order and sum to totalSeconds", () => {
+    const out = run(scenario);
+    expect(out.status, out.stderr).toBe(0);
+    const result = JSON.parse(out.stdout) as {
+      path: string;
+      phases: { phase: string; seconds: number; bytes: number }[];
+      totalSeconds: number;
+    };
+    expect(result.path).toBe("lazy");
+    expect(result.phases.map((p) => p.phase)).toContain("prefetch");
+    expect(result.phases.at(-1)?.phase).toBe("ready");
+    const sum = result.phases.reduce((s, p) => s + p.seconds, 0);
+    expect(result.totalSeconds).toBeCloseTo(sum, 2);
+  });
+
+  it("is deterministic for a seed", () => {
+    const a = run({ ...scenario, noise: true, seed: 7 });
+    const b = run({ ...scenario, noise: true, seed: 7 });
+    expect(a.stdout).toBe(b.stdout);
+  });
+
+  it("exits 2 naming an unknown field", () => {
+    const out = run({ ...scenario, host: { ...scenario.host, gpuSpeed: 3 } });
+    expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/scenario\.host.*gpuSpeed|gpuSpeed/);
+    expect(out.stdout).toBe("");
+  });
+
+  it("exits 2 on a file that is not JSON", () => {
+    const out = run("{nope");
+    expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/not valid JSON/);
+  });
+});
