@@ -1,4 +1,6 @@
 import { thawVitestConfig } from "@thaw/db/vitest";
 import { defineConfig } from "vitest/config";
 
-export default defineConfig(thawVitestConfig("node-agent-client") as Parameters<typeof defineConfig>[0]);
+export default defineConfig(
+  thawVitestConfig("node-agent-client") as Parameters<typeof defineConfig>[0],
+);

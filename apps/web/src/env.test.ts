@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parseWebEnv } from "./env.ts";
 
-const valid = { DATABASE_URL: "postgresql://u:p@localhost:5432/thaw", BETTER_AUTH_SECRET: "x".repeat(32) };
+const valid = {
+  DATABASE_URL: "postgresql://u:p@localhost:5432/thaw",
+  BETTER_AUTH_SECRET: "x".repeat(32),
+};
 
 describe("web environment", () => {
   it("accepts a complete environment and fills defaults", () => {
@@ -12,9 +15,21 @@ describe("web environment", () => {
 
   it.each([
     ["DATABASE_URL", { ...valid, DATABASE_URL: undefined }, /DATABASE_URL is required/],
-    ["DATABASE_URL", { ...valid, DATABASE_URL: "mysql://x" }, /DATABASE_URL must be a postgresql:\/\/ URL/],
-    ["BETTER_AUTH_SECRET", { ...valid, BETTER_AUTH_SECRET: "short" }, /BETTER_AUTH_SECRET must be at least 32 characters/],
-    ["BETTER_AUTH_URL", { ...valid, BETTER_AUTH_URL: "localhost" }, /BETTER_AUTH_URL must be an absolute URL/],
+    [
+      "DATABASE_URL",
+      { ...valid, DATABASE_URL: "mysql://x" },
+      /DATABASE_URL must be a postgresql:\/\/ URL/,
+    ],
+    [
+      "BETTER_AUTH_SECRET",
+      { ...valid, BETTER_AUTH_SECRET: "short" },
+      /BETTER_AUTH_SECRET must be at least 32 characters/,
+    ],
+    [
+      "BETTER_AUTH_URL",
+      { ...valid, BETTER_AUTH_URL: "localhost" },
+      /BETTER_AUTH_URL must be an absolute URL/,
+    ],
     ["REDIS_URL", { ...valid, REDIS_URL: "http://x" }, /REDIS_URL must be a redis:\/\/ URL/],
   ])("names %s when it is missing or malformed", (_name, source, message) => {
     expect(() => parseWebEnv(source)).toThrow(message);

@@ -7,13 +7,21 @@ import { z } from "zod";
 
 const WebEnv = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  DATABASE_URL: z.string({ error: "is required (postgresql://user:password@host:5432/db)" }).regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
+  DATABASE_URL: z
+    .string({ error: "is required (postgresql://user:password@host:5432/db)" })
+    .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, "must be a redis:// URL")
     .optional(),
-  BETTER_AUTH_SECRET: z.string({ error: "is required (at least 32 random characters; e.g. `openssl rand -base64 32`)" }).min(32, "must be at least 32 characters long"),
-  BETTER_AUTH_URL: z.url({ error: "must be an absolute URL such as http://localhost:3000" }).default("http://localhost:3000"),
+  BETTER_AUTH_SECRET: z
+    .string({
+      error: "is required (at least 32 random characters; e.g. `openssl rand -base64 32`)",
+    })
+    .min(32, "must be at least 32 characters long"),
+  BETTER_AUTH_URL: z
+    .url({ error: "must be an absolute URL such as http://localhost:3000" })
+    .default("http://localhost:3000"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 export type WebEnv = z.infer<typeof WebEnv>;
@@ -31,7 +39,9 @@ export function parseWebEnv(source: Record<string, string | undefined>): WebEnv 
   const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
   const result = WebEnv.safeParse(present);
   if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "(env)"} ${issue.message}`);
+  const lines = result.error.issues.map(
+    (issue) => `  ${issue.path.join(".") || "(env)"} ${issue.message}`,
+  );
   throw new EnvError(`Invalid environment for @thaw/web:\n${lines.join("\n")}`);
 }
 

@@ -27,7 +27,10 @@ if (!process.env.DATABASE_URL) {
 }
 const env = process.env;
 schemaForMigrationCli(join(prismaDir, "schema.prisma"));
-const result = runMigrationCli(["migrate", "diff", ...from, "--to-schema-datamodel", target, "--script"], { env, capture: true });
+const result = runMigrationCli(
+  ["migrate", "diff", ...from, "--to-schema-datamodel", target, "--script"],
+  { env, capture: true },
+);
 if (result.status !== 0) {
   process.stderr.write(result.stderr);
   process.exit(result.status ?? 1);

@@ -9,5 +9,9 @@ import { ensureDummyEngine } from "./prisma-offline.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const env = ensureDummyEngine(process.env);
-const result = spawnSync("pnpm", ["exec", "prisma", "generate"], { cwd: root, env, stdio: "inherit" });
+const result = spawnSync("pnpm", ["exec", "prisma", "generate"], {
+  cwd: root,
+  env,
+  stdio: "inherit",
+});
 process.exit(result.status ?? 1);

@@ -45,12 +45,16 @@ export function schemaForMigrationCli(schemaPath, name = "schema.prisma") {
 /** Runs the Prisma 6.19 migration CLI (package alias `prisma-migrate-cli`). */
 export function runMigrationCli(args, { env = process.env, capture = false } = {}) {
   const cli = join(packageRoot, "node_modules", "prisma-migrate-cli", "build", "index.js");
-  const result = spawnSync(process.execPath, [cli, ...args, "--config", join(packageRoot, "prisma", "migrate.config.ts")], {
-    cwd: packageRoot,
-    env: ensureDummyEngine(env),
-    stdio: capture ? ["ignore", "pipe", "pipe"] : "inherit",
-    encoding: "utf8",
-  });
+  const result = spawnSync(
+    process.execPath,
+    [cli, ...args, "--config", join(packageRoot, "prisma", "migrate.config.ts")],
+    {
+      cwd: packageRoot,
+      env: ensureDummyEngine(env),
+      stdio: capture ? ["ignore", "pipe", "pipe"] : "inherit",
+      encoding: "utf8",
+    },
+  );
   return result;
 }
 
@@ -61,7 +65,10 @@ export function runMigrationCli(args, { env = process.env, capture = false } = {
 export function sqlForDatamodel(schemaPath, env = process.env) {
   const target = schemaForMigrationCli(schemaPath, "datamodel-target.prisma");
   schemaForMigrationCli(join(packageRoot, "prisma", "schema.prisma"));
-  const result = runMigrationCli(["migrate", "diff", "--from-empty", "--to-schema-datamodel", target, "--script"], { env, capture: true });
+  const result = runMigrationCli(
+    ["migrate", "diff", "--from-empty", "--to-schema-datamodel", target, "--script"],
+    { env, capture: true },
+  );
   if (result.status !== 0) throw new Error(`prisma migrate diff failed: ${result.stderr}`);
   return result.stdout;
 }

@@ -4,7 +4,12 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { packageRoot, sqlForDatamodel } from "../scripts/prisma-offline.mjs";
-import { createTestDatabase, ensureTemplateDatabase, withDatabase, type TestDatabase } from "./testing/index.ts";
+import {
+  createTestDatabase,
+  ensureTemplateDatabase,
+  withDatabase,
+  type TestDatabase,
+} from "./testing/index.ts";
 import { requireDatabaseUrl } from "./env.ts";
 
 // Fails when prisma/schema.prisma and prisma/migrations disagree: the database the
@@ -12,12 +17,30 @@ import { requireDatabaseUrl } from "./env.ts";
 // same DDL.
 
 function pgDump(url: string): string {
-  const candidates = ["pg_dump", ...readdirSync("/usr/lib/postgresql").sort().reverse().map((v) => `/usr/lib/postgresql/${v}/bin/pg_dump`)];
+  const candidates = [
+    "pg_dump",
+    ...readdirSync("/usr/lib/postgresql")
+      .sort()
+      .reverse()
+      .map((v) => `/usr/lib/postgresql/${v}/bin/pg_dump`),
+  ];
   const bin = candidates.find((c) => c === "pg_dump" || existsSync(c)) ?? "pg_dump";
-  const out = execFileSync(bin, ["--schema-only", "--no-owner", "--no-privileges", "--exclude-table=_prisma_migrations", url], { encoding: "utf8" });
+  const out = execFileSync(
+    bin,
+    ["--schema-only", "--no-owner", "--no-privileges", "--exclude-table=_prisma_migrations", url],
+    { encoding: "utf8" },
+  );
   return out
     .split("\n")
-    .filter((line) => line.trim() !== "" && !line.startsWith("--") && !line.startsWith("SET ") && !line.startsWith("SELECT pg_catalog.set_config") && !line.startsWith("\\") && !line.startsWith("COMMENT ON SCHEMA public"))
+    .filter(
+      (line) =>
+        line.trim() !== "" &&
+        !line.startsWith("--") &&
+        !line.startsWith("SET ") &&
+        !line.startsWith("SELECT pg_catalog.set_config") &&
+        !line.startsWith("\\") &&
+        !line.startsWith("COMMENT ON SCHEMA public"),
+    )
     .join("\n");
 }
 
@@ -43,12 +66,18 @@ describe("schema and migrations", () => {
     const schemaDump = pgDump(fromSchema.url);
 
     expect(schemaDump.length).toBeGreaterThan(1000);
-    expect(migratedDump, "schema.prisma changed without a migration: run `pnpm --filter @thaw/db migration:create <name>`").toBe(schemaDump);
+    expect(
+      migratedDump,
+      "schema.prisma changed without a migration: run `pnpm --filter @thaw/db migration:create <name>`",
+    ).toBe(schemaDump);
   });
 
   it("migrated-schema.prisma records the datamodel of the last migration", () => {
     const schema = readFileSync(join(packageRoot, "prisma", "schema.prisma"), "utf8");
     const migrated = readFileSync(join(packageRoot, "prisma", "migrated-schema.prisma"), "utf8");
-    expect(migrated, "create migrations with `pnpm --filter @thaw/db migration:create <name>`, which updates this file").toBe(schema);
+    expect(
+      migrated,
+      "create migrations with `pnpm --filter @thaw/db migration:create <name>`, which updates this file",
+    ).toBe(schema);
   });
 });

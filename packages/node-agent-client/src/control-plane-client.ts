@@ -1,4 +1,10 @@
-import { HeartbeatResponse, JoinResponse, type HeartbeatRequest, type JoinRequest, AGENT_API_PREFIX } from "./protocol.ts";
+import {
+  HeartbeatResponse,
+  JoinResponse,
+  type HeartbeatRequest,
+  type JoinRequest,
+  AGENT_API_PREFIX,
+} from "./protocol.ts";
 import type { z } from "zod";
 
 export interface ControlPlaneClientOptions {
@@ -42,7 +48,12 @@ export class ControlPlaneClient {
     return this.post("/heartbeat", request, HeartbeatResponse, credential);
   }
 
-  private async post<T extends z.ZodType>(path: string, body: unknown, schema: T, credential?: string): Promise<z.infer<T>> {
+  private async post<T extends z.ZodType>(
+    path: string,
+    body: unknown,
+    schema: T,
+    credential?: string,
+  ): Promise<z.infer<T>> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (credential) headers.authorization = `Bearer ${credential}`;
     const response = await this.fetchImpl(`${this.baseUrl}${AGENT_API_PREFIX}${path}`, {

@@ -1,2 +1,6 @@
 export * from "./protocol.ts";
-export { ControlPlaneClient, ControlPlaneError, type ControlPlaneClientOptions } from "./control-plane-client.ts";
+export {
+  ControlPlaneClient,
+  ControlPlaneError,
+  type ControlPlaneClientOptions,
+} from "./control-plane-client.ts";

@@ -93,7 +93,9 @@ export const PhaseEventReport = z
     endedAt: z.iso.datetime().optional(),
     seconds: finite(86_400).optional(),
     bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-    attributes: z.record(z.string().max(64), z.union([z.string().max(1024), z.number().finite(), z.boolean()])).default({}),
+    attributes: z
+      .record(z.string().max(64), z.union([z.string().max(1024), z.number().finite(), z.boolean()]))
+      .default({}),
   })
   .strict();
 export type PhaseEventReport = z.infer<typeof PhaseEventReport>;
@@ -105,3 +107,169 @@ export const HEARTBEAT_INTERVAL_MS = 5_000;
 
 export const AGENT_API_PREFIX = "/api/agent/v1";
 export const AGENT_PROTOCOL_VERSION = "1";
+
+// Scheduler → agent: start, park and stop replicas, capture snapshots (the agent's runtimes
+// implement these). Strings that end up in a command line are restricted so that they can
+// never be read as an option (no leading '-') or split (no whitespace).
+
+/** An image (or checkpoint image) reference as containerd names it. */
+const ImageReference = z
+  .string()
+  .min(1)
+  .max(512)
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._\-/:@+]*$/,
+    "expected an image reference such as registry.example.com/team/model:tag",
+  );
+const Sha256Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, "expected sha256:<64 hex digits>");
+/** An absolute HTTP path (with an optional query) on the replica's own port. */
+const ReplicaHttpPath = z
+  .string()
+  .min(1)
+  .max(512)
+  .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*$/, "expected an absolute HTTP path such as /health");
+
+/** One HTTP call to the engine inside the replica (vLLM: /sleep?level=2, /wake_up, /collective_rpc). */
+export const EngineHttpCall = z
+  .object({
+    path: ReplicaHttpPath,
+    /** JSON body, sent with POST. */
+    body: z.string().max(65_536).optional(),
+  })
+  .strict();
+export type EngineHttpCall = z.infer<typeof EngineHttpCall>;
+
+/** When a replica counts as ready: GET http://127.0.0.1:<port><path> answers 200. */
+export const ReplicaReadiness = z
+  .object({
+    port: z.number().int().min(1).max(65_535),
+    path: ReplicaHttpPath.default("/health"),
+    timeoutSeconds: z.number().int().min(1).max(7_200),
+  })
+  .strict();
+export type ReplicaReadiness = z.infer<typeof ReplicaReadiness>;
+
+/** First forward passes sent once the server answers (the `warmup` phase). */
+export const ReplicaWarmup = z
+  .object({
+    path: ReplicaHttpPath,
+    method: z.enum(["GET", "POST"]).default("GET"),
+    body: z.string().max(65_536).optional(),
+    count: z.number().int().min(1).max(64).default(1),
+  })
+  .strict();
+export type ReplicaWarmup = z.infer<typeof ReplicaWarmup>;
+
+/** A CRIU checkpoint of an initialised replica, as the restore path needs it. */
+export const ReplicaSnapshot = z
+  .object({
+    snapshotId: z.uuid(),
+    /** containerd checkpoint image (`ctr containers checkpoint`), in the snapshot store registry. */
+    checkpointRef: ImageReference,
+    /** vLLM sleep level at capture: 1 keeps weights in host memory, 2 discards them. */
+    sleepLevel: z.union([z.literal(1), z.literal(2)]),
+    wake: EngineHttpCall.default({ path: "/wake_up" }),
+    /** Level 2 only: reload the discarded weights after wake. */
+    reloadWeights: EngineHttpCall.optional(),
+  })
+  .strict();
+export type ReplicaSnapshot = z.infer<typeof ReplicaSnapshot>;
+
+/** What the agent needs of a deployment to start a replica of it. */
+export const ReplicaDeployment = z
+  .object({
+    deploymentId: z.uuid().optional(),
+    imageRef: ImageReference,
+    /** When set, the image is pulled by digest (deployments are immutable). */
+    imageDigest: Sha256Digest.optional(),
+    estargzImageRef: ImageReference.optional(),
+    estargzImageDigest: Sha256Digest.optional(),
+    snapshot: ReplicaSnapshot.optional(),
+    /** Replaces the image's entrypoint and command. */
+    args: z.array(z.string().max(4_096)).max(256).optional(),
+    env: z
+      .record(
+        z
+          .string()
+          .max(128)
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/),
+        z.string().max(4_096),
+      )
+      .refine((env) => Object.keys(env).length <= 256, "at most 256 environment variables")
+      .default({}),
+    /** Create the container with what CRIU needs, so that a snapshot can be captured from it. */
+    checkpointable: z.boolean().default(false),
+  })
+  .strict();
+export type ReplicaDeployment = z.infer<typeof ReplicaDeployment>;
+
+export const StartReplicaRequest = z
+  .object({
+    replicaId: z.uuid(),
+    coldStartId: z.uuid(),
+    path: StartPath,
+    deployment: ReplicaDeployment,
+    gpus: z
+      .array(z.number().int().min(0).max(63))
+      .max(64)
+      .refine((gpus) => new Set(gpus).size === gpus.length, "a GPU index appears twice")
+      .default([]),
+    readiness: ReplicaReadiness,
+    warmup: ReplicaWarmup.optional(),
+    /** warm path: the idle (parked) replica to hand over. */
+    warmReplicaId: z.uuid().optional(),
+  })
+  .strict()
+  .superRefine((request, ctx) => {
+    const need = (ok: boolean, path: (string | number)[], message: string) => {
+      if (!ok) ctx.addIssue({ code: "custom", path, message });
+    };
+    need(
+      request.path !== "lazy" || request.deployment.estargzImageRef !== undefined,
+      ["deployment", "estargzImageRef"],
+      "the lazy path needs the deployment's eStargz image",
+    );
+    need(
+      request.path !== "restore" || request.deployment.snapshot !== undefined,
+      ["deployment", "snapshot"],
+      "the restore path needs a snapshot",
+    );
+    need(
+      (request.path === "warm") === (request.warmReplicaId !== undefined),
+      ["warmReplicaId"],
+      "warmReplicaId is required by the warm path and only allowed there",
+    );
+  });
+export type StartReplicaRequest = z.infer<typeof StartReplicaRequest>;
+export type StartReplicaRequestInput = z.input<typeof StartReplicaRequest>;
+
+/** Keep a ready replica idle for a later warm handover, optionally putting its engine to sleep. */
+export const ParkReplicaRequest = z
+  .object({
+    replicaId: z.uuid(),
+    /** e.g. vLLM { path: "/sleep?level=1" } before the task is paused ... */
+    engineSleep: EngineHttpCall.optional(),
+    /** ... and { path: "/wake_up" } after it is resumed. */
+    engineWake: EngineHttpCall.optional(),
+  })
+  .strict()
+  .refine((r) => (r.engineSleep === undefined) === (r.engineWake === undefined), {
+    message: "engineSleep and engineWake go together",
+    path: ["engineWake"],
+  });
+export type ParkReplicaRequest = z.infer<typeof ParkReplicaRequest>;
+
+/** Capture a CRIU snapshot of a ready replica; the replica is stopped afterwards. */
+export const CaptureSnapshotRequest = z
+  .object({
+    replicaId: z.uuid(),
+    snapshotId: z.uuid(),
+    checkpointRef: ImageReference,
+    sleepLevel: z.union([z.literal(1), z.literal(2)]),
+    /** Defaults to vLLM's POST /sleep?level=<sleepLevel>. */
+    engineSleep: EngineHttpCall.optional(),
+    /** Push the checkpoint image to the snapshot store so other nodes can restore it. */
+    push: z.boolean().default(true),
+  })
+  .strict();
+export type CaptureSnapshotRequest = z.infer<typeof CaptureSnapshotRequest>;

@@ -26,7 +26,10 @@ export async function signInAction(_previous: SignInState, form: FormData): Prom
   } catch (error) {
     if (isAPIError(error)) {
       const invalid = error.status === "UNAUTHORIZED" || error.statusCode === 401;
-      return { error: invalid ? "Wrong email or password." : error.message || "Sign-in failed.", email };
+      return {
+        error: invalid ? "Wrong email or password." : error.message || "Sign-in failed.",
+        email,
+      };
     }
     log().error({ err: error }, "sign-in failed");
     return { error: "Sign-in failed. Try again in a moment.", email };

@@ -15,7 +15,11 @@ export default async function DashboardPage() {
 
   return (
     <TrpcReactProvider>
-      <DashboardHeader email={me.user.email} orgName={me.org?.name ?? null} role={me.org?.role ?? null} />
+      <DashboardHeader
+        email={me.user.email}
+        orgName={me.org?.name ?? null}
+        role={me.org?.role ?? null}
+      />
       <main className="dashboard">
         {me.org ? (
           <>

@@ -1,6 +1,14 @@
 import { signOutAction } from "../app/auth-actions.ts";
 
-export function DashboardHeader({ email, orgName, role }: { email: string; orgName: string | null; role: string | null }) {
+export function DashboardHeader({
+  email,
+  orgName,
+  role,
+}: {
+  email: string;
+  orgName: string | null;
+  role: string | null;
+}) {
   return (
     <header className="topbar">
       <div className="topbar-left">

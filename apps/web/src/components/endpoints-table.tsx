@@ -5,11 +5,23 @@ import { useTRPC } from "../trpc/client.tsx";
 import { formatGB } from "./format.ts";
 import { errorMessage, StateRow } from "./query-state.tsx";
 
-const COLUMNS = ["Name", "GPU", "Min / desired / max replicas", "Ready / warm / starting", "Image", "Model", "Engine", "Allowed paths", "Objective"];
+const COLUMNS = [
+  "Name",
+  "GPU",
+  "Min / desired / max replicas",
+  "Ready / warm / starting",
+  "Image",
+  "Model",
+  "Engine",
+  "Allowed paths",
+  "Objective",
+];
 
 export function EndpointsTable() {
   const trpc = useTRPC();
-  const endpoints = useQuery(trpc.endpoints.list.queryOptions(undefined, { refetchInterval: 5_000 }));
+  const endpoints = useQuery(
+    trpc.endpoints.list.queryOptions(undefined, { refetchInterval: 5_000 }),
+  );
 
   return (
     <section className="card" aria-labelledby="endpoints-title">
@@ -64,7 +76,9 @@ export function EndpointsTable() {
                 </td>
                 <td className="nowrap">
                   {formatGB(e.activeDeployment?.modelBytes)}
-                  {e.activeDeployment && <div className="muted">{e.activeDeployment.modelFormat}</div>}
+                  {e.activeDeployment && (
+                    <div className="muted">{e.activeDeployment.modelFormat}</div>
+                  )}
                 </td>
                 <td>{e.activeDeployment?.engine ?? "—"}</td>
                 <td>

@@ -46,7 +46,13 @@ export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean
               </StateRow>
             )}
             {nodes.data?.map((n) => (
-              <tr key={n.id} data-testid="fleet-row" data-node-name={n.name} data-state={n.state} data-stale={n.stale}>
+              <tr
+                key={n.id}
+                data-testid="fleet-row"
+                data-node-name={n.name}
+                data-state={n.state}
+                data-stale={n.stale}
+              >
                 <td>
                   <div className="strong">{n.name}</div>
                   <div className="muted">
@@ -63,8 +69,16 @@ export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean
                   <span className={`status state-${n.state}`}>{n.state}</span>
                   {n.stale && <span className="status stale">stale</span>}
                 </td>
-                <td className="num" data-testid="heartbeat-age" data-seconds={n.heartbeatAgeSeconds == null ? "" : Math.round(n.heartbeatAgeSeconds)}>
-                  {n.heartbeatAgeSeconds == null ? "never" : `${formatAge(n.heartbeatAgeSeconds)} ago`}
+                <td
+                  className="num"
+                  data-testid="heartbeat-age"
+                  data-seconds={
+                    n.heartbeatAgeSeconds == null ? "" : Math.round(n.heartbeatAgeSeconds)
+                  }
+                >
+                  {n.heartbeatAgeSeconds == null
+                    ? "never"
+                    : `${formatAge(n.heartbeatAgeSeconds)} ago`}
                 </td>
               </tr>
             ))}

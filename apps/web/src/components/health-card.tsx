@@ -26,7 +26,11 @@ export function HealthCard() {
         <div>
           <dt>Scheduler</dt>
           <dd>
-            <span className={`status ${healthy ? "ok" : "down"}`} data-testid="scheduler-status" data-healthy={healthy}>
+            <span
+              className={`status ${healthy ? "ok" : "down"}`}
+              data-testid="scheduler-status"
+              data-healthy={healthy}
+            >
               {healthy ? "healthy" : "down"}
             </span>
           </dd>
@@ -39,7 +43,9 @@ export function HealthCard() {
         </div>
         <div>
           <dt>Last seen</dt>
-          <dd data-testid="scheduler-last-seen">{lastSeen == null ? "never" : `${formatAge(lastSeen)} ago`}</dd>
+          <dd data-testid="scheduler-last-seen">
+            {lastSeen == null ? "never" : `${formatAge(lastSeen)} ago`}
+          </dd>
         </div>
       </dl>
     );

@@ -32,7 +32,8 @@ export function JoinTokenButton() {
       {create.data && (
         <div className="token-box" role="status" data-testid="join-token">
           <p>
-            Join token (shown once, expires {create.data.expiresAt.toLocaleTimeString()}): give it to a new agent as a line of its <code>THAW_JOIN_TOKENS_FILE</code>.
+            Join token (shown once, expires {create.data.expiresAt.toLocaleTimeString()}): give it
+            to a new agent as a line of its <code>THAW_JOIN_TOKENS_FILE</code>.
           </p>
           <div className="token-row">
             <code className="token" data-testid="join-token-value">

@@ -15,7 +15,8 @@ function makeQueryClient() {
       queries: {
         staleTime: 1_000,
         // Auth and authorization failures do not get better by retrying.
-        retry: (failureCount, error) => !/UNAUTHORIZED|FORBIDDEN|NOT_FOUND/.test(errorCode(error)) && failureCount < 2,
+        retry: (failureCount, error) =>
+          !/UNAUTHORIZED|FORBIDDEN|NOT_FOUND/.test(errorCode(error)) && failureCount < 2,
       },
     },
   });

@@ -25,7 +25,12 @@ export function actorCan(actor: Actor, permission: Permission): boolean {
 /** Throws FORBIDDEN naming the missing permission. */
 export function assertCan(actor: Actor, permission: Permission): void {
   if (actorCan(actor, permission)) return;
-  const who = actor.type === "api_key" ? "this API key" : actor.type === "user" ? `role '${actor.role}'` : actor.type;
+  const who =
+    actor.type === "api_key"
+      ? "this API key"
+      : actor.type === "user"
+        ? `role '${actor.role}'`
+        : actor.type;
   throw new AppError("FORBIDDEN", `${who} lacks the '${permission}' permission.`, { permission });
 }
 

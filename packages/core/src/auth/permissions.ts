@@ -28,7 +28,12 @@ export const API_KEY_SCOPES = [
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 const VIEWER: readonly Permission[] = ["endpoints:read", "fleet:read"];
-const MEMBER: readonly Permission[] = [...VIEWER, "endpoints:write", "endpoints:scale", "deployments:write"];
+const MEMBER: readonly Permission[] = [
+  ...VIEWER,
+  "endpoints:write",
+  "endpoints:scale",
+  "deployments:write",
+];
 const ADMIN: readonly Permission[] = [...MEMBER, "fleet:write", "api_keys:manage", "audit:read"];
 const OWNER: readonly Permission[] = [...ADMIN, "members:manage"];
 

@@ -1,1 +1,7 @@
-export { hashesEqual, issuePrefixedSecret, parsePrefixedSecret, randomToken, sha256Hex } from "./secrets.ts";
+export {
+  hashesEqual,
+  issuePrefixedSecret,
+  parsePrefixedSecret,
+  randomToken,
+  sha256Hex,
+} from "./secrets.ts";

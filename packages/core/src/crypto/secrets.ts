@@ -13,7 +13,11 @@ export function randomToken(bytes = 32): string {
  * A secret with a recognisable, public prefix: `<kind>_<prefix>_<secret>`. The prefix finds
  * the row; only the hash of the whole string is stored.
  */
-export function issuePrefixedSecret(kind: string): { secret: string; prefix: string; hash: string } {
+export function issuePrefixedSecret(kind: string): {
+  secret: string;
+  prefix: string;
+  hash: string;
+} {
   const prefix = randomBytes(6).toString("hex");
   const secret = `${kind}_${prefix}_${randomToken()}`;
   return { secret, prefix, hash: sha256Hex(secret) };

@@ -9,7 +9,18 @@ export async function listEndpoints({ actor, db }: { actor: Actor; db: Db }) {
     orderBy: { createdAt: "asc" },
     take: 500,
     include: {
-      activeDeployment: { select: { id: true, version: true, imageRef: true, imageBytes: true, modelSource: true, modelBytes: true, modelFormat: true, engine: true } },
+      activeDeployment: {
+        select: {
+          id: true,
+          version: true,
+          imageRef: true,
+          imageBytes: true,
+          modelSource: true,
+          modelBytes: true,
+          modelFormat: true,
+          engine: true,
+        },
+      },
     },
   });
   const replicaCounts = await db.replica.groupBy({
@@ -32,7 +43,11 @@ export async function listEndpoints({ actor, db }: { actor: Actor; db: Db }) {
       desiredReplicas: e.desiredReplicas,
       allowedPaths: e.allowedPaths,
       objective: e.objective,
-      replicas: { ready: count("ready"), warm: count("warm"), starting: count("pending") + count("placed") + count("starting") },
+      replicas: {
+        ready: count("ready"),
+        warm: count("warm"),
+        starting: count("pending") + count("placed") + count("starting"),
+      },
       activeDeployment: d && {
         id: d.id,
         version: d.version,

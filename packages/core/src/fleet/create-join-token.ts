@@ -20,8 +20,16 @@ export async function createJoinToken({
   db: Db;
 }): Promise<{ token: string; expiresAt: Date; id: string }> {
   assertCan(actor, "fleet:write");
-  if (!Number.isInteger(input.ttlSeconds) || input.ttlSeconds < 60 || input.ttlSeconds > MAX_TTL_SECONDS) {
-    throw new AppError("BAD_REQUEST", `ttlSeconds must be an integer between 60 and ${MAX_TTL_SECONDS}.`, { field: "ttlSeconds" });
+  if (
+    !Number.isInteger(input.ttlSeconds) ||
+    input.ttlSeconds < 60 ||
+    input.ttlSeconds > MAX_TTL_SECONDS
+  ) {
+    throw new AppError(
+      "BAD_REQUEST",
+      `ttlSeconds must be an integer between 60 and ${MAX_TTL_SECONDS}.`,
+      { field: "ttlSeconds" },
+    );
   }
   const { secret, prefix, hash } = issuePrefixedSecret(JOIN_TOKEN_KIND);
   const expiresAt = new Date(Date.now() + input.ttlSeconds * 1000);

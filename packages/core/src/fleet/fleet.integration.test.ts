@@ -2,14 +2,42 @@ import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/index.ts";
-import { authenticateNode, createJoinToken, joinNode, listNodes, markLostNodes, recordNodeHeartbeat, type JoinNodeInput } from "./index.ts";
+import {
+  authenticateNode,
+  createJoinToken,
+  joinNode,
+  listNodes,
+  markLostNodes,
+  recordNodeHeartbeat,
+  type JoinNodeInput,
+} from "./index.ts";
 
 const figures: JoinNodeInput["figures"] = {
-  instanceType: "g5.xlarge", gpuModel: "A10G", gpuCount: 1, gpuMemoryGiB: 24, vcpus: 4,
-  networkGbps: 10, diskReadMiBps: 1000, diskWriteMiBps: 125, pcieGBps: 12, registryRttMs: 3,
+  instanceType: "g5.xlarge",
+  gpuModel: "A10G",
+  gpuCount: 1,
+  gpuMemoryGiB: 24,
+  vcpus: 4,
+  networkGbps: 10,
+  diskReadMiBps: 1000,
+  diskWriteMiBps: 125,
+  pcieGBps: 12,
+  registryRttMs: 3,
 };
-const joinInput = (joinToken: string, name = "node-a"): JoinNodeInput => ({ joinToken, name, provider: "sim", runtime: "sim", agentVersion: "test", figures });
-const beat = { agentVersion: "test", gpusFree: 1, gpusUsed: 0, inventory: { images: [], snapshotIds: [], warmReplicaIds: [] } };
+const joinInput = (joinToken: string, name = "node-a"): JoinNodeInput => ({
+  joinToken,
+  name,
+  provider: "sim",
+  runtime: "sim",
+  agentVersion: "test",
+  figures,
+});
+const beat = {
+  agentVersion: "test",
+  gpusFree: 1,
+  gpusUsed: 0,
+  inventory: { images: [], snapshotIds: [], warmReplicaIds: [] },
+};
 
 describe("node join and heartbeats", () => {
   let t: TestDatabase;
@@ -25,7 +53,10 @@ describe("node join and heartbeats", () => {
 
   it("a join token yields exactly one node even when two agents race with it", async () => {
     const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
-    const results = await Promise.allSettled([joinNode({ input: joinInput(token, "racer-1"), db: t.db }), joinNode({ input: joinInput(token, "racer-2"), db: t.db })]);
+    const results = await Promise.allSettled([
+      joinNode({ input: joinInput(token, "racer-1"), db: t.db }),
+      joinNode({ input: joinInput(token, "racer-2"), db: t.db }),
+    ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect(await t.db.node.count({ where: { name: { startsWith: "racer-" } } })).toBe(1);
     const stored = await t.db.joinToken.findFirstOrThrow({ where: { usedAt: { not: null } } });
@@ -33,15 +64,29 @@ describe("node join and heartbeats", () => {
   });
 
   it("refuses expired and unknown tokens with UNAUTHENTICATED naming joinToken", async () => {
-    const { token, id } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
-    await t.db.joinToken.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    await expect(joinNode({ input: joinInput(token), db: t.db })).rejects.toMatchObject({ code: "UNAUTHENTICATED", details: { field: "joinToken" } });
-    await expect(joinNode({ input: joinInput("thawjoin_000000000000_notarealtokenatallxxxx"), db: t.db })).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+    const { token, id } = await createJoinToken({
+      actor: owner,
+      input: { ttlSeconds: 600 },
+      db: t.db,
+    });
+    await t.db.joinToken.update({
+      where: { id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    await expect(joinNode({ input: joinInput(token), db: t.db })).rejects.toMatchObject({
+      code: "UNAUTHENTICATED",
+      details: { field: "joinToken" },
+    });
+    await expect(
+      joinNode({ input: joinInput("thawjoin_000000000000_notarealtokenatallxxxx"), db: t.db }),
+    ).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
   });
 
   it("only fleet:write may create join tokens", async () => {
     const viewer: Actor = { ...owner, type: "user", role: "viewer" } as Actor;
-    await expect(createJoinToken({ actor: viewer, input: { ttlSeconds: 600 }, db: t.db })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      createJoinToken({ actor: viewer, input: { ttlSeconds: 600 }, db: t.db }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 
   it("heartbeats make a node ready; silence makes it lost; a new heartbeat brings it back", async () => {
@@ -55,7 +100,9 @@ describe("node join and heartbeats", () => {
     expect(node.state).toBe("ready");
 
     const later = new Date(Date.now() + 60_000);
-    expect(await markLostNodes({ db: t.db, now: later, graceSeconds: 30 })).toBeGreaterThanOrEqual(1);
+    expect(await markLostNodes({ db: t.db, now: later, graceSeconds: 30 })).toBeGreaterThanOrEqual(
+      1,
+    );
     node = await t.db.node.findUniqueOrThrow({ where: { id: joined.nodeId } });
     expect(node.state).toBe("lost");
     expect(node.stateReason).toMatch(/no heartbeat/);
@@ -65,12 +112,20 @@ describe("node join and heartbeats", () => {
     expect(node.state).toBe("ready");
 
     const listed = await listNodes({ actor: owner, db: t.db });
-    expect(listed.find((n) => n.id === joined.nodeId)).toMatchObject({ state: "ready", stale: false, gpuCount: 1 });
+    expect(listed.find((n) => n.id === joined.nodeId)).toMatchObject({
+      state: "ready",
+      stale: false,
+      gpuCount: 1,
+    });
   });
 
   it("a node's credential cannot be guessed from its id and a wrong one is refused", async () => {
-    await expect(authenticateNode({ credential: "thawnode_000000000000_wrongwrongwrongwrongwrong", db: t.db })).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
-    await expect(authenticateNode({ credential: null, db: t.db })).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+    await expect(
+      authenticateNode({ credential: "thawnode_000000000000_wrongwrongwrongwrongwrong", db: t.db }),
+    ).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+    await expect(authenticateNode({ credential: null, db: t.db })).rejects.toMatchObject({
+      code: "UNAUTHENTICATED",
+    });
   });
 
   it("another org's user sees none of this org's nodes", async () => {

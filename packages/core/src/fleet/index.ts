@@ -1,6 +1,11 @@
 export { authenticateNode } from "./authenticate-node.ts";
 export { createJoinToken, JOIN_TOKEN_KIND } from "./create-join-token.ts";
-export { HEARTBEAT_INTERVAL_SECONDS, joinNode, NODE_CREDENTIAL_KIND, type JoinNodeInput } from "./join-node.ts";
+export {
+  HEARTBEAT_INTERVAL_SECONDS,
+  joinNode,
+  NODE_CREDENTIAL_KIND,
+  type JoinNodeInput,
+} from "./join-node.ts";
 export { markLostNodes, NODE_LOST_AFTER_SECONDS } from "./mark-lost-nodes.ts";
 export { listNodes, NODE_STALE_AFTER_SECONDS } from "./list-nodes.ts";
 export { recordNodeHeartbeat, type NodeHeartbeatInput } from "./record-node-heartbeat.ts";

@@ -37,7 +37,12 @@ export interface JoinNodeInput {
  * conditional update, so two agents racing with the same token get one node between them.
  */
 export async function joinNode({ input, db }: { input: JoinNodeInput; db: DbClient }) {
-  const invalid = () => new AppError("UNAUTHENTICATED", "joinToken is invalid, expired or already used: create a new one in the dashboard (Fleet → Add node).", { field: "joinToken" });
+  const invalid = () =>
+    new AppError(
+      "UNAUTHENTICATED",
+      "joinToken is invalid, expired or already used: create a new one in the dashboard (Fleet → Add node).",
+      { field: "joinToken" },
+    );
   if (!parsePrefixedSecret(JOIN_TOKEN_KIND, input.joinToken)) throw invalid();
   const tokenHash = sha256Hex(input.joinToken);
   const credential = issuePrefixedSecret(NODE_CREDENTIAL_KIND);
@@ -79,8 +84,20 @@ export async function joinNode({ input, db }: { input: JoinNodeInput; db: DbClie
     });
     await tx.joinToken.update({ where: { id: token.id }, data: { nodeId: node.id } });
     await tx.auditLog.create({
-      data: { orgId: token.orgId, actorType: "node", actorId: node.id, action: "node.joined", targetType: "node", targetId: node.id, metadata: { name: node.name, instanceType: node.instanceType } },
+      data: {
+        orgId: token.orgId,
+        actorType: "node",
+        actorId: node.id,
+        action: "node.joined",
+        targetType: "node",
+        targetId: node.id,
+        metadata: { name: node.name, instanceType: node.instanceType },
+      },
     });
-    return { nodeId: node.id, credential: credential.secret, heartbeatIntervalSeconds: HEARTBEAT_INTERVAL_SECONDS };
+    return {
+      nodeId: node.id,
+      credential: credential.secret,
+      heartbeatIntervalSeconds: HEARTBEAT_INTERVAL_SECONDS,
+    };
   });
 }

@@ -30,6 +30,7 @@ export async function listNodes({ actor, db }: { actor: Actor; db: Db }) {
     agentVersion: n.agentVersion,
     lastHeartbeatAt: n.lastHeartbeatAt,
     heartbeatAgeSeconds: n.lastHeartbeatAt ? (now - n.lastHeartbeatAt.getTime()) / 1000 : null,
-    stale: !n.lastHeartbeatAt || now - n.lastHeartbeatAt.getTime() > NODE_STALE_AFTER_SECONDS * 1000,
+    stale:
+      !n.lastHeartbeatAt || now - n.lastHeartbeatAt.getTime() > NODE_STALE_AFTER_SECONDS * 1000,
   }));
 }

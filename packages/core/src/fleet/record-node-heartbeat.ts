@@ -9,18 +9,33 @@ export interface NodeHeartbeatInput {
   gpusFree: number;
   gpusUsed: number;
   figures?: JoinNodeInput["figures"] | undefined;
-  inventory: { images: { digest: string; bytes: number; estargz: boolean }[]; snapshotIds: string[]; warmReplicaIds: string[] };
+  inventory: {
+    images: { digest: string; bytes: number; estargz: boolean }[];
+    snapshotIds: string[];
+    warmReplicaIds: string[];
+  };
 }
 
 /**
  * A node's heartbeat: it proves liveness (a booting or lost node becomes ready), refreshes
  * the host's figures, and replaces the node's image inventory. A node writes only its own row.
  */
-export async function recordNodeHeartbeat({ actor, input, db }: { actor: Actor; input: NodeHeartbeatInput; db: DbClient }) {
+export async function recordNodeHeartbeat({
+  actor,
+  input,
+  db,
+}: {
+  actor: Actor;
+  input: NodeHeartbeatInput;
+  db: DbClient;
+}) {
   if (actor.type !== "node") throw new AppError("FORBIDDEN", "Only a node may send heartbeats.");
   const now = new Date();
   return db.$transaction(async (tx) => {
-    const node = await tx.node.findFirst({ where: { id: actor.nodeId, orgId: actor.orgId }, select: { state: true } });
+    const node = await tx.node.findFirst({
+      where: { id: actor.nodeId, orgId: actor.orgId },
+      select: { state: true },
+    });
     if (!node) throw new AppError("NOT_FOUND", "Node not found.");
     // Draining and terminated are operator decisions; a heartbeat does not undo them.
     const state = node.state === "draining" || node.state === "terminated" ? node.state : "ready";
@@ -47,7 +62,12 @@ export async function recordNodeHeartbeat({ actor, input, db }: { actor: Actor; 
     await tx.nodeImage.deleteMany({ where: { nodeId: actor.nodeId, digest: { notIn: digests } } });
     if (input.inventory.images.length > 0) {
       await tx.nodeImage.createMany({
-        data: input.inventory.images.map((i) => ({ nodeId: actor.nodeId, digest: i.digest, bytes: BigInt(i.bytes), estargz: i.estargz })),
+        data: input.inventory.images.map((i) => ({
+          nodeId: actor.nodeId,
+          digest: i.digest,
+          bytes: BigInt(i.bytes),
+          estargz: i.estargz,
+        })),
         skipDuplicates: true,
       });
     }

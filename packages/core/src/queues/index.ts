@@ -1,1 +1,8 @@
-export { DEFAULT_JOB_OPTIONS, LIVE_CHANNELS, QUEUES, RECONCILE_SWEEP_MS, type QueueKey, type QueuePayload } from "./contracts.ts";
+export {
+  DEFAULT_JOB_OPTIONS,
+  LIVE_CHANNELS,
+  QUEUES,
+  RECONCILE_SWEEP_MS,
+  type QueueKey,
+  type QueuePayload,
+} from "./contracts.ts";

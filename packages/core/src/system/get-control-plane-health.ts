@@ -10,11 +10,23 @@ export const SERVICE_STALE_AFTER_SECONDS = 15;
  */
 export async function getControlPlaneHealth({ db }: { actor: Actor; db: Db }) {
   const since = new Date(Date.now() - 10 * 60 * 1000);
-  const beats = await db.serviceHeartbeat.findMany({ where: { lastSeenAt: { gt: since } }, orderBy: { lastSeenAt: "desc" }, take: 50 });
+  const beats = await db.serviceHeartbeat.findMany({
+    where: { lastSeenAt: { gt: since } },
+    orderBy: { lastSeenAt: "desc" },
+    take: 50,
+  });
   const now = Date.now();
   const instances = beats.map((b) => {
     const ageSeconds = (now - b.lastSeenAt.getTime()) / 1000;
-    return { id: b.id, service: b.service, startedAt: b.startedAt, lastSeenAt: b.lastSeenAt, ageSeconds, healthy: ageSeconds <= SERVICE_STALE_AFTER_SECONDS, details: b.details };
+    return {
+      id: b.id,
+      service: b.service,
+      startedAt: b.startedAt,
+      lastSeenAt: b.lastSeenAt,
+      ageSeconds,
+      healthy: ageSeconds <= SERVICE_STALE_AFTER_SECONDS,
+      details: b.details,
+    };
   });
   const schedulers = instances.filter((i) => i.service === "scheduler");
   return { scheduler: { healthy: schedulers.some((s) => s.healthy), instances: schedulers } };

@@ -11,7 +11,13 @@ export async function recordServiceHeartbeat({
   const now = new Date();
   await db.serviceHeartbeat.upsert({
     where: { id: input.instanceId },
-    create: { id: input.instanceId, service: input.service, startedAt: input.startedAt, lastSeenAt: now, details: input.details },
+    create: {
+      id: input.instanceId,
+      service: input.service,
+      startedAt: input.startedAt,
+      lastSeenAt: now,
+      details: input.details,
+    },
     update: { lastSeenAt: now, details: input.details },
   });
 }

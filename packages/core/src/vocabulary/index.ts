@@ -26,10 +26,26 @@ export const Phase = z.enum([
 ]);
 export type Phase = z.infer<typeof Phase>;
 
-export const ReplicaState = z.enum(["pending", "placed", "starting", "ready", "warm", "draining", "stopped", "failed"]);
+export const ReplicaState = z.enum([
+  "pending",
+  "placed",
+  "starting",
+  "ready",
+  "warm",
+  "draining",
+  "stopped",
+  "failed",
+]);
 export type ReplicaState = z.infer<typeof ReplicaState>;
 
-export const NodeState = z.enum(["requested", "booting", "ready", "draining", "lost", "terminated"]);
+export const NodeState = z.enum([
+  "requested",
+  "booting",
+  "ready",
+  "draining",
+  "lost",
+  "terminated",
+]);
 export type NodeState = z.infer<typeof NodeState>;
 
 export const OrgRole = z.enum(["owner", "admin", "member", "viewer"]);
@@ -44,7 +60,14 @@ export type NodeProvider = z.infer<typeof NodeProvider>;
 export const NodeRuntime = z.enum(["containerd", "sim"]);
 export type NodeRuntime = z.infer<typeof NodeRuntime>;
 
-export const ColdStartStatus = z.enum(["scheduled", "dispatched", "running", "succeeded", "failed", "cancelled"]);
+export const ColdStartStatus = z.enum([
+  "scheduled",
+  "dispatched",
+  "running",
+  "succeeded",
+  "failed",
+  "cancelled",
+]);
 export type ColdStartStatus = z.infer<typeof ColdStartStatus>;
 
 export const DeploymentStatus = z.enum(["pending", "active", "superseded", "failed"]);
@@ -54,4 +77,10 @@ export const SnapshotStatus = z.enum(["capturing", "ready", "quarantined", "dele
 export type SnapshotStatus = z.infer<typeof SnapshotStatus>;
 
 /** Replica states that hold GPUs on a node. */
-export const GPU_HOLDING_REPLICA_STATES: readonly ReplicaState[] = ["placed", "starting", "ready", "warm", "draining"];
+export const GPU_HOLDING_REPLICA_STATES: readonly ReplicaState[] = [
+  "placed",
+  "starting",
+  "ready",
+  "warm",
+  "draining",
+];

@@ -1,6 +1,18 @@
 import * as dbEnums from "@thaw/db";
 import { describe, expect, it } from "vitest";
-import { ColdStartStatus, DeploymentStatus, NodeProvider, NodeRuntime, NodeState, Objective, OrgRole, Phase, ReplicaState, SnapshotStatus, StartPath } from "./index.ts";
+import {
+  ColdStartStatus,
+  DeploymentStatus,
+  NodeProvider,
+  NodeRuntime,
+  NodeState,
+  Objective,
+  OrgRole,
+  Phase,
+  ReplicaState,
+  SnapshotStatus,
+  StartPath,
+} from "./index.ts";
 
 describe("vocabulary", () => {
   it.each([
@@ -15,9 +27,12 @@ describe("vocabulary", () => {
     ["ColdStartStatus", ColdStartStatus, dbEnums.ColdStartStatus],
     ["DeploymentStatus", DeploymentStatus, dbEnums.DeploymentStatus],
     ["SnapshotStatus", SnapshotStatus, dbEnums.SnapshotStatus],
-  ] as const)("%s matches the database enum value for value, in order", (_name, zodEnum, dbEnum) => {
-    expect(zodEnum.options).toEqual(Object.values(dbEnum));
-  });
+  ] as const)(
+    "%s matches the database enum value for value, in order",
+    (_name, zodEnum, dbEnum) => {
+      expect(zodEnum.options).toEqual(Object.values(dbEnum));
+    },
+  );
 
   it("lists the phases of DESIGN.md §4 in the order they happen", () => {
     expect(Phase.options[0]).toBe("queue");

@@ -32,7 +32,13 @@ export interface DemoEndpoint {
 
 function image(ref: string, layers: DemoEndpoint["deployment"]["imageLayers"], estargz: boolean) {
   const esgzRef = estargz ? `${ref}-esgz` : null;
-  return { imageRef: ref, imageDigest: digestOf(ref), estargzImageRef: esgzRef, estargzDigest: esgzRef && digestOf(esgzRef), imageLayers: layers };
+  return {
+    imageRef: ref,
+    imageDigest: digestOf(ref),
+    estargzImageRef: esgzRef,
+    estargzDigest: esgzRef && digestOf(esgzRef),
+    imageLayers: layers,
+  };
 }
 
 export const DEMO_ENDPOINTS: DemoEndpoint[] = [
@@ -47,17 +53,28 @@ export const DEMO_ENDPOINTS: DemoEndpoint[] = [
     objective: "mean",
     deployment: {
       // llama.cpp server image with the Q8_0 GGUF baked in: 2.4 GB in all.
-      ...image("registry.demo.thaw.dev/llama-3.2-1b-instruct-gguf:q8_0", [
-        { bytes: 1.32 * GB, compression: "gzip-6", content: "weights" },
-        { bytes: 0.98 * GB, compression: "gzip-6", content: "code" },
-        { bytes: 0.1 * GB, compression: "gzip-6", content: "data" },
-      ], true),
+      ...image(
+        "registry.demo.thaw.dev/llama-3.2-1b-instruct-gguf:q8_0",
+        [
+          { bytes: 1.32 * GB, compression: "gzip-6", content: "weights" },
+          { bytes: 0.98 * GB, compression: "gzip-6", content: "code" },
+          { bytes: 0.1 * GB, compression: "gzip-6", content: "data" },
+        ],
+        true,
+      ),
       modelSource: "hf://bartowski/Llama-3.2-1B-Instruct-GGUF/Llama-3.2-1B-Instruct-Q8_0.gguf",
       modelBytes: 1.32 * GB,
       modelFormat: "gguf",
       engine: "llama.cpp",
       engineArgs: ["--n-gpu-layers", "99", "--ctx-size", "8192"],
-      engineProfile: { initSeconds: 1.5, compileSeconds: 0, graphCaptureSeconds: 0, warmupSeconds: 0.5, loader: "sequential", loaderConcurrency: 1 },
+      engineProfile: {
+        initSeconds: 1.5,
+        compileSeconds: 0,
+        graphCaptureSeconds: 0,
+        warmupSeconds: 0.5,
+        loader: "sequential",
+        loaderConcurrency: 1,
+      },
     },
   },
   {
@@ -71,17 +88,28 @@ export const DEMO_ENDPOINTS: DemoEndpoint[] = [
     objective: "mean",
     deployment: {
       // vLLM OpenAI server image; weights (~6.4 GB bf16 safetensors) come from the model source.
-      ...image("registry.demo.thaw.dev/vllm-openai:v0.11.0", [
-        { bytes: 4.6 * GB, compression: "gzip-6", content: "code" },
-        { bytes: 3.1 * GB, compression: "gzip-6", content: "data" },
-      ], true),
+      ...image(
+        "registry.demo.thaw.dev/vllm-openai:v0.11.0",
+        [
+          { bytes: 4.6 * GB, compression: "gzip-6", content: "code" },
+          { bytes: 3.1 * GB, compression: "gzip-6", content: "data" },
+        ],
+        true,
+      ),
       modelSource: "hf://meta-llama/Llama-3.2-3B-Instruct",
       modelBytes: 6.43 * GB,
       modelFormat: "safetensors",
       engine: "vllm",
       engineArgs: ["--max-model-len", "8192", "--gpu-memory-utilization", "0.9"],
       // Field notes §3: torch.compile 8.53 s + FlashInfer autotune 18.5 s; warmup ~40 s; graphs 34 s.
-      engineProfile: { initSeconds: 10, compileSeconds: 27, graphCaptureSeconds: 34, warmupSeconds: 40, loader: "sequential", loaderConcurrency: 1 },
+      engineProfile: {
+        initSeconds: 10,
+        compileSeconds: 27,
+        graphCaptureSeconds: 34,
+        warmupSeconds: 40,
+        loader: "sequential",
+        loaderConcurrency: 1,
+      },
     },
   },
   {
@@ -94,16 +122,32 @@ export const DEMO_ENDPOINTS: DemoEndpoint[] = [
     scaleToZeroIdleSeconds: 900,
     objective: "p90",
     deployment: {
-      ...image("registry.demo.thaw.dev/vllm-openai:v0.11.0", [
-        { bytes: 4.6 * GB, compression: "gzip-6", content: "code" },
-        { bytes: 3.1 * GB, compression: "gzip-6", content: "data" },
-      ], true),
+      ...image(
+        "registry.demo.thaw.dev/vllm-openai:v0.11.0",
+        [
+          { bytes: 4.6 * GB, compression: "gzip-6", content: "code" },
+          { bytes: 3.1 * GB, compression: "gzip-6", content: "data" },
+        ],
+        true,
+      ),
       modelSource: "s3://thaw-demo-models/meta-llama/Meta-Llama-3-8B/",
       modelBytes: 15 * GB,
       modelFormat: "safetensors",
       engine: "vllm",
-      engineArgs: ["--load-format", "runai_streamer", "--model-loader-extra-config", '{"concurrency":16}'],
-      engineProfile: { initSeconds: 10, compileSeconds: 27, graphCaptureSeconds: 34, warmupSeconds: 20, loader: "concurrent", loaderConcurrency: 16 },
+      engineArgs: [
+        "--load-format",
+        "runai_streamer",
+        "--model-loader-extra-config",
+        '{"concurrency":16}',
+      ],
+      engineProfile: {
+        initSeconds: 10,
+        compileSeconds: 27,
+        graphCaptureSeconds: 34,
+        warmupSeconds: 20,
+        loader: "concurrent",
+        loaderConcurrency: 16,
+      },
     },
   },
   {
@@ -117,19 +161,34 @@ export const DEMO_ENDPOINTS: DemoEndpoint[] = [
     objective: "mean",
     deployment: {
       // Field notes §2: one ~12 GB weights layer plus ~0.9 GB of Python and libraries.
-      ...image("registry.demo.thaw.dev/gpt-oss-20b:mxfp4", [
-        { bytes: 12 * GB, compression: "gzip-9", content: "weights" },
-        { bytes: 0.9 * GB, compression: "gzip-9", content: "code" },
-      ], true),
+      ...image(
+        "registry.demo.thaw.dev/gpt-oss-20b:mxfp4",
+        [
+          { bytes: 12 * GB, compression: "gzip-9", content: "weights" },
+          { bytes: 0.9 * GB, compression: "gzip-9", content: "code" },
+        ],
+        true,
+      ),
       modelSource: "hf://openai/gpt-oss-20b",
       modelBytes: 12 * GB,
       modelFormat: "safetensors-mxfp4",
       engine: "vllm",
       engineArgs: ["--async-scheduling"],
-      engineProfile: { initSeconds: 12, compileSeconds: 20, graphCaptureSeconds: 25, warmupSeconds: 10, loader: "sequential", loaderConcurrency: 1 },
+      engineProfile: {
+        initSeconds: 12,
+        compileSeconds: 20,
+        graphCaptureSeconds: 25,
+        warmupSeconds: 10,
+        loader: "sequential",
+        loaderConcurrency: 1,
+      },
     },
   },
 ];
 
 export const DEMO_ORG = { slug: "demo", name: "Demo Inc." };
-export const DEMO_USER = { email: "demo@thaw.dev", name: "Demo Operator", password: "thaw-demo-password" };
+export const DEMO_USER = {
+  email: "demo@thaw.dev",
+  name: "Demo Operator",
+  password: "thaw-demo-password",
+};

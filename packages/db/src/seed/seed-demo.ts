@@ -6,7 +6,9 @@ import { DEMO_ENDPOINTS, DEMO_ORG, DEMO_USER } from "./demo-catalog.ts";
  * Seeds the demo org, its owner and the demo endpoints. Idempotent: rows are found by their
  * natural keys and left alone when present, so a second run changes nothing.
  */
-export async function seedDemo(db: DbClient): Promise<{ orgId: string; userId: string; created: string[] }> {
+export async function seedDemo(
+  db: DbClient,
+): Promise<{ orgId: string; userId: string; created: string[] }> {
   const created: string[] = [];
   const org = await db.org.upsert({ where: { slug: DEMO_ORG.slug }, create: DEMO_ORG, update: {} });
 
@@ -21,7 +23,14 @@ export async function seedDemo(db: DbClient): Promise<{ orgId: string; userId: s
         email: DEMO_USER.email,
         name: DEMO_USER.name,
         emailVerified: true,
-        accounts: { create: { id: crypto.randomUUID(), accountId: userId, providerId: "credential", password: await hashPassword(DEMO_USER.password) } },
+        accounts: {
+          create: {
+            id: crypto.randomUUID(),
+            accountId: userId,
+            providerId: "credential",
+            password: await hashPassword(DEMO_USER.password),
+          },
+        },
       },
     });
     created.push(`user ${DEMO_USER.email}`);
@@ -33,11 +42,15 @@ export async function seedDemo(db: DbClient): Promise<{ orgId: string; userId: s
   });
 
   for (const spec of DEMO_ENDPOINTS) {
-    const existing = await db.endpoint.findUnique({ where: { orgId_slug: { orgId: org.id, slug: spec.slug } } });
+    const existing = await db.endpoint.findUnique({
+      where: { orgId_slug: { orgId: org.id, slug: spec.slug } },
+    });
     if (existing) continue;
     const { deployment: d, ...endpoint } = spec;
     await db.$transaction(async (tx) => {
-      const row = await tx.endpoint.create({ data: { ...endpoint, orgId: org.id, desiredReplicas: endpoint.minReplicas } });
+      const row = await tx.endpoint.create({
+        data: { ...endpoint, orgId: org.id, desiredReplicas: endpoint.minReplicas },
+      });
       const deployment = await tx.deployment.create({
         data: {
           orgId: org.id,
@@ -58,7 +71,10 @@ export async function seedDemo(db: DbClient): Promise<{ orgId: string; userId: s
           engineProfile: d.engineProfile,
         },
       });
-      await tx.endpoint.update({ where: { id: row.id }, data: { activeDeploymentId: deployment.id } });
+      await tx.endpoint.update({
+        where: { id: row.id },
+        data: { activeDeploymentId: deployment.id },
+      });
     });
     created.push(`endpoint ${spec.slug}`);
   }

@@ -1,1 +1,9 @@
-export { adminQuery, createTestDatabase, ensureTemplateDatabase, migrateDatabase, templateDatabaseName, withDatabase, type TestDatabase } from "./test-database.ts";
+export {
+  adminQuery,
+  createTestDatabase,
+  ensureTemplateDatabase,
+  migrateDatabase,
+  templateDatabaseName,
+  withDatabase,
+  type TestDatabase,
+} from "./test-database.ts";

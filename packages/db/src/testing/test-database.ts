@@ -32,7 +32,9 @@ export function withDatabase(url: string, database: string): string {
 }
 
 async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: withDatabase(requireDatabaseUrl(), "postgres") });
+  const client = new pg.Client({
+    connectionString: withDatabase(requireDatabaseUrl(), "postgres"),
+  });
   await client.connect();
   try {
     return await fn(client);
@@ -51,7 +53,8 @@ export function migrateDatabase(url: string): void {
     env: { ...process.env, DATABASE_URL: url },
     encoding: "utf8",
   });
-  if (result.status !== 0) throw new Error(`migrate deploy failed:\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`migrate deploy failed:\n${result.stdout}\n${result.stderr}`);
 }
 
 /**
@@ -61,7 +64,10 @@ export function migrateDatabase(url: string): void {
  */
 export async function ensureTemplateDatabase(): Promise<string> {
   const name = templateDatabaseName();
-  const exists = await withAdmin(async (c) => (await c.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])).rowCount === 1);
+  const exists = await withAdmin(
+    async (c) =>
+      (await c.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])).rowCount === 1,
+  );
   if (exists) return name;
   const building = `${name}_building_${randomBytes(3).toString("hex")}`;
   await withAdmin((c) => c.query(`CREATE DATABASE "${building}"`));
@@ -104,6 +110,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /** Runs SQL as the admin connection (for tests that inspect the catalog). */
-export function adminQuery<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<T>> {
+export function adminQuery<T extends pg.QueryResultRow>(
+  sql: string,
+  params: unknown[] = [],
+): Promise<pg.QueryResult<T>> {
   return withAdmin((c) => c.query<T>(sql, params));
 }

@@ -13,7 +13,11 @@ export function thawVitestProjects() {
   return [
     {
       extends: true,
-      test: { name: "unit", include: ["src/**/*.test.ts"], exclude: ["src/**/*.integration.test.ts", "**/node_modules/**"] },
+      test: {
+        name: "unit",
+        include: ["src/**/*.test.ts"],
+        exclude: ["src/**/*.integration.test.ts", "**/node_modules/**"],
+      },
     },
     {
       extends: true,
@@ -37,7 +41,10 @@ export function thawVitestProjects() {
 export function thawVitestConfig(packageName) {
   const reportDir = process.env.THAW_TEST_REPORT_DIR;
   const reporters = reportDir
-    ? ["default", ["json", { outputFile: `${reportDir}/${packageName}-${Date.now()}-${process.pid}.json` }]]
+    ? [
+        "default",
+        ["json", { outputFile: `${reportDir}/${packageName}-${Date.now()}-${process.pid}.json` }],
+      ]
     : ["default"];
   return { test: { projects: thawVitestProjects(), reporters } };
 }

@@ -10,9 +10,26 @@ export function SignInForm() {
   return (
     <form action={formAction} className="form" noValidate>
       <label htmlFor="email">Email</label>
-      <input id="email" name="email" type="email" autoComplete="email" required defaultValue={state.email} aria-invalid={state.error ? true : undefined} aria-describedby={state.error ? "sign-in-error" : undefined} />
+      <input
+        id="email"
+        name="email"
+        type="email"
+        autoComplete="email"
+        required
+        defaultValue={state.email}
+        aria-invalid={state.error ? true : undefined}
+        aria-describedby={state.error ? "sign-in-error" : undefined}
+      />
       <label htmlFor="password">Password</label>
-      <input id="password" name="password" type="password" autoComplete="current-password" required aria-invalid={state.error ? true : undefined} aria-describedby={state.error ? "sign-in-error" : undefined} />
+      <input
+        id="password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        required
+        aria-invalid={state.error ? true : undefined}
+        aria-describedby={state.error ? "sign-in-error" : undefined}
+      />
       {state.error && (
         <p id="sign-in-error" className="form-error" role="alert" data-testid="sign-in-error">
           {state.error}

@@ -2,7 +2,8 @@ import { AppError } from "@thaw/core";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { bearerToken, errorResponse, jsonRoute, readJsonBody } from "./json-route.ts";
 
-const request = (body: string | null, headers: Record<string, string> = {}) => new Request("http://localhost/api/x", { method: "POST", body, headers });
+const request = (body: string | null, headers: Record<string, string> = {}) =>
+  new Request("http://localhost/api/x", { method: "POST", body, headers });
 
 describe("json routes", () => {
   beforeAll(() => {
@@ -12,13 +13,20 @@ describe("json routes", () => {
   });
 
   it("maps an AppError to its status with code, message and details", async () => {
-    const response = errorResponse(new AppError("FORBIDDEN", "No.", { permission: "fleet:write" }), request(null));
+    const response = errorResponse(
+      new AppError("FORBIDDEN", "No.", { permission: "fleet:write" }),
+      request(null),
+    );
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: { code: "FORBIDDEN", message: "No.", details: { permission: "fleet:write" } } });
+    expect(await response.json()).toEqual({
+      error: { code: "FORBIDDEN", message: "No.", details: { permission: "fleet:write" } },
+    });
   });
 
   it("answers 500 for anything unexpected without leaking its message", async () => {
-    const handler = jsonRoute(() => Promise.reject(new Error("connect ECONNREFUSED postgres://admin:hunter2@db")));
+    const handler = jsonRoute(() =>
+      Promise.reject(new Error("connect ECONNREFUSED postgres://admin:hunter2@db")),
+    );
     const response = await handler(request("{}"));
     expect(response.status).toBe(500);
     const text = await response.text();
@@ -27,11 +35,16 @@ describe("json routes", () => {
   });
 
   it("refuses a declared Content-Length over the limit before reading", async () => {
-    await expect(readJsonBody(request("{}", { "content-length": "2000000" }))).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+    await expect(
+      readJsonBody(request("{}", { "content-length": "2000000" })),
+    ).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
   });
 
   it("refuses an empty body and malformed JSON as BAD_REQUEST", async () => {
-    await expect(readJsonBody(request(null))).rejects.toMatchObject({ code: "BAD_REQUEST", details: { field: "body" } });
+    await expect(readJsonBody(request(null))).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      details: { field: "body" },
+    });
     await expect(readJsonBody(request("{"))).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 

@@ -12,8 +12,12 @@ export interface ErrorBody {
  * Reads a request body as JSON, refusing more than `limitBytes` (by Content-Length when
  * given, and by counting while streaming when not) and malformed JSON.
  */
-export async function readJsonBody(request: Request, limitBytes = MAX_JSON_BODY_BYTES): Promise<unknown> {
-  const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${limitBytes} bytes.`, { limitBytes });
+export async function readJsonBody(
+  request: Request,
+  limitBytes = MAX_JSON_BODY_BYTES,
+): Promise<unknown> {
+  const tooLarge = () =>
+    new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${limitBytes} bytes.`, { limitBytes });
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limitBytes) throw tooLarge();
   const chunks: Uint8Array[] = [];
@@ -48,12 +52,19 @@ export function bearerToken(request: Request): string | null {
 /** Maps any thrown value to a JSON error response; unexpected errors are logged, not leaked. */
 export function errorResponse(error: unknown, request: Request): Response {
   if (isAppError(error)) {
-    const body: ErrorBody = { error: { code: error.code, message: error.message, details: error.details ?? null } };
+    const body: ErrorBody = {
+      error: { code: error.code, message: error.message, details: error.details ?? null },
+    };
     return Response.json(body, { status: httpStatusOf(error.code) });
   }
   const errorId = crypto.randomUUID();
-  log().error({ err: error, errorId, method: request.method, path: new URL(request.url).pathname }, "unhandled error in route");
-  const body: ErrorBody = { error: { code: "INTERNAL", message: `Internal server error (id ${errorId}).`, details: null } };
+  log().error(
+    { err: error, errorId, method: request.method, path: new URL(request.url).pathname },
+    "unhandled error in route",
+  );
+  const body: ErrorBody = {
+    error: { code: "INTERNAL", message: `Internal server error (id ${errorId}).`, details: null },
+  };
   return Response.json(body, { status: 500 });
 }
 
@@ -61,7 +72,9 @@ export function errorResponse(error: unknown, request: Request): Response {
  * Wraps a route handler that returns a JSON-serialisable value: 200 with the value, or the
  * mapped error. Keeps each route to parse → call core → return.
  */
-export function jsonRoute(handler: (request: Request) => Promise<unknown>): (request: Request) => Promise<Response> {
+export function jsonRoute(
+  handler: (request: Request) => Promise<unknown>,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     try {
       return Response.json(await handler(request));

@@ -30,7 +30,9 @@ const t = initTRPC.context<TrpcContext>().create({
       data: {
         ...data,
         ...(isAppError(cause) && { appCode: cause.code, details: cause.details ?? null }),
-        ...(cause instanceof ZodError && { zodIssues: cause.issues.map((i) => ({ path: i.path.join("."), message: i.message })) }),
+        ...(cause instanceof ZodError && {
+          zodIssues: cause.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+        }),
       },
     };
   },
@@ -59,6 +61,10 @@ export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
 
 /** Requires a signed-in user and resolves their Actor in the requested (or first) org. */
 export const protectedProcedure = authedProcedure.use(async ({ ctx, next }) => {
-  const actor: Actor = await resolveUserActor({ userId: ctx.user.id, orgSlug: ctx.orgSlug, db: ctx.db });
+  const actor: Actor = await resolveUserActor({
+    userId: ctx.user.id,
+    orgSlug: ctx.orgSlug,
+    db: ctx.db,
+  });
   return next({ ctx: { ...ctx, actor } });
 });

@@ -22,7 +22,11 @@ describe("tRPC authorization", () => {
   let viewerOfA: SessionUser;
   let orgBEndpointSlug: string;
 
-  const ctx = (user: SessionUser | null, orgSlug?: string): TrpcContext => ({ db: t.db, user, orgSlug });
+  const ctx = (user: SessionUser | null, orgSlug?: string): TrpcContext => ({
+    db: t.db,
+    user,
+    orgSlug,
+  });
 
   beforeAll(async () => {
     t = await createTestDatabase();
@@ -31,8 +35,17 @@ describe("tRPC authorization", () => {
     // Org B with an endpoint of its own; a second user who is only a viewer of org A.
     const orgB = await t.db.org.create({ data: { slug: "org-b", name: "Org B" } });
     orgBEndpointSlug = "b-private-model";
-    await t.db.endpoint.create({ data: { orgId: orgB.id, slug: orgBEndpointSlug, name: "B private", gpuType: "L40S" } });
-    const viewer = await t.db.user.create({ data: { id: crypto.randomUUID(), email: "viewer@a.test", name: "Viewer A", emailVerified: true } });
+    await t.db.endpoint.create({
+      data: { orgId: orgB.id, slug: orgBEndpointSlug, name: "B private", gpuType: "L40S" },
+    });
+    const viewer = await t.db.user.create({
+      data: {
+        id: crypto.randomUUID(),
+        email: "viewer@a.test",
+        name: "Viewer A",
+        emailVerified: true,
+      },
+    });
     await t.db.membership.create({ data: { orgId: orgA, userId: viewer.id, role: "viewer" } });
     viewerOfA = { id: viewer.id, email: viewer.email, name: viewer.name };
 
@@ -58,7 +71,9 @@ describe("tRPC authorization", () => {
   });
 
   it("a viewer of org A asking for org B gets NOT_FOUND, as if it did not exist", async () => {
-    await expect(root.createCaller(ctx(viewerOfA, "org-b")).endpoints.list()).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(root.createCaller(ctx(viewerOfA, "org-b")).endpoints.list()).rejects.toMatchObject(
+      { code: "NOT_FOUND" },
+    );
   });
 
   it("a viewer may read the fleet but not create join tokens (FORBIDDEN from core)", async () => {
@@ -71,7 +86,9 @@ describe("tRPC authorization", () => {
   });
 
   it("zod input errors are BAD_REQUEST", async () => {
-    await expect(root.createCaller(ctx(viewerOfA)).fleet.createJoinToken({ ttlSeconds: -5 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(
+      root.createCaller(ctx(viewerOfA)).fleet.createJoinToken({ ttlSeconds: -5 }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
   it("me lists the user's orgs and role", async () => {
@@ -82,13 +99,20 @@ describe("tRPC authorization", () => {
 
   it("a signed-out caller gets UNAUTHORIZED from every procedure", async () => {
     const caller = root.createCaller(ctx(null));
-    for (const call of [() => caller.endpoints.list(), () => caller.fleet.nodes(), () => caller.system.health(), () => caller.me(), () => caller.fleet.createJoinToken({ ttlSeconds: 600 })]) {
+    for (const call of [
+      () => caller.endpoints.list(),
+      () => caller.fleet.nodes(),
+      () => caller.system.health(),
+      () => caller.me(),
+      () => caller.fleet.createJoinToken({ ttlSeconds: 600 }),
+    ]) {
       await expect(call()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     }
   });
 
   describe("over HTTP with a better-auth session", () => {
-    const getTrpc = (path: string, headers: Record<string, string> = {}) => trpcRoute(new Request(`${BASE}/api/trpc/${path}`, { headers }));
+    const getTrpc = (path: string, headers: Record<string, string> = {}) =>
+      trpcRoute(new Request(`${BASE}/api/trpc/${path}`, { headers }));
 
     it("without a session cookie: 401", async () => {
       const response = await getTrpc("endpoints.list");
@@ -115,7 +139,9 @@ describe("tRPC authorization", () => {
       const body = (await response.json()) as { result: { data: { json: { slug: string }[] } } };
       expect(body.result.data.json).toHaveLength(4);
 
-      const forged = await getTrpc("endpoints.list", { cookie: cookie.replace(/session_token=[^;.]{4}/, "session_token=xxxx") });
+      const forged = await getTrpc("endpoints.list", {
+        cookie: cookie.replace(/session_token=[^;.]{4}/, "session_token=xxxx"),
+      });
       expect(forged.status).toBe(401);
     });
 

@@ -4,7 +4,10 @@ import { authedProcedure } from "../init.ts";
 /** The signed-in user, their orgs, and the org (and role) this session acts in. */
 export const meProcedure = authedProcedure.query(async ({ ctx }) => {
   const orgs = await listUserOrgs({ userId: ctx.user.id, db: ctx.db });
-  const actor = orgs.length > 0 ? await resolveUserActor({ userId: ctx.user.id, orgSlug: ctx.orgSlug, db: ctx.db }) : null;
+  const actor =
+    orgs.length > 0
+      ? await resolveUserActor({ userId: ctx.user.id, orgSlug: ctx.orgSlug, db: ctx.db })
+      : null;
   const org = actor ? (orgs.find((o) => o.id === actor.orgId) ?? null) : null;
   return {
     user: ctx.user,

@@ -20,7 +20,14 @@ const figures = {
   pcieGBps: 12,
   registryRttMs: 3,
 };
-const joinBody = (joinToken: string, name = "node-a") => ({ joinToken, name, provider: "sim", runtime: "sim", agentVersion: "test", figures });
+const joinBody = (joinToken: string, name = "node-a") => ({
+  joinToken,
+  name,
+  provider: "sim",
+  runtime: "sim",
+  agentVersion: "test",
+  figures,
+});
 const beat = { agentVersion: "test", gpusFree: 1, gpusUsed: 0 };
 
 function post(path: string, body: unknown, headers: Record<string, string> = {}): Request {
@@ -32,7 +39,11 @@ function post(path: string, body: unknown, headers: Record<string, string> = {})
 }
 
 interface ErrorJson {
-  error: { code: string; message: string; details: { field?: string; issues?: { path: string; message: string }[] } | null };
+  error: {
+    code: string;
+    message: string;
+    details: { field?: string; issues?: { path: string; message: string }[] } | null;
+  };
 }
 
 describe("agent API /api/agent/v1", () => {
@@ -42,7 +53,8 @@ describe("agent API /api/agent/v1", () => {
   let heartbeat: Handler;
   let closeDb: () => Promise<void>;
 
-  const newToken = async () => (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db })).token;
+  const newToken = async () =>
+    (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db })).token;
   const joinNode = async (name: string) => {
     const response = await join(post("/api/agent/v1/join", joinBody(await newToken(), name)));
     expect(response.status).toBe(200);
@@ -76,7 +88,12 @@ describe("agent API /api/agent/v1", () => {
       expect(body.credential).toMatch(/^thawnode_/);
       expect(body.heartbeatIntervalSeconds).toBeGreaterThan(0);
       const node = await t.db.node.findUniqueOrThrow({ where: { id: body.nodeId } });
-      expect(node).toMatchObject({ name: "joiner", orgId: owner.orgId, state: "booting", instanceType: "g5.xlarge" });
+      expect(node).toMatchObject({
+        name: "joiner",
+        orgId: owner.orgId,
+        state: "booting",
+        instanceType: "g5.xlarge",
+      });
       expect(node.credentialHash).not.toContain(body.credential);
     });
 
@@ -86,55 +103,100 @@ describe("agent API /api/agent/v1", () => {
       const again = await join(post("/api/agent/v1/join", joinBody(token, "second")));
       expect(again.status).toBe(401);
       const body = (await again.json()) as ErrorJson;
-      expect(body.error).toMatchObject({ code: "UNAUTHENTICATED", details: { field: "joinToken" } });
+      expect(body.error).toMatchObject({
+        code: "UNAUTHENTICATED",
+        details: { field: "joinToken" },
+      });
       expect(await t.db.node.count({ where: { name: "second" } })).toBe(0);
     });
 
     it("refuses unknown and expired tokens with 401", async () => {
-      const unknown = await join(post("/api/agent/v1/join", joinBody("thawjoin_000000000000_notarealtokenatallxxxx")));
+      const unknown = await join(
+        post("/api/agent/v1/join", joinBody("thawjoin_000000000000_notarealtokenatallxxxx")),
+      );
       expect(unknown.status).toBe(401);
-      const { token, id } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
-      await t.db.joinToken.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      const { token, id } = await createJoinToken({
+        actor: owner,
+        input: { ttlSeconds: 600 },
+        db: t.db,
+      });
+      await t.db.joinToken.update({
+        where: { id },
+        data: { expiresAt: new Date(Date.now() - 1000) },
+      });
       expect((await join(post("/api/agent/v1/join", joinBody(token)))).status).toBe(401);
     });
 
     const badBodies: [string, (token: string) => unknown, string][] = [
       ["missing figures", (token) => ({ ...joinBody(token), figures: undefined }), "body.figures"],
-      ["a negative figure", (token) => ({ ...joinBody(token), figures: { ...figures, networkGbps: -1 } }), "body.figures.networkGbps"],
-      ["a NaN-like figure (string)", (token) => ({ ...joinBody(token), figures: { ...figures, diskWriteMiBps: "NaN" } }), "body.figures.diskWriteMiBps"],
-      ["a fractional GPU count", (token) => ({ ...joinBody(token), figures: { ...figures, gpuCount: 1.5 } }), "body.figures.gpuCount"],
+      [
+        "a negative figure",
+        (token) => ({ ...joinBody(token), figures: { ...figures, networkGbps: -1 } }),
+        "body.figures.networkGbps",
+      ],
+      [
+        "a NaN-like figure (string)",
+        (token) => ({ ...joinBody(token), figures: { ...figures, diskWriteMiBps: "NaN" } }),
+        "body.figures.diskWriteMiBps",
+      ],
+      [
+        "a fractional GPU count",
+        (token) => ({ ...joinBody(token), figures: { ...figures, gpuCount: 1.5 } }),
+        "body.figures.gpuCount",
+      ],
       ["an unknown field", (token) => ({ ...joinBody(token), isAdmin: true }), "body.isAdmin"],
-      ["an unknown provider", (token) => ({ ...joinBody(token), provider: "gcp" }), "body.provider"],
+      [
+        "an unknown provider",
+        (token) => ({ ...joinBody(token), provider: "gcp" }),
+        "body.provider",
+      ],
     ];
-    it.each(badBodies)("answers 400 naming the field for %s, and stores nothing", async (_label, makeBody, field) => {
-      const { token, id } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
-      const nodesBefore = await t.db.node.count();
-      const response = await join(post("/api/agent/v1/join", makeBody(token)));
-      expect(response.status).toBe(400);
-      const body = (await response.json()) as ErrorJson;
-      expect(body.error.code).toBe("BAD_REQUEST");
-      expect(body.error.details?.field).toBe(field);
-      expect(body.error.message).toContain(field);
-      expect(await t.db.node.count()).toBe(nodesBefore);
-      expect((await t.db.joinToken.findUniqueOrThrow({ where: { id } })).usedAt).toBeNull();
-    });
+    it.each(badBodies)(
+      "answers 400 naming the field for %s, and stores nothing",
+      async (_label, makeBody, field) => {
+        const { token, id } = await createJoinToken({
+          actor: owner,
+          input: { ttlSeconds: 600 },
+          db: t.db,
+        });
+        const nodesBefore = await t.db.node.count();
+        const response = await join(post("/api/agent/v1/join", makeBody(token)));
+        expect(response.status).toBe(400);
+        const body = (await response.json()) as ErrorJson;
+        expect(body.error.code).toBe("BAD_REQUEST");
+        expect(body.error.details?.field).toBe(field);
+        expect(body.error.message).toContain(field);
+        expect(await t.db.node.count()).toBe(nodesBefore);
+        expect((await t.db.joinToken.findUniqueOrThrow({ where: { id } })).usedAt).toBeNull();
+      },
+    );
 
     it("names an unknown field in the message", async () => {
-      const response = await join(post("/api/agent/v1/join", { ...joinBody(await newToken()), isAdmin: true }));
+      const response = await join(
+        post("/api/agent/v1/join", { ...joinBody(await newToken()), isAdmin: true }),
+      );
       expect(((await response.json()) as ErrorJson).error.message).toContain("isAdmin");
     });
 
     it("refuses an Infinity figure (1e999 in JSON) with 400", async () => {
-      const raw = JSON.stringify(joinBody(await newToken())).replace('"networkGbps":10', '"networkGbps":1e999');
+      const raw = JSON.stringify(joinBody(await newToken())).replace(
+        '"networkGbps":10',
+        '"networkGbps":1e999',
+      );
       const response = await join(post("/api/agent/v1/join", raw));
       expect(response.status).toBe(400);
-      expect(((await response.json()) as ErrorJson).error.details?.field).toBe("body.figures.networkGbps");
+      expect(((await response.json()) as ErrorJson).error.details?.field).toBe(
+        "body.figures.networkGbps",
+      );
     });
 
     it("answers 400 for a body that is not JSON", async () => {
       const response = await join(post("/api/agent/v1/join", "{not json"));
       expect(response.status).toBe(400);
-      expect(((await response.json()) as ErrorJson).error).toMatchObject({ code: "BAD_REQUEST", details: { field: "body" } });
+      expect(((await response.json()) as ErrorJson).error).toMatchObject({
+        code: "BAD_REQUEST",
+        details: { field: "body" },
+      });
     });
 
     it("answers 413 for a body over 1 MiB, with or without Content-Length", async () => {
@@ -145,7 +207,8 @@ describe("agent API /api/agent/v1", () => {
         method: "POST",
         body: new ReadableStream({
           start(controller) {
-            for (let i = 0; i < bytes.length; i += 64 * 1024) controller.enqueue(bytes.subarray(i, i + 64 * 1024));
+            for (let i = 0; i < bytes.length; i += 64 * 1024)
+              controller.enqueue(bytes.subarray(i, i + 64 * 1024));
             controller.close();
           },
         }),
@@ -161,7 +224,9 @@ describe("agent API /api/agent/v1", () => {
     it("marks the node ready and records the heartbeat time", async () => {
       const node = await joinNode("beater");
       const before = Date.now();
-      const response = await heartbeat(post("/api/agent/v1/heartbeat", beat, { authorization: `Bearer ${node.credential}` }));
+      const response = await heartbeat(
+        post("/api/agent/v1/heartbeat", beat, { authorization: `Bearer ${node.credential}` }),
+      );
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ nodeId: node.nodeId, state: "ready" });
       const row = await t.db.node.findUniqueOrThrow({ where: { id: node.nodeId } });
@@ -171,27 +236,45 @@ describe("agent API /api/agent/v1", () => {
 
     it("answers 401 for a wrong, malformed or missing credential", async () => {
       const node = await joinNode("wrong-cred");
-      const tampered = node.credential.slice(0, -4) + (node.credential.endsWith("aaaa") ? "bbbb" : "aaaa");
-      const attempts: Record<string, string>[] = [{ authorization: `Bearer ${tampered}` }, { authorization: "Bearer nonsense" }, { authorization: node.credential }, {}];
+      const tampered =
+        node.credential.slice(0, -4) + (node.credential.endsWith("aaaa") ? "bbbb" : "aaaa");
+      const attempts: Record<string, string>[] = [
+        { authorization: `Bearer ${tampered}` },
+        { authorization: "Bearer nonsense" },
+        { authorization: node.credential },
+        {},
+      ];
       for (const headers of attempts) {
         const response = await heartbeat(post("/api/agent/v1/heartbeat", beat, headers));
         expect(response.status).toBe(401);
         expect(((await response.json()) as ErrorJson).error.code).toBe("UNAUTHENTICATED");
       }
-      expect((await t.db.node.findUniqueOrThrow({ where: { id: node.nodeId } })).lastHeartbeatAt).toBeNull();
+      expect(
+        (await t.db.node.findUniqueOrThrow({ where: { id: node.nodeId } })).lastHeartbeatAt,
+      ).toBeNull();
     });
 
     it("a node cannot heartbeat as another", async () => {
       const a = await joinNode("node-a-self");
       const b = await joinNode("node-b-other");
       // Naming the other node in the body is refused as an unknown field…
-      const spoof = await heartbeat(post("/api/agent/v1/heartbeat", { ...beat, nodeId: b.nodeId }, { authorization: `Bearer ${a.credential}` }));
+      const spoof = await heartbeat(
+        post(
+          "/api/agent/v1/heartbeat",
+          { ...beat, nodeId: b.nodeId },
+          { authorization: `Bearer ${a.credential}` },
+        ),
+      );
       expect(spoof.status).toBe(400);
       expect(((await spoof.json()) as ErrorJson).error.message).toContain("nodeId");
       // …and a valid heartbeat with A's credential touches A only.
-      const own = await heartbeat(post("/api/agent/v1/heartbeat", beat, { authorization: `Bearer ${a.credential}` }));
+      const own = await heartbeat(
+        post("/api/agent/v1/heartbeat", beat, { authorization: `Bearer ${a.credential}` }),
+      );
       expect(await own.json()).toMatchObject({ nodeId: a.nodeId });
-      expect((await t.db.node.findUniqueOrThrow({ where: { id: a.nodeId } })).lastHeartbeatAt).not.toBeNull();
+      expect(
+        (await t.db.node.findUniqueOrThrow({ where: { id: a.nodeId } })).lastHeartbeatAt,
+      ).not.toBeNull();
       const other = await t.db.node.findUniqueOrThrow({ where: { id: b.nodeId } });
       expect(other.lastHeartbeatAt).toBeNull();
       expect(other.state).toBe("booting");
@@ -199,16 +282,26 @@ describe("agent API /api/agent/v1", () => {
 
     it("answers 400 naming the field for a bad heartbeat body, and changes nothing", async () => {
       const node = await joinNode("bad-beat");
-      const response = await heartbeat(post("/api/agent/v1/heartbeat", { ...beat, gpusFree: -1 }, { authorization: `Bearer ${node.credential}` }));
+      const response = await heartbeat(
+        post(
+          "/api/agent/v1/heartbeat",
+          { ...beat, gpusFree: -1 },
+          { authorization: `Bearer ${node.credential}` },
+        ),
+      );
       expect(response.status).toBe(400);
       expect(((await response.json()) as ErrorJson).error.details?.field).toBe("body.gpusFree");
-      expect((await t.db.node.findUniqueOrThrow({ where: { id: node.nodeId } })).lastHeartbeatAt).toBeNull();
+      expect(
+        (await t.db.node.findUniqueOrThrow({ where: { id: node.nodeId } })).lastHeartbeatAt,
+      ).toBeNull();
     });
 
     it("refuses a terminated node's credential with 401", async () => {
       const node = await joinNode("terminated");
       await t.db.node.update({ where: { id: node.nodeId }, data: { state: "terminated" } });
-      const response = await heartbeat(post("/api/agent/v1/heartbeat", beat, { authorization: `Bearer ${node.credential}` }));
+      const response = await heartbeat(
+        post("/api/agent/v1/heartbeat", beat, { authorization: `Bearer ${node.credential}` }),
+      );
       expect(response.status).toBe(401);
     });
   });

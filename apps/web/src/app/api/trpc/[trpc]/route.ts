@@ -10,7 +10,8 @@ const handler = (request: Request) =>
     router: appRouter,
     createContext: () => createRequestContext(request.headers),
     onError({ error, path }) {
-      if (error.code === "INTERNAL_SERVER_ERROR") log().error({ err: error.cause ?? error, path }, "tRPC procedure failed");
+      if (error.code === "INTERNAL_SERVER_ERROR")
+        log().error({ err: error.cause ?? error, path }, "tRPC procedure failed");
     },
   });
 
