@@ -273,3 +273,41 @@ export const CaptureSnapshotRequest = z
   })
   .strict();
 export type CaptureSnapshotRequest = z.infer<typeof CaptureSnapshotRequest>;
+
+// Agent → control plane: telemetry. Phase events go in small batches, each idempotent on
+// (coldStartId, sequence) so an agent can resend a batch after a timeout or a restart.
+
+/** How a cold start ended, reported once by the agent (after its last phase event). */
+export const ColdStartOutcomeReport = z
+  .object({
+    coldStartId: z.uuid(),
+    status: z.enum(["succeeded", "failed"]),
+    /** The phase that failed (status failed). */
+    failedPhase: Phase.optional(),
+    /** What went wrong, for the operator; never a secret. */
+    error: z.string().max(4_096).optional(),
+    endedAt: z.iso.datetime(),
+  })
+  .strict()
+  .refine((o) => o.status === "succeeded" || o.failedPhase !== undefined, {
+    message: "a failed outcome names the phase that failed",
+    path: ["failedPhase"],
+  });
+export type ColdStartOutcomeReport = z.infer<typeof ColdStartOutcomeReport>;
+
+export const TELEMETRY_MAX_EVENTS_PER_BATCH = 500;
+
+export const TelemetryBatch = z
+  .object({
+    events: z.array(PhaseEventReport).max(TELEMETRY_MAX_EVENTS_PER_BATCH).default([]),
+    outcomes: z.array(ColdStartOutcomeReport).max(TELEMETRY_MAX_EVENTS_PER_BATCH).default([]),
+  })
+  .strict();
+export type TelemetryBatch = z.input<typeof TelemetryBatch>;
+
+export const TelemetryResponse = z.object({
+  /** Events stored now; resent ones already stored are not counted. */
+  accepted: z.number().int().min(0),
+  duplicates: z.number().int().min(0),
+});
+export type TelemetryResponse = z.infer<typeof TelemetryResponse>;
