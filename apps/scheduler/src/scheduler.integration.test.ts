@@ -1,33 +1,31 @@
 import { spawn } from "node:child_process";
-import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
+import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadEnv } from "./env.ts";
 import { startScheduler } from "./scheduler.ts";
 
 const silent = pino({ level: "silent" });
 
 describe("scheduler process", () => {
-  let t: TestDatabase;
-  beforeAll(async () => {
-    t = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await t.drop();
-  });
+  const testDb = useTestDatabase();
 
   it("reports its health (Redis round trip, queue depths) to Postgres and withdraws it on stop", async () => {
     const env = loadEnv({
-      DATABASE_URL: t.url,
+      DATABASE_URL: testDb.current.url,
       REDIS_URL: process.env.REDIS_URL,
       THAW_QUEUE_PREFIX: `test-${Date.now()}`,
     });
     const scheduler = await startScheduler(env, silent);
     try {
       await expect
-        .poll(() => t.db.serviceHeartbeat.findUnique({ where: { id: scheduler.instanceId } }), {
-          timeout: 10_000,
-        })
+        .poll(
+          () =>
+            testDb.current.db.serviceHeartbeat.findUnique({ where: { id: scheduler.instanceId } }),
+          {
+            timeout: 10_000,
+          },
+        )
         .toMatchObject({
           service: "scheduler",
           details: { redisOk: true, queueDepths: { reconcile: 0, place: 0 } },
@@ -35,7 +33,9 @@ describe("scheduler process", () => {
     } finally {
       await scheduler.stop();
     }
-    expect(await t.db.serviceHeartbeat.count({ where: { id: scheduler.instanceId } })).toBe(0);
+    expect(
+      await testDb.current.db.serviceHeartbeat.count({ where: { id: scheduler.instanceId } }),
+    ).toBe(0);
   });
 
   it("refuses to start on a Redis whose eviction policy could drop jobs", async () => {
@@ -58,7 +58,10 @@ describe("scheduler process", () => {
     );
     try {
       await new Promise((r) => setTimeout(r, 300));
-      const env = loadEnv({ DATABASE_URL: t.url, REDIS_URL: `redis://127.0.0.1:${port}` });
+      const env = loadEnv({
+        DATABASE_URL: testDb.current.url,
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+      });
       await expect(startScheduler(env, silent)).rejects.toThrow(
         /maxmemory-policy is 'allkeys-lru'.*noeviction/,
       );

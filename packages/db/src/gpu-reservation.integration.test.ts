@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { seedDemo } from "./seed/seed-demo.ts";
-import { createTestDatabase, type TestDatabase } from "./testing/index.ts";
+import { useTestDatabase } from "./testing/index.ts";
 
 describe("GPU reservations", () => {
-  let t: TestDatabase;
-  beforeAll(async () => {
-    t = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await t.drop();
-  });
+  const testDb = useTestDatabase();
 
   it("a database constraint makes double-booking a GPU impossible, even under concurrent writers", async () => {
-    const { orgId } = await seedDemo(t.db);
-    const endpoint = await t.db.endpoint.findFirstOrThrow({
+    const { orgId } = await seedDemo(testDb.current.db);
+    const endpoint = await testDb.current.db.endpoint.findFirstOrThrow({
       where: { orgId },
       include: { activeDeployment: true },
     });
-    const node = await t.db.node.create({
+    const node = await testDb.current.db.node.create({
       data: {
         orgId,
         name: "n1",
@@ -35,30 +29,34 @@ describe("GPU reservations", () => {
     });
     const replicas = await Promise.all(
       Array.from({ length: 8 }, () =>
-        t.db.replica.create({
+        testDb.current.db.replica.create({
           data: { orgId, endpointId: endpoint.id, deploymentId: endpoint.activeDeployment!.id },
         }),
       ),
     );
     const results = await Promise.allSettled(
       replicas.map((r) =>
-        t.db.gpuReservation.create({ data: { nodeId: node.id, gpuIndex: 0, replicaId: r.id } }),
+        testDb.current.db.gpuReservation.create({
+          data: { nodeId: node.id, gpuIndex: 0, replicaId: r.id },
+        }),
       ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    expect(await t.db.gpuReservation.count({ where: { nodeId: node.id } })).toBe(1);
+    expect(await testDb.current.db.gpuReservation.count({ where: { nodeId: node.id } })).toBe(1);
   });
 
   it("phase events are unique per (cold start, sequence), so telemetry ingest can be idempotent", async () => {
-    const endpoint = await t.db.endpoint.findFirstOrThrow({ include: { activeDeployment: true } });
-    const replica = await t.db.replica.create({
+    const endpoint = await testDb.current.db.endpoint.findFirstOrThrow({
+      include: { activeDeployment: true },
+    });
+    const replica = await testDb.current.db.replica.create({
       data: {
         orgId: endpoint.orgId,
         endpointId: endpoint.id,
         deploymentId: endpoint.activeDeploymentId!,
       },
     });
-    const coldStart = await t.db.coldStart.create({
+    const coldStart = await testDb.current.db.coldStart.create({
       data: {
         orgId: endpoint.orgId,
         endpointId: endpoint.id,
@@ -75,9 +73,12 @@ describe("GPU reservations", () => {
       phase: "pull" as const,
       startedAt: new Date(),
     };
-    await t.db.phaseEvent.create({ data: event });
-    await expect(t.db.phaseEvent.create({ data: event })).rejects.toThrow();
-    const again = await t.db.phaseEvent.createMany({ data: [event], skipDuplicates: true });
+    await testDb.current.db.phaseEvent.create({ data: event });
+    await expect(testDb.current.db.phaseEvent.create({ data: event })).rejects.toThrow();
+    const again = await testDb.current.db.phaseEvent.createMany({
+      data: [event],
+      skipDuplicates: true,
+    });
     expect(again.count).toBe(0);
   });
 });

@@ -7,3 +7,4 @@ export {
   withDatabase,
   type TestDatabase,
 } from "./test-database.ts";
+export { useTestDatabase } from "./use-test-database.ts";
