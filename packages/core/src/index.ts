@@ -6,4 +6,5 @@ export * from "./fleet/index.ts";
 export * from "./orgs/index.ts";
 export * from "./queues/index.ts";
 export * from "./system/index.ts";
+export * from "./telemetry/index.ts";
 export * from "./vocabulary/index.ts";

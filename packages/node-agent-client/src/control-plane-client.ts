@@ -1,8 +1,10 @@
 import {
   HeartbeatResponse,
   JoinResponse,
+  TelemetryResponse,
   type HeartbeatRequest,
   type JoinRequest,
+  type TelemetryBatch,
   AGENT_API_PREFIX,
 } from "./protocol.ts";
 import type { z } from "zod";
@@ -46,6 +48,11 @@ export class ControlPlaneClient {
 
   heartbeat(credential: string, request: HeartbeatRequest): Promise<HeartbeatResponse> {
     return this.post("/heartbeat", request, HeartbeatResponse, credential);
+  }
+
+  /** Idempotent on (coldStartId, sequence): after a timeout, resend the same batch. */
+  sendTelemetry(credential: string, batch: TelemetryBatch): Promise<TelemetryResponse> {
+    return this.post("/telemetry", batch, TelemetryResponse, credential);
   }
 
   private async post<T extends z.ZodType>(

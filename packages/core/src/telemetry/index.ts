@@ -1,0 +1,13 @@
+export {
+  actualSecondsOf,
+  MAX_PHASE_SECONDS,
+  measurePhase,
+  nextColdStart,
+  nextReplicaState,
+  TERMINAL_COLD_START_STATUSES,
+} from "./cold-start-transitions.ts";
+export {
+  ingestTelemetry,
+  type IngestTelemetryResult,
+  type TelemetryInput,
+} from "./ingest-telemetry.ts";
