@@ -8,3 +8,4 @@ export * from "./queues/index.ts";
 export * from "./system/index.ts";
 export * from "./telemetry/index.ts";
 export * from "./vocabulary/index.ts";
+export * from "./scheduling/index.ts";

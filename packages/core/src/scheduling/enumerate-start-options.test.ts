@@ -1,0 +1,162 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { enumerateStartOptions } from "./enumerate-start-options";
+import { deployment, endpoint, L40S, makeNode, makeSnapshot } from "./test-fixtures";
+
+describe("enumerateStartOptions", () => {
+  it("offers warm only where an idle replica of the same deployment sits", () => {
+    const nodes = [
+      makeNode({
+        id: "a",
+        name: "a",
+        idleWarmReplicas: [{ replicaId: "r1", deploymentId: deployment.id }],
+      }),
+      makeNode({
+        id: "b",
+        name: "b",
+        idleWarmReplicas: [{ replicaId: "r2", deploymentId: "other" }],
+      }),
+    ];
+    const { feasible, infeasible } = enumerateStartOptions({
+      endpoint,
+      deployment,
+      nodes,
+      snapshots: [],
+    });
+    const warm = feasible.filter((o) => o.path === "warm");
+    expect(warm).toEqual([
+      expect.objectContaining({ nodeId: "a", warmReplicaId: "r1", gpusToReserve: 0 }),
+    ]);
+    expect(infeasible).toContainEqual(
+      expect.objectContaining({
+        nodeId: "b",
+        path: "warm",
+        reason: "no idle warm replica of this deployment",
+      }),
+    );
+  });
+
+  it("marks cached images and local snapshots as locality", () => {
+    const node = makeNode({
+      cachedImageDigests: ["sha256:plain"],
+      localSnapshotIds: ["snapshot-1"],
+    });
+    const { feasible } = enumerateStartOptions({
+      endpoint,
+      deployment,
+      nodes: [node],
+      snapshots: [makeSnapshot()],
+    });
+    const locality = Object.fromEntries(feasible.map((o) => [o.path, o.locality]));
+    expect(locality).toEqual({ restore: "snapshot-local", lazy: "cold", pull: "image-cached" });
+  });
+
+  it("rejects nodes that are not ready, of the wrong GPU, or without free GPUs", () => {
+    const nodes = [
+      makeNode({ id: "draining", state: "draining" }),
+      makeNode({ id: "a10g", gpuModel: "NVIDIA A10G" }),
+      makeNode({ id: "full", freeGpus: 0 }),
+    ];
+    const { feasible, infeasible } = enumerateStartOptions({
+      endpoint,
+      deployment,
+      nodes,
+      snapshots: [],
+    });
+    expect(feasible).toEqual([]);
+    expect(new Set(infeasible.map((o) => o.reason))).toEqual(
+      new Set([
+        "node draining",
+        `GPU NVIDIA A10G ≠ endpoint's ${L40S}`,
+        "needs 1 free GPU(s), node has 0",
+        "no idle warm replica of this deployment",
+        "no snapshot of this deployment",
+      ]),
+    );
+  });
+
+  it("never offers a quarantined or incompatible snapshot, and says why", () => {
+    const nodes = [makeNode({ localSnapshotIds: ["q", "driver"] })];
+    const snapshots = [
+      makeSnapshot({ id: "q", status: "quarantined" }),
+      makeSnapshot({ id: "driver", driverVersion: "535.00" }),
+    ];
+    const { feasible, infeasible } = enumerateStartOptions({
+      endpoint,
+      deployment,
+      nodes,
+      snapshots,
+    });
+    expect(feasible.some((o) => o.path === "restore")).toBe(false);
+    const reason = infeasible.find((o) => o.path === "restore")?.reason;
+    expect(reason).toContain("snapshot quarantined");
+    expect(reason).toContain("driver 535.00 ≠ node 550.54");
+  });
+
+  it("respects the endpoint's allowed paths and the eStargz prerequisites", () => {
+    const { feasible } = enumerateStartOptions({
+      endpoint: { ...endpoint, allowedPaths: ["lazy", "pull"] },
+      deployment: { ...deployment, estargzDigest: null },
+      nodes: [makeNode()],
+      snapshots: [makeSnapshot()],
+    });
+    expect(feasible.map((o) => o.path)).toEqual(["pull"]);
+  });
+
+  it("property: every node × path appears exactly once, feasible options fit the node", () => {
+    const nodeArb = fc.record({
+      id: fc.uuid(),
+      state: fc.constantFrom("ready", "draining", "lost"),
+      gpuModel: fc.constantFrom(L40S, "NVIDIA A10G"),
+      gpuCount: fc.integer({ min: 1, max: 8 }),
+      freeSeed: fc.integer({ min: 0, max: 8 }),
+      driverVersion: fc.constantFrom("550.54", "535.00"),
+      warm: fc.boolean(),
+      local: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(nodeArb, { maxLength: 6 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom("ready", "quarantined", "capturing"),
+        (specs, gpusNeeded, status) => {
+          const nodes = specs.map((s) =>
+            makeNode({
+              id: s.id,
+              name: s.id,
+              state: s.state,
+              gpuModel: s.gpuModel,
+              gpuCount: s.gpuCount,
+              freeGpus: Math.min(s.freeSeed, s.gpuCount),
+              driverVersion: s.driverVersion,
+              idleWarmReplicas: s.warm
+                ? [{ replicaId: `r-${s.id}`, deploymentId: deployment.id }]
+                : [],
+              localSnapshotIds: s.local ? ["snapshot-1"] : [],
+            }),
+          );
+          const snapshots = [makeSnapshot({ status, inStore: false })];
+          const e = { ...endpoint, gpuCount: gpusNeeded };
+          const { feasible, infeasible } = enumerateStartOptions({
+            endpoint: e,
+            deployment,
+            nodes,
+            snapshots,
+          });
+          expect(feasible.length + infeasible.length).toBe(nodes.length * 4);
+          for (const option of feasible) {
+            const node = nodes.find((n) => n.id === option.nodeId)!;
+            expect(node.state).toBe("ready");
+            expect(node.gpuModel).toBe(L40S);
+            expect(option.gpusToReserve).toBeLessThanOrEqual(node.freeGpus);
+            expect(option.gpusToReserve).toBeLessThanOrEqual(node.gpuCount);
+            if (option.path === "restore") {
+              expect(status).toBe("ready");
+              expect(node.driverVersion).toBe("550.54");
+            }
+          }
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,151 @@
+import { StartPath } from "../vocabulary/index";
+import type {
+  InfeasibleOption,
+  SchedulingDeployment,
+  SchedulingEndpoint,
+  SchedulingNode,
+  SchedulingSnapshot,
+  StartOption,
+} from "./start-option";
+
+// Every node × path for one replica, split into what can be used and what cannot (with the
+// reason, so the ColdStart record can say why each option lost). Feasibility only: how fast
+// each option is belongs to the predictor.
+
+export interface EnumeratedStartOptions {
+  feasible: StartOption[];
+  infeasible: InfeasibleOption[];
+}
+
+type PathCheck = { ok: true; option: StartOption } | { ok: false; reason: string };
+
+/** Why a snapshot cannot be restored on this node, or null when it can. */
+export function snapshotIncompatibility(
+  snapshot: SchedulingSnapshot,
+  node: Pick<SchedulingNode, "gpuModel" | "driverVersion" | "cudaVersion">,
+): string | null {
+  // cuda-checkpoint GPU state is tied to the exact device, driver and CUDA runtime: a
+  // restore across any of them fails, or worse, corrupts the engine.
+  if (snapshot.status === "quarantined") return "snapshot quarantined";
+  if (snapshot.status !== "ready") return `snapshot ${snapshot.status}`;
+  if (snapshot.gpuModel !== node.gpuModel)
+    return `snapshot GPU ${snapshot.gpuModel} ≠ node ${node.gpuModel}`;
+  if (snapshot.driverVersion !== node.driverVersion)
+    return `snapshot driver ${snapshot.driverVersion} ≠ node ${node.driverVersion ?? "unknown"}`;
+  if (snapshot.cudaVersion !== node.cudaVersion)
+    return `snapshot CUDA ${snapshot.cudaVersion} ≠ node ${node.cudaVersion ?? "unknown"}`;
+  return null;
+}
+
+function checkPath(
+  path: StartPath,
+  node: SchedulingNode,
+  endpoint: SchedulingEndpoint,
+  deployment: SchedulingDeployment,
+  snapshots: readonly SchedulingSnapshot[],
+): PathCheck {
+  const base = {
+    nodeId: node.id,
+    nodeName: node.name,
+    path,
+    gpusToReserve: endpoint.gpuCount,
+    startsInFlight: node.startsInFlight,
+  };
+  const needsFreeGpus = (): string | null =>
+    node.freeGpus >= endpoint.gpuCount
+      ? null
+      : `needs ${endpoint.gpuCount} free GPU(s), node has ${Math.max(0, node.freeGpus)}`;
+
+  switch (path) {
+    case "warm": {
+      const idle = node.idleWarmReplicas.find((r) => r.deploymentId === deployment.id);
+      if (!idle) return { ok: false, reason: "no idle warm replica of this deployment" };
+      // The idle replica already holds its GPUs: a handover reserves nothing new.
+      return {
+        ok: true,
+        option: {
+          ...base,
+          locality: "warm-replica",
+          gpusToReserve: 0,
+          warmReplicaId: idle.replicaId,
+        },
+      };
+    }
+    case "restore": {
+      const mine = snapshots.filter((s) => s.deploymentId === deployment.id);
+      if (mine.length === 0) return { ok: false, reason: "no snapshot of this deployment" };
+      const usable = mine.filter((s) => snapshotIncompatibility(s, node) === null);
+      const local = usable.find((s) => node.localSnapshotIds.includes(s.id));
+      const remote = usable.find((s) => s.inStore);
+      const chosen = local ?? remote;
+      if (!chosen) {
+        const reasons = mine.map(
+          (s) =>
+            snapshotIncompatibility(s, node) ?? "snapshot neither on the node nor in the store",
+        );
+        return { ok: false, reason: [...new Set(reasons)].join("; ") };
+      }
+      const gpus = needsFreeGpus();
+      if (gpus) return { ok: false, reason: gpus };
+      return {
+        ok: true,
+        option: {
+          ...base,
+          locality: chosen === local ? "snapshot-local" : "snapshot-store",
+          snapshotId: chosen.id,
+        },
+      };
+    }
+    case "lazy": {
+      if (!deployment.estargzDigest)
+        return { ok: false, reason: "deployment has no eStargz image" };
+      if (!node.estargzSupported) return { ok: false, reason: "node has no stargz-snapshotter" };
+      const gpus = needsFreeGpus();
+      if (gpus) return { ok: false, reason: gpus };
+      const cached = node.cachedImageDigests.includes(deployment.estargzDigest);
+      return { ok: true, option: { ...base, locality: cached ? "image-cached" : "cold" } };
+    }
+    case "pull": {
+      const gpus = needsFreeGpus();
+      if (gpus) return { ok: false, reason: gpus };
+      const cached = node.cachedImageDigests.includes(deployment.imageDigest);
+      return { ok: true, option: { ...base, locality: cached ? "image-cached" : "cold" } };
+    }
+  }
+}
+
+/** The feasible start options of one replica of `deployment`, and every infeasible one with its reason. */
+export function enumerateStartOptions(input: {
+  endpoint: SchedulingEndpoint;
+  deployment: SchedulingDeployment;
+  nodes: readonly SchedulingNode[];
+  snapshots: readonly SchedulingSnapshot[];
+}): EnumeratedStartOptions {
+  const { endpoint, deployment, nodes, snapshots } = input;
+  const feasible: StartOption[] = [];
+  const infeasible: InfeasibleOption[] = [];
+  for (const node of nodes) {
+    const nodeReason =
+      node.state !== "ready"
+        ? `node ${node.state}`
+        : node.gpuModel !== endpoint.gpuType
+          ? `GPU ${node.gpuModel} ≠ endpoint's ${endpoint.gpuType}`
+          : null;
+    for (const path of StartPath.options) {
+      const reject = (reason: string) =>
+        infeasible.push({ nodeId: node.id, nodeName: node.name, path, reason });
+      if (nodeReason) {
+        reject(nodeReason);
+        continue;
+      }
+      if (!endpoint.allowedPaths.includes(path)) {
+        reject("path not allowed by the endpoint");
+        continue;
+      }
+      const check = checkPath(path, node, endpoint, deployment, snapshots);
+      if (check.ok) feasible.push(check.option);
+      else reject(check.reason);
+    }
+  }
+  return { feasible, infeasible };
+}

@@ -1,0 +1,8 @@
+// Scheduling decisions (DESIGN.md §5): pure functions, plain data in, decisions out.
+export * from "./start-option";
+export * from "./update-history-stat";
+export * from "./predict-time-to-ready";
+export * from "./enumerate-start-options";
+export * from "./choose-start-option";
+export * from "./autoscale-from-signal";
+export * from "./plan-warm-pool";

@@ -1,0 +1,142 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  emptyIdleTimeHistogram,
+  keepAliveWindows,
+  planWarmPool,
+  recordIdleTime,
+  type IdleTimeHistogram,
+  type WarmPoolEndpointInput,
+} from "./plan-warm-pool";
+
+const histogramOf = (idleSeconds: number[]): IdleTimeHistogram =>
+  idleSeconds.reduce(recordIdleTime, emptyIdleTimeHistogram());
+
+/** Requests every ~30 minutes: a clear pattern. */
+const periodic = histogramOf(Array.from({ length: 100 }, (_, i) => 30 * 60 + (i % 3) * 60));
+
+const endpointInput = (overrides: Partial<WarmPoolEndpointInput> = {}): WarmPoolEndpointInput => ({
+  endpointId: "e",
+  histogram: periodic,
+  idleForSeconds: 0,
+  busyReplicas: 0,
+  minReplicas: 0,
+  maxReplicas: 4,
+  gpusPerReplica: 1,
+  bestNonWarmSeconds: 120,
+  ...overrides,
+});
+
+describe("keepAliveWindows", () => {
+  it("pre-warms just before a periodic request and keeps the replica briefly", () => {
+    const w = keepAliveWindows({ histogram: periodic, bestNonWarmSeconds: 120 });
+    expect(w.policy).toBe("histogram");
+    expect(w.preWarmSeconds).toBeCloseTo(30 * 60 * 0.9, 6);
+    expect(w.reWarmAtSeconds).toBeCloseTo(30 * 60 * 0.9 - 120, 6);
+    expect(w.keepAliveSeconds).toBeCloseTo(33 * 60 * 1.1 - 30 * 60 * 0.9, 6);
+  });
+
+  it("falls back to the fixed keep-alive with too few samples or a flat histogram", () => {
+    expect(
+      keepAliveWindows({ histogram: histogramOf([600, 1200]), bestNonWarmSeconds: 120 }).policy,
+    ).toBe("fixed-keep-alive");
+    const flat = histogramOf(Array.from({ length: 240 }, (_, i) => i * 60 + 1));
+    expect(keepAliveWindows({ histogram: flat, bestNonWarmSeconds: 120 })).toMatchObject({
+      policy: "fixed-keep-alive",
+      keepAliveSeconds: 600,
+    });
+  });
+
+  it("keeps a replica far less when a miss is cheap (3 s restore vs a 13 GB pull)", () => {
+    const cheap = keepAliveWindows({ histogram: histogramOf([1]), bestNonWarmSeconds: 3 });
+    const dear = keepAliveWindows({ histogram: histogramOf([1]), bestNonWarmSeconds: 300 });
+    expect(cheap.keepAliveSeconds).toBeCloseTo(30, 6);
+    expect(dear.keepAliveSeconds).toBe(600);
+  });
+});
+
+describe("planWarmPool", () => {
+  it("holds a replica inside the window and releases it outside", () => {
+    const [inside] = planWarmPool({
+      endpoints: [endpointInput({ idleForSeconds: 29 * 60 })],
+      gpuBudget: 8,
+    });
+    const [released] = planWarmPool({
+      endpoints: [endpointInput({ idleForSeconds: 5 * 60 })],
+      gpuBudget: 8,
+    });
+    expect(inside?.warmReplicas).toBe(1);
+    expect(released?.warmReplicas).toBe(0);
+  });
+
+  it("spends a scarce GPU budget on the endpoint whose miss costs most", () => {
+    const plans = planWarmPool({
+      endpoints: [
+        endpointInput({
+          endpointId: "restore-3s",
+          bestNonWarmSeconds: 3,
+          histogram: histogramOf([1]),
+        }),
+        endpointInput({
+          endpointId: "pull-13GB",
+          bestNonWarmSeconds: 300,
+          histogram: histogramOf([1]),
+        }),
+      ],
+      gpuBudget: 1,
+    });
+    expect(Object.fromEntries(plans.map((p) => [p.endpointId, p.warmReplicas]))).toEqual({
+      "restore-3s": 0,
+      "pull-13GB": 1,
+    });
+  });
+
+  it("property: within min/max replicas and the GPU budget", () => {
+    const endpointArb = fc.record({
+      idleForSeconds: fc.integer({ min: 0, max: 20_000 }),
+      busyReplicas: fc.integer({ min: 0, max: 6 }),
+      minReplicas: fc.integer({ min: 0, max: 3 }),
+      extraMax: fc.integer({ min: 0, max: 4 }),
+      gpusPerReplica: fc.integer({ min: 1, max: 4 }),
+      bestNonWarmSeconds: fc.double({ min: 0, max: 1000, noNaN: true }),
+      idleTimes: fc.array(fc.integer({ min: 0, max: 20_000 }), { maxLength: 40 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(endpointArb, { maxLength: 6 }),
+        fc.integer({ min: 0, max: 10 }),
+        (specs, budget) => {
+          const endpoints = specs.map((s, i) =>
+            endpointInput({
+              endpointId: `e${i}`,
+              histogram: histogramOf(s.idleTimes),
+              idleForSeconds: s.idleForSeconds,
+              busyReplicas: s.busyReplicas,
+              minReplicas: s.minReplicas,
+              maxReplicas: s.minReplicas + s.extraMax,
+              gpusPerReplica: s.gpusPerReplica,
+              bestNonWarmSeconds: s.bestNonWarmSeconds,
+            }),
+          );
+          const plans = planWarmPool({ endpoints, gpuBudget: budget });
+          let optionalGpus = 0;
+          plans.forEach((plan, i) => {
+            const e = endpoints[i]!;
+            expect(plan.warmReplicas).toBeGreaterThanOrEqual(0);
+            expect(plan.warmReplicas + e.busyReplicas).toBeLessThanOrEqual(
+              Math.max(e.maxReplicas, e.busyReplicas),
+            );
+            const forced = Math.min(
+              Math.max(0, e.maxReplicas - e.busyReplicas),
+              Math.max(0, e.minReplicas - e.busyReplicas),
+            );
+            expect(plan.warmReplicas).toBeGreaterThanOrEqual(forced);
+            optionalGpus += (plan.warmReplicas - forced) * e.gpusPerReplica;
+            expect(Number.isFinite(plan.windows.keepAliveSeconds)).toBe(true);
+          });
+          expect(optionalGpus).toBeLessThanOrEqual(budget);
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,209 @@
+// The warm pool of each endpoint, after Shahrad et al., "Serverless in the Wild" (ATC '20),
+// hybrid histogram policy, weighed by what a miss costs here (DESIGN.md §5).
+//
+// Per endpoint, a histogram of idle times (gap between the end of one busy period and the
+// next request) in 1-minute bins up to 4 h:
+//   - representative (≥ minSamples idle times, few beyond 4 h, and the bin counts' coefficient
+//     of variation ≥ minBinCountCv: the mass is concentrated, so the pattern is predictable):
+//       preWarm   = p5  · (1 - margin)          release the replica, re-warm after this long
+//       keepAlive = p99 · (1 + margin) - preWarm   then keep it this long
+//   - otherwise: preWarm = 0, keepAlive = fixedKeepAliveSeconds (the paper's fallback).
+// The paper's CV is over bin counts: a flat histogram (CV ≈ 0) says nothing about when the
+// next request comes; a spiked one (high CV) does.
+//
+// Then the miss cost: a miss costs bestNonWarmSeconds (the predicted time of the best
+// non-warm path). Keeping a replica warm only pays while that cost is significant, so
+//   keepAlive · min(1, bestNonWarmSeconds / fullValueMissSeconds)
+// (a 3 s restore keeps a replica 1/20 as long as a 60 s pull), and the re-warm starts
+// bestNonWarmSeconds before the pre-warm point so the replica is ready when it is due.
+// Finally min/max replicas, and a fleet-wide GPU budget handed out by miss cost, dearest first.
+
+export const HISTOGRAM_BIN_SECONDS = 60;
+export const HISTOGRAM_BINS = 240;
+
+export interface IdleTimeHistogram {
+  /** HISTOGRAM_BINS counts; bin i holds idle times in [i, i+1) minutes. */
+  bins: number[];
+  /** Idle times of 4 h or more. */
+  outOfBounds: number;
+}
+
+export function emptyIdleTimeHistogram(): IdleTimeHistogram {
+  return { bins: new Array<number>(HISTOGRAM_BINS).fill(0), outOfBounds: 0 };
+}
+
+/** The histogram with one more idle time (returns a new histogram). */
+export function recordIdleTime(
+  histogram: IdleTimeHistogram,
+  idleSeconds: number,
+): IdleTimeHistogram {
+  const bin = Math.floor(Math.max(0, idleSeconds) / HISTOGRAM_BIN_SECONDS);
+  if (bin >= HISTOGRAM_BINS)
+    return { bins: [...histogram.bins], outOfBounds: histogram.outOfBounds + 1 };
+  const bins = [...histogram.bins];
+  bins[bin] = (bins[bin] ?? 0) + 1;
+  return { bins, outOfBounds: histogram.outOfBounds };
+}
+
+export interface WarmPoolSettings {
+  minSamples: number;
+  minBinCountCv: number;
+  /** Share of idle times beyond 4 h above which the histogram cannot say when to re-warm. */
+  maxOutOfBoundsShare: number;
+  marginFraction: number;
+  fixedKeepAliveSeconds: number;
+  /** A miss costing this much or more gets the whole histogram window. */
+  fullValueMissSeconds: number;
+}
+
+export const DEFAULT_WARM_POOL_SETTINGS: WarmPoolSettings = {
+  minSamples: 10,
+  minBinCountCv: 2,
+  maxOutOfBoundsShare: 0.5,
+  marginFraction: 0.1,
+  fixedKeepAliveSeconds: 600,
+  fullValueMissSeconds: 60,
+};
+
+export interface KeepAliveWindows {
+  policy: "histogram" | "fixed-keep-alive";
+  preWarmSeconds: number;
+  keepAliveSeconds: number;
+  /** When, after going idle, to start re-warming (preWarm minus the time a start takes). */
+  reWarmAtSeconds: number;
+  missCostWeight: number;
+}
+
+function percentileBinUpperSeconds(
+  bins: readonly number[],
+  total: number,
+  fraction: number,
+): number {
+  let seen = 0;
+  for (let i = 0; i < bins.length; i++) {
+    seen += bins[i] ?? 0;
+    if (seen >= fraction * total) return i * HISTOGRAM_BIN_SECONDS;
+  }
+  return bins.length * HISTOGRAM_BIN_SECONDS;
+}
+
+function binCountCv(bins: readonly number[]): number {
+  const mean = bins.reduce((a, b) => a + b, 0) / bins.length;
+  if (mean === 0) return 0;
+  const variance = bins.reduce((sum, b) => sum + (b - mean) ** 2, 0) / bins.length;
+  return Math.sqrt(variance) / mean;
+}
+
+/** Pre-warm and keep-alive windows of one endpoint. */
+export function keepAliveWindows(input: {
+  histogram: IdleTimeHistogram;
+  bestNonWarmSeconds: number;
+  settings?: WarmPoolSettings;
+}): KeepAliveWindows {
+  const settings = input.settings ?? DEFAULT_WARM_POOL_SETTINGS;
+  const { bins, outOfBounds } = input.histogram;
+  const inBounds = bins.reduce((a, b) => a + b, 0);
+  const total = inBounds + outOfBounds;
+  const missSeconds = Math.max(0, input.bestNonWarmSeconds);
+  const missCostWeight = Math.min(1, missSeconds / settings.fullValueMissSeconds);
+  const representative =
+    total >= settings.minSamples &&
+    outOfBounds / total <= settings.maxOutOfBoundsShare &&
+    binCountCv(bins) >= settings.minBinCountCv;
+  if (!representative) {
+    return {
+      policy: "fixed-keep-alive",
+      preWarmSeconds: 0,
+      keepAliveSeconds: settings.fixedKeepAliveSeconds * missCostWeight,
+      reWarmAtSeconds: 0,
+      missCostWeight,
+    };
+  }
+  // Percentiles are over in-bounds idle times; bins are 1 minute, so head rounds down and tail up.
+  const head = percentileBinUpperSeconds(bins, inBounds, 0.05);
+  const tail = percentileBinUpperSeconds(bins, inBounds, 0.99) + HISTOGRAM_BIN_SECONDS;
+  const preWarmSeconds = head * (1 - settings.marginFraction);
+  const keepAliveSeconds =
+    Math.max(0, tail * (1 + settings.marginFraction) - preWarmSeconds) * missCostWeight;
+  return {
+    policy: "histogram",
+    preWarmSeconds,
+    keepAliveSeconds,
+    reWarmAtSeconds: Math.max(0, preWarmSeconds - missSeconds),
+    missCostWeight,
+  };
+}
+
+export interface WarmPoolEndpointInput {
+  endpointId: string;
+  histogram: IdleTimeHistogram;
+  /** Seconds since the endpoint last served a request; 0 while it is busy. */
+  idleForSeconds: number;
+  busyReplicas: number;
+  minReplicas: number;
+  maxReplicas: number;
+  gpusPerReplica: number;
+  bestNonWarmSeconds: number;
+}
+
+export interface WarmPoolPlan {
+  endpointId: string;
+  windows: KeepAliveWindows;
+  /** Idle warm replicas to hold now (the worker keeps, releases or pre-warms to match). */
+  warmReplicas: number;
+  reason: string;
+}
+
+/** The warm replicas each endpoint should hold now, within min/max and a GPU budget for the fleet. */
+export function planWarmPool(input: {
+  endpoints: readonly WarmPoolEndpointInput[];
+  /** GPUs the warm pools may hold beyond what minReplicas forces. */
+  gpuBudget: number;
+  settings?: WarmPoolSettings;
+}): WarmPoolPlan[] {
+  const settings = input.settings ?? DEFAULT_WARM_POOL_SETTINGS;
+  const drafts = input.endpoints.map((endpoint) => {
+    const windows = keepAliveWindows({
+      histogram: endpoint.histogram,
+      bestNonWarmSeconds: endpoint.bestNonWarmSeconds,
+      settings,
+    });
+    const idle = Math.max(0, endpoint.idleForSeconds);
+    const inWindow =
+      windows.preWarmSeconds === 0
+        ? idle < windows.keepAliveSeconds
+        : idle >= windows.reWarmAtSeconds &&
+          idle < windows.preWarmSeconds + windows.keepAliveSeconds;
+    const room = Math.max(0, endpoint.maxReplicas - endpoint.busyReplicas);
+    const forced = Math.min(room, Math.max(0, endpoint.minReplicas - endpoint.busyReplicas));
+    const wanted = Math.min(room, Math.max(forced, inWindow ? 1 : 0));
+    return { endpoint, windows, forced, wanted, inWindow };
+  });
+
+  // Optional warm replicas compete for the budget; the dearest miss is served first.
+  let budget = Math.max(0, input.gpuBudget);
+  const granted = new Map<string, number>();
+  for (const draft of [...drafts].sort(
+    (a, b) => b.endpoint.bestNonWarmSeconds - a.endpoint.bestNonWarmSeconds,
+  )) {
+    const optional = draft.wanted - draft.forced;
+    const gpus = Math.max(0, draft.endpoint.gpusPerReplica);
+    const affordable = gpus === 0 ? optional : Math.min(optional, Math.floor(budget / gpus));
+    budget -= affordable * gpus;
+    granted.set(draft.endpoint.endpointId, affordable);
+  }
+
+  return drafts.map(({ endpoint, windows, forced, wanted, inWindow }) => {
+    const extra = granted.get(endpoint.endpointId) ?? 0;
+    const warmReplicas = forced + extra;
+    const reason =
+      forced > 0 && extra === 0 && wanted === forced
+        ? `minReplicas ${endpoint.minReplicas} holds ${forced} warm`
+        : wanted > warmReplicas
+          ? `GPU budget spent: wanted ${wanted} warm`
+          : inWindow
+            ? `${windows.policy}: idle ${endpoint.idleForSeconds.toFixed(0)} s within keep-alive ${windows.keepAliveSeconds.toFixed(0)} s (miss costs ${endpoint.bestNonWarmSeconds.toFixed(1)} s)`
+            : `${windows.policy}: idle ${endpoint.idleForSeconds.toFixed(0)} s outside the warm window: release`;
+    return { endpointId: endpoint.endpointId, windows, warmReplicas, reason };
+  });
+}
