@@ -5,7 +5,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ensure_node_and_pnpm
-apt_ensure chromium
+# Chromium for the browser tests; containerd, runc, a registry, umoci, skopeo and
+# busybox-static for the agent's real pull-path test (it skips only without root).
+if is_root; then apt_ensure chromium containerd runc docker-registry umoci skopeo busybox-static; else apt_ensure chromium; fi
 pnpm_install
 bash "$ROOT/infra/dev/services.sh"
 load_service_env
