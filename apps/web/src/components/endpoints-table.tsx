@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc/client.tsx";
 import { formatGB } from "./format.ts";
-import { errorMessage, StateRow } from "./query-state.tsx";
+import { QueryTable } from "./query-table.tsx";
 
 const COLUMNS = [
   "Name",
@@ -26,76 +26,56 @@ export function EndpointsTable() {
   return (
     <section className="card" aria-labelledby="endpoints-title">
       <h2 id="endpoints-title">Endpoints</h2>
-      <div className="table-scroll">
-        <table data-testid="endpoints-table">
-          <thead>
-            <tr>
-              {COLUMNS.map((c) => (
-                <th key={c} scope="col">
-                  {c}
-                </th>
-              ))}
+      <QueryTable
+        testId="endpoints-table"
+        columns={COLUMNS}
+        query={endpoints}
+        noun="endpoints"
+        empty={<>No endpoints yet.</>}
+      >
+        {(rows) =>
+          rows.map((e) => (
+            <tr key={e.id} data-testid="endpoint-row" data-slug={e.slug}>
+              <td className="name-cell">
+                <div className="strong">{e.name}</div>
+                <div className="muted mono">{e.slug}</div>
+              </td>
+              <td className="nowrap">
+                {e.gpuType} × {e.gpuCount}
+              </td>
+              <td className="num">
+                {e.minReplicas} / {e.desiredReplicas} / {e.maxReplicas}
+              </td>
+              <td className="num" data-testid="endpoint-replicas">
+                {e.replicas.ready} / {e.replicas.warm} / {e.replicas.starting}
+              </td>
+              <td>
+                <div className="mono truncate" title={e.activeDeployment?.imageRef}>
+                  {e.activeDeployment?.imageRef ?? "—"}
+                </div>
+                <div className="muted">{formatGB(e.activeDeployment?.imageBytes)}</div>
+              </td>
+              <td className="nowrap">
+                {formatGB(e.activeDeployment?.modelBytes)}
+                {e.activeDeployment && (
+                  <div className="muted">{e.activeDeployment.modelFormat}</div>
+                )}
+              </td>
+              <td>{e.activeDeployment?.engine ?? "—"}</td>
+              <td>
+                <ul className="chips">
+                  {e.allowedPaths.map((p) => (
+                    <li key={p} className="chip">
+                      {p}
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td>{e.objective}</td>
             </tr>
-          </thead>
-          <tbody>
-            {endpoints.isPending && (
-              <StateRow colSpan={COLUMNS.length} kind="loading">
-                Loading endpoints…
-              </StateRow>
-            )}
-            {endpoints.isError && (
-              <StateRow colSpan={COLUMNS.length} kind="error">
-                Could not load endpoints: {errorMessage(endpoints.error)}
-              </StateRow>
-            )}
-            {endpoints.data?.length === 0 && (
-              <StateRow colSpan={COLUMNS.length} kind="empty">
-                No endpoints yet.
-              </StateRow>
-            )}
-            {endpoints.data?.map((e) => (
-              <tr key={e.id} data-testid="endpoint-row" data-slug={e.slug}>
-                <td className="name-cell">
-                  <div className="strong">{e.name}</div>
-                  <div className="muted mono">{e.slug}</div>
-                </td>
-                <td className="nowrap">
-                  {e.gpuType} × {e.gpuCount}
-                </td>
-                <td className="num">
-                  {e.minReplicas} / {e.desiredReplicas} / {e.maxReplicas}
-                </td>
-                <td className="num" data-testid="endpoint-replicas">
-                  {e.replicas.ready} / {e.replicas.warm} / {e.replicas.starting}
-                </td>
-                <td>
-                  <div className="mono truncate" title={e.activeDeployment?.imageRef}>
-                    {e.activeDeployment?.imageRef ?? "—"}
-                  </div>
-                  <div className="muted">{formatGB(e.activeDeployment?.imageBytes)}</div>
-                </td>
-                <td className="nowrap">
-                  {formatGB(e.activeDeployment?.modelBytes)}
-                  {e.activeDeployment && (
-                    <div className="muted">{e.activeDeployment.modelFormat}</div>
-                  )}
-                </td>
-                <td>{e.activeDeployment?.engine ?? "—"}</td>
-                <td>
-                  <ul className="chips">
-                    {e.allowedPaths.map((p) => (
-                      <li key={p} className="chip">
-                        {p}
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-                <td>{e.objective}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          ))
+        }
+      </QueryTable>
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc/client.tsx";
 import { formatAge } from "./format.ts";
 import { JoinTokenButton } from "./join-token-button.tsx";
-import { errorMessage, StateRow } from "./query-state.tsx";
+import { QueryTable } from "./query-table.tsx";
 
 const COLUMNS = ["Node", "Instance type", "GPU model", "GPUs used / total", "State", "Heartbeat"];
 
@@ -18,73 +18,53 @@ export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean
         <h2 id="fleet-title">Fleet</h2>
         {canCreateJoinToken && <JoinTokenButton />}
       </div>
-      <div className="table-scroll">
-        <table data-testid="fleet-table">
-          <thead>
-            <tr>
-              {COLUMNS.map((c) => (
-                <th key={c} scope="col">
-                  {c}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {nodes.isPending && (
-              <StateRow colSpan={COLUMNS.length} kind="loading">
-                Loading nodes…
-              </StateRow>
-            )}
-            {nodes.isError && (
-              <StateRow colSpan={COLUMNS.length} kind="error">
-                Could not load nodes: {errorMessage(nodes.error)}
-              </StateRow>
-            )}
-            {nodes.data?.length === 0 && (
-              <StateRow colSpan={COLUMNS.length} kind="empty">
-                No nodes yet — start an agent with a join token.
-              </StateRow>
-            )}
-            {nodes.data?.map((n) => (
-              <tr
-                key={n.id}
-                data-testid="fleet-row"
-                data-node-name={n.name}
-                data-state={n.state}
-                data-stale={n.stale}
+      <QueryTable
+        testId="fleet-table"
+        columns={COLUMNS}
+        query={nodes}
+        noun="nodes"
+        empty={<>No nodes yet — start an agent with a join token.</>}
+      >
+        {(rows) =>
+          rows.map((n) => (
+            <tr
+              key={n.id}
+              data-testid="fleet-row"
+              data-node-name={n.name}
+              data-state={n.state}
+              data-stale={n.stale}
+            >
+              <td>
+                <div className="strong">{n.name}</div>
+                <div className="muted">
+                  {n.provider} · {n.runtime}
+                  {n.zone ? ` · ${n.zone}` : ""}
+                </div>
+              </td>
+              <td className="mono">{n.instanceType}</td>
+              <td>{n.gpuModel}</td>
+              <td className="num">
+                {n.gpusUsed} / {n.gpuCount}
+              </td>
+              <td>
+                <span className={`status state-${n.state}`}>{n.state}</span>
+                {n.stale && <span className="status stale">stale</span>}
+              </td>
+              <td
+                className="num"
+                data-testid="heartbeat-age"
+                data-seconds={
+                  n.heartbeatAgeSeconds == null ? "" : Math.round(n.heartbeatAgeSeconds)
+                }
               >
-                <td>
-                  <div className="strong">{n.name}</div>
-                  <div className="muted">
-                    {n.provider} · {n.runtime}
-                    {n.zone ? ` · ${n.zone}` : ""}
-                  </div>
-                </td>
-                <td className="mono">{n.instanceType}</td>
-                <td>{n.gpuModel}</td>
-                <td className="num">
-                  {n.gpusUsed} / {n.gpuCount}
-                </td>
-                <td>
-                  <span className={`status state-${n.state}`}>{n.state}</span>
-                  {n.stale && <span className="status stale">stale</span>}
-                </td>
-                <td
-                  className="num"
-                  data-testid="heartbeat-age"
-                  data-seconds={
-                    n.heartbeatAgeSeconds == null ? "" : Math.round(n.heartbeatAgeSeconds)
-                  }
-                >
-                  {n.heartbeatAgeSeconds == null
-                    ? "never"
-                    : `${formatAge(n.heartbeatAgeSeconds)} ago`}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                {n.heartbeatAgeSeconds == null
+                  ? "never"
+                  : `${formatAge(n.heartbeatAgeSeconds)} ago`}
+              </td>
+            </tr>
+          ))
+        }
+      </QueryTable>
     </section>
   );
 }
