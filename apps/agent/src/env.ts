@@ -1,41 +1,344 @@
+import { readFileSync } from "node:fs";
 import { z } from "zod";
 
-// The agent's configuration, from the environment, validated once at start.
-const Env = z.object({
-  THAW_CONTROL_PLANE_URL: z.url().default("http://localhost:3000"),
-  THAW_AGENT_RUNTIME: z
-    .enum(["sim"], {
-      message: "only 'sim' is available in this version (the containerd runtime is being built)",
-    })
-    .default("sim"),
-  /** Simulated hosts to run in this process: "<instance-type>:<count>,…", e.g. "g5.xlarge:2,g6e.xlarge:1". */
-  THAW_SIM_HOSTS: z
-    .string()
-    .regex(
-      /^[a-z0-9.]+:\d+(,[a-z0-9.]+:\d+)*$/,
-      "expected '<instance-type>:<count>[,…]', e.g. 'g5.xlarge:2,g6e.xlarge:1'",
-    )
-    .default("g5.xlarge:2,g6e.xlarge:2"),
-  /** File with one join token per line; one is used per host that has no credential yet. */
-  THAW_JOIN_TOKENS_FILE: z.string().optional(),
-  /** Where per-host credentials are kept across restarts (mode 0600). */
-  THAW_AGENT_STATE_DIR: z.string().default(".data/agent"),
-  THAW_SIM_HOST_PREFIX: z
-    .string()
-    .regex(/^[a-z0-9-]+$/)
-    .max(40)
-    .default("sim"),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
-});
-export type AgentEnv = z.infer<typeof Env>;
+// The agent's configuration, validated once at start. Every setting has an environment
+// variable and a place in an optional JSON file (THAW_AGENT_CONFIG); the variable wins when
+// both are set, so a unit's EnvironmentFile can override a shared file. A bad value names
+// the variable or the file's field it came from.
 
-export function loadEnv(source: NodeJS.ProcessEnv = process.env): AgentEnv {
-  const parsed = Env.safeParse(source);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new Error(`agent: bad configuration\n${lines.join("\n")}`);
+const boolFromEnv = z.union([
+  z.boolean(),
+  z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1"),
+]);
+const numberFromEnv = (schema: z.ZodNumber) =>
+  z.union([schema, z.string().trim().min(1).pipe(z.coerce.number()).pipe(schema)]);
+const probability = numberFromEnv(z.number().min(0).max(1));
+
+/** host:port (IPv4 or a name), or [v6]:port. Port 0 asks the OS for a free one. */
+const ListenAddress = z
+  .string()
+  .regex(
+    /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/,
+    "expected '<host>:<port>', e.g. '127.0.0.1:7070' or '0.0.0.0:7070'",
+  )
+  .refine((v) => Number(v.slice(v.lastIndexOf(":") + 1)) <= 65_535, "port above 65535");
+
+interface Field {
+  /** Where it sits in the config file. */
+  path: string;
+  env: string;
+  schema: z.ZodType;
+  default?: unknown;
+}
+
+const FIELDS = [
+  {
+    path: "controlPlaneUrl",
+    env: "THAW_CONTROL_PLANE_URL",
+    schema: z.url(),
+    default: "http://localhost:3000",
+  },
+  {
+    path: "runtime",
+    env: "THAW_AGENT_RUNTIME",
+    schema: z.enum(["sim", "containerd"], {
+      message: "expected 'sim' (a simulated fleet) or 'containerd' (this GPU host)",
+    }),
+    default: "sim",
+  },
+  // A containerd host is one node: its name, and the instance type whose published figures
+  // it reports (network, disk, PCIe) — the scheduler's prior runs on them.
+  {
+    path: "host.name",
+    env: "THAW_AGENT_HOST_NAME",
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9.-]*$/, "letters, digits, '.' and '-' only")
+      .max(63),
+  },
+  {
+    path: "host.instanceType",
+    env: "THAW_AGENT_INSTANCE_TYPE",
+    schema: z.string().regex(/^[a-z0-9.]+$/, "an instance type, e.g. 'g5.xlarge'"),
+    default: "g5.xlarge",
+  },
+  {
+    path: "host.provider",
+    env: "THAW_AGENT_PROVIDER",
+    schema: z.enum(["aws", "sim"]),
+    default: "aws",
+  },
+  { path: "host.zone", env: "THAW_AGENT_ZONE", schema: z.string().min(1).max(64) },
+  {
+    path: "containerd.address",
+    env: "THAW_CONTAINERD_ADDRESS",
+    schema: z.string().min(1),
+    default: "/run/containerd/containerd.sock",
+  },
+  {
+    path: "containerd.namespace",
+    env: "THAW_CONTAINERD_NAMESPACE",
+    schema: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' and '-' only"),
+    default: "thaw",
+  },
+  {
+    path: "containerd.logDir",
+    env: "THAW_CONTAINERD_LOG_DIR",
+    schema: z.string().min(1),
+    default: "/var/log/thaw",
+  },
+  {
+    path: "containerd.plainHttpRegistries",
+    env: "THAW_CONTAINERD_PLAIN_HTTP_REGISTRIES",
+    schema: z
+      .string()
+      .regex(/^([A-Za-z0-9.-]+(:\d+)?)(,[A-Za-z0-9.-]+(:\d+)?)*$/, "expected 'host[:port][,…]'"),
+  },
+  {
+    path: "containerd.stargzSnapshotter",
+    env: "THAW_STARGZ_SNAPSHOTTER",
+    schema: z.string().min(1),
+    default: "stargz",
+  },
+  {
+    path: "containerd.criuConfigPath",
+    env: "THAW_CRIU_CONFIG",
+    schema: z.string().min(1),
+    default: "/etc/thaw/criu/runc.conf",
+  },
+  {
+    path: "stateDir",
+    env: "THAW_AGENT_STATE_DIR",
+    schema: z.string().min(1),
+    default: ".data/agent",
+  },
+  { path: "joinTokensFile", env: "THAW_JOIN_TOKENS_FILE", schema: z.string().min(1) },
+  { path: "listen", env: "THAW_AGENT_LISTEN", schema: ListenAddress, default: "127.0.0.1:7070" },
+  /** What the control plane should call when the listen address is not reachable as such (NAT, 0.0.0.0). */
+  { path: "advertiseUrl", env: "THAW_AGENT_ADVERTISE_URL", schema: z.url() },
+  {
+    path: "logLevel",
+    env: "LOG_LEVEL",
+    schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+    default: "info",
+  },
+  {
+    path: "shutdownGraceSeconds",
+    env: "THAW_AGENT_SHUTDOWN_GRACE_SECONDS",
+    schema: numberFromEnv(z.number().min(0).max(3_600)),
+    default: 20,
+  },
+  {
+    path: "sim.hosts",
+    env: "THAW_SIM_HOSTS",
+    schema: z
+      .string()
+      .regex(
+        /^[a-z0-9.]+:\d+(,[a-z0-9.]+:\d+)*$/,
+        "expected '<instance-type>:<count>[,…]', e.g. 'g5.xlarge:2,g6e.xlarge:1'",
+      ),
+    default: "g5.xlarge:2,g6e.xlarge:2",
+  },
+  {
+    path: "sim.hostPrefix",
+    env: "THAW_SIM_HOST_PREFIX",
+    schema: z
+      .string()
+      .regex(/^[a-z0-9-]+$/, "lower-case letters, digits and '-' only")
+      .max(40),
+    default: "sim",
+  },
+  {
+    path: "sim.timeFactor",
+    env: "THAW_SIM_TIME_FACTOR",
+    schema: numberFromEnv(z.number().min(1).max(1_000_000)),
+    default: 1,
+  },
+  { path: "sim.seed", env: "THAW_SIM_SEED", schema: numberFromEnv(z.number().int()), default: 1 },
+  {
+    path: "sim.restoreFailureProbability",
+    env: "THAW_SIM_RESTORE_FAILURE_PROBABILITY",
+    schema: probability,
+    default: 0,
+  },
+  {
+    path: "sim.pullStallProbability",
+    env: "THAW_SIM_PULL_STALL_PROBABILITY",
+    schema: probability,
+    default: 0,
+  },
+  { path: "sim.estargz", env: "THAW_SIM_ESTARGZ", schema: boolFromEnv, default: true },
+  { path: "sim.restore", env: "THAW_SIM_RESTORE", schema: boolFromEnv, default: true },
+  {
+    path: "telemetry.flushIntervalMs",
+    env: "THAW_TELEMETRY_FLUSH_MS",
+    schema: numberFromEnv(z.number().int().min(10).max(60_000)),
+    default: 250,
+  },
+  {
+    path: "telemetry.retryBaseMs",
+    env: "THAW_TELEMETRY_RETRY_BASE_MS",
+    schema: numberFromEnv(z.number().int().min(1).max(60_000)),
+    default: 500,
+  },
+  {
+    path: "telemetry.retryMaxMs",
+    env: "THAW_TELEMETRY_RETRY_MAX_MS",
+    schema: numberFromEnv(z.number().int().min(1).max(3_600_000)),
+    default: 30_000,
+  },
+] as const satisfies readonly Field[];
+
+export interface AgentConfig {
+  controlPlaneUrl: string;
+  runtime: "sim" | "containerd";
+  stateDir: string;
+  joinTokensFile: string | undefined;
+  listen: string;
+  /** Explicitly configured (or from the file); false when the default applies. */
+  listenConfigured: boolean;
+  advertiseUrl: string | undefined;
+  logLevel: string;
+  shutdownGraceSeconds: number;
+  configFile: string | undefined;
+  sim: {
+    hosts: string;
+    hostPrefix: string;
+    timeFactor: number;
+    seed: number;
+    restoreFailureProbability: number;
+    pullStallProbability: number;
+    estargz: boolean;
+    restore: boolean;
+  };
+  telemetry: { flushIntervalMs: number; retryBaseMs: number; retryMaxMs: number };
+  /** Used when runtime = containerd. */
+  host: { name?: string; instanceType: string; provider: "aws" | "sim"; zone?: string };
+  containerd: {
+    address: string;
+    namespace: string;
+    logDir: string;
+    plainHttpRegistries?: string;
+    stargzSnapshotter: string;
+    criuConfigPath: string;
+  };
+}
+/** The old name: one configuration for the whole agent. */
+export type AgentEnv = AgentConfig;
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/**
+ * Reads the configuration from the environment and, when THAW_AGENT_CONFIG names one, a JSON
+ * file ({ "listen": "…", "sim": { "timeFactor": 20 }, … }). Throws ConfigError listing every
+ * bad field.
+ */
+export function loadEnv(
+  source: NodeJS.ProcessEnv = process.env,
+  readFile: (path: string) => string = (path) => readFileSync(path, "utf8"),
+): AgentConfig {
+  const configFile = source.THAW_AGENT_CONFIG || undefined;
+  const file = configFile === undefined ? {} : readConfigFile(configFile, readFile);
+  const problems: string[] = [];
+  for (const key of unknownKeys(file, "")) {
+    problems.push(`  ${key} (in ${configFile}): unknown setting`);
   }
-  return parsed.data;
+  const out: Record<string, unknown> = {};
+  for (const field of FIELDS as readonly Field[]) {
+    const fromEnv = source[field.env];
+    const fromFile = getPath(file, field.path);
+    const raw = fromEnv !== undefined && fromEnv !== "" ? fromEnv : fromFile;
+    const where =
+      fromEnv !== undefined && fromEnv !== "" ? field.env : `${field.path} (in ${configFile})`;
+    if (raw === undefined) {
+      setPath(out, field.path, field.default);
+      continue;
+    }
+    const parsed = field.schema.safeParse(raw);
+    if (parsed.success) setPath(out, field.path, parsed.data);
+    else problems.push(`  ${where}: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`agent: bad configuration\n${problems.join("\n")}`);
+  }
+  const listenConfigured =
+    (source.THAW_AGENT_LISTEN ?? "") !== "" || getPath(file, "listen") !== undefined;
+  return {
+    ...(out as Omit<AgentConfig, "listenConfigured" | "configFile">),
+    listenConfigured,
+    configFile,
+  };
+}
+
+function readConfigFile(path: string, readFile: (path: string) => string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (error) {
+    throw new ConfigError(
+      `agent: bad configuration\n  THAW_AGENT_CONFIG: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(
+      `agent: bad configuration\n  THAW_AGENT_CONFIG: ${path} is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new ConfigError(
+      `agent: bad configuration\n  THAW_AGENT_CONFIG: ${path} must hold a JSON object`,
+    );
+  }
+  return json as Record<string, unknown>;
+}
+
+const KNOWN_PATHS = new Set((FIELDS as readonly Field[]).map((f) => f.path));
+const KNOWN_GROUPS = new Set(
+  (FIELDS as readonly Field[])
+    .filter((f) => f.path.includes("."))
+    .map((f) => f.path.split(".")[0]!),
+);
+
+function unknownKeys(object: Record<string, unknown>, prefix: string): string[] {
+  const keys: string[] = [];
+  for (const [key, value] of Object.entries(object)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (KNOWN_PATHS.has(path)) continue;
+    if (
+      !prefix &&
+      KNOWN_GROUPS.has(key) &&
+      typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value)
+    ) {
+      keys.push(...unknownKeys(value as Record<string, unknown>, path));
+    } else keys.push(path);
+  }
+  return keys;
+}
+
+function getPath(object: Record<string, unknown>, path: string): unknown {
+  let at: unknown = object;
+  for (const part of path.split(".")) {
+    if (typeof at !== "object" || at === null) return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return at;
+}
+
+function setPath(object: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split(".");
+  let at = object;
+  for (const part of parts.slice(0, -1)) {
+    at[part] ??= {};
+    at = at[part] as Record<string, unknown>;
+  }
+  at[parts.at(-1)!] = value;
 }
 
 export function parseSimHosts(spec: string): { instanceType: string; count: number }[] {
@@ -43,4 +346,11 @@ export function parseSimHosts(spec: string): { instanceType: string; count: numb
     const [instanceType = "", count = "0"] = part.split(":");
     return { instanceType, count: Number(count) };
   });
+}
+
+/** "127.0.0.1:7070" → { host, port }; "[::1]:7070" → { host: "::1", port }. */
+export function splitListenAddress(listen: string): { host: string; port: number } {
+  const colon = listen.lastIndexOf(":");
+  const host = listen.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
+  return { host, port: Number(listen.slice(colon + 1)) };
 }

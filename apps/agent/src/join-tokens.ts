@@ -19,11 +19,21 @@ export class JoinTokenPool {
 
   take(): string | undefined {
     const token = this.tokens.shift();
-    if (token !== undefined && this.file)
+    if (token !== undefined) this.save();
+    return token;
+  }
+
+  /** Returns a token whose join never reached the control plane (or failed on its side). */
+  putBack(token: string): void {
+    this.tokens.unshift(token);
+    this.save();
+  }
+
+  private save(): void {
+    if (this.file)
       writeFileSync(this.file, this.tokens.join("\n") + (this.tokens.length ? "\n" : ""), {
         mode: 0o600,
       });
-    return token;
   }
 
   get remaining(): number {

@@ -1,73 +1,46 @@
-import { ControlPlaneClient, HEARTBEAT_INTERVAL_MS } from "@thaw/node-agent-client";
-import { pino } from "pino";
-import { CredentialStore } from "./credential-store.ts";
-import { loadEnv, parseSimHosts } from "./env.ts";
-import { JoinTokenPool } from "./join-tokens.ts";
-import { hostFiguresFor } from "./sim/host-figures.ts";
-import { SimHost } from "./sim/sim-host.ts";
+import { startAgent } from "./agent-process.ts";
+import { type AgentConfig, loadEnv } from "./env.ts";
+import { createLogger } from "./logger.ts";
+import { AgentMetrics } from "./metrics.ts";
 
-let env;
+// The agent daemon: `tsx src/main.ts`. Configuration from the environment and an optional
+// JSON file (THAW_AGENT_CONFIG); exits 2 naming the bad field. SIGTERM/SIGINT stop it
+// gracefully (see agent-process.ts); a second signal exits at once.
+
+let config: AgentConfig;
 try {
-  env = loadEnv();
+  config = loadEnv();
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
 }
-const log = pino({
-  name: "thaw-agent",
-  level: env.LOG_LEVEL,
-  redact: ["*.credential", "*.joinToken"],
+const log = createLogger(config.logLevel);
+
+process.on("unhandledRejection", (reason) => {
+  log.error({ err: reason }, "unhandled rejection");
 });
-const client = new ControlPlaneClient({ baseUrl: env.THAW_CONTROL_PLANE_URL });
-const credentials = new CredentialStore(env.THAW_AGENT_STATE_DIR);
-const tokens = new JoinTokenPool(env.THAW_JOIN_TOKENS_FILE);
 
-const hosts: SimHost[] = [];
-for (const { instanceType, count } of parseSimHosts(env.THAW_SIM_HOSTS)) {
-  const figures = hostFiguresFor(instanceType);
-  for (let i = 0; i < count; i++) {
-    hosts.push(
-      new SimHost(
-        `${env.THAW_SIM_HOST_PREFIX}-${instanceType.replace(/\./g, "-")}-${i + 1}`,
-        figures,
-        { client, credentials, tokens },
-      ),
-    );
-  }
-}
-log.info(
-  { hosts: hosts.length, controlPlane: env.THAW_CONTROL_PLANE_URL, tokens: tokens.remaining },
-  "sim agent starting",
-);
-
-let stopping = false;
-let round: Promise<void> = Promise.resolve();
-const lastReported = new Map<string, string>();
-const runRound = () => {
-  round = Promise.all(hosts.map((h) => h.tick())).then(() => {
-    for (const h of hosts) {
-      const summary = `${h.status}${h.lastError ? `: ${h.lastError}` : ""}`;
-      if (lastReported.get(h.name) !== summary) {
-        lastReported.set(h.name, summary);
-        (h.lastError ? log.warn.bind(log) : log.info.bind(log))(
-          { host: h.name, nodeId: h.nodeId, status: h.status, error: h.lastError },
-          "host status",
-        );
+try {
+  const agent = await startAgent(config, { log, metrics: new AgentMetrics().withProcessMetrics() });
+  let signalled = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      if (signalled) {
+        log.warn({ signal }, "second signal: exiting now");
+        process.exit(1);
       }
-    }
-  });
-};
-runRound();
-const timer = setInterval(() => {
-  if (!stopping) runRound();
-}, HEARTBEAT_INTERVAL_MS);
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    clearInterval(timer);
-    log.info({ signal }, "sim agent stopping after the current round");
-    void round.finally(() => process.exit(0));
-  });
+      signalled = true;
+      agent
+        .shutdown(signal)
+        .then(() => process.exit(0))
+        .catch((error: unknown) => {
+          log.error({ err: error }, "shutdown failed");
+          process.exit(1);
+        });
+    });
+  }
+} catch (error) {
+  log.fatal({ err: error }, "agent failed to start");
+  console.error((error as Error).message);
+  process.exit(1);
 }

@@ -4,3 +4,4 @@ export {
   ControlPlaneError,
   type ControlPlaneClientOptions,
 } from "./control-plane-client.ts";
+export * from "./agent-client.ts";

@@ -1,3 +1,4 @@
+import { ScenarioEngine, ScenarioLayer, ScenarioLazy } from "@thaw/core/cold-start-model";
 import { Phase, StartPath } from "@thaw/core/vocabulary";
 import { z } from "zod";
 
@@ -175,6 +176,38 @@ export const ReplicaSnapshot = z
   .strict();
 export type ReplicaSnapshot = z.infer<typeof ReplicaSnapshot>;
 
+/**
+ * What a simulated host (`sim` runtime) needs to model a start of this deployment: the
+ * cold-start model's scenario blocks (packages/core/src/cold-start-model/scenario-schema.ts),
+ * minus what the host itself decides (its figures, whether the image is cached, whether the
+ * snapshot is local, whether compile caches are warm). Ignored by the containerd runtime.
+ */
+export const ReplicaSimulation = z
+  .object({
+    /** The image's layers (uncompressed bytes); the eStargz variant has the same layers. */
+    layers: z.array(ScenarioLayer).min(1).max(256),
+    /** Share of the image read before ready. */
+    readFraction: z.number().min(0).max(1).default(0.9),
+    /** The engine profile; `warmCaches` is the host's business (a first start compiles). */
+    engine: ScenarioEngine.omit({ warmCaches: true }),
+    /** stargz-snapshotter settings of the lazy path (the node's defaults otherwise). */
+    lazy: ScenarioLazy.partial().optional(),
+    /** The restore path: the snapshot's size, reload readers and what it is bound to. */
+    snapshot: z
+      .object({
+        bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(3_400_000_000),
+        reloadConcurrency: z.number().int().min(1).max(256).default(1),
+        /** A snapshot restores only on the GPU model, driver and CUDA version it was captured on. */
+        gpuModel: z.string().max(64).optional(),
+        driverVersion: z.string().max(32).optional(),
+        cudaVersion: z.string().max(32).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type ReplicaSimulation = z.infer<typeof ReplicaSimulation>;
+
 /** What the agent needs of a deployment to start a replica of it. */
 export const ReplicaDeployment = z
   .object({
@@ -199,6 +232,8 @@ export const ReplicaDeployment = z
       .default({}),
     /** Create the container with what CRIU needs, so that a snapshot can be captured from it. */
     checkpointable: z.boolean().default(false),
+    /** Simulated hosts only: the deployment's figures for the cold-start model. */
+    simulation: ReplicaSimulation.optional(),
   })
   .strict();
 export type ReplicaDeployment = z.infer<typeof ReplicaDeployment>;
@@ -258,6 +293,7 @@ export const ParkReplicaRequest = z
     path: ["engineWake"],
   });
 export type ParkReplicaRequest = z.infer<typeof ParkReplicaRequest>;
+export type ParkReplicaRequestInput = z.input<typeof ParkReplicaRequest>;
 
 /** Capture a CRIU snapshot of a ready replica; the replica is stopped afterwards. */
 export const CaptureSnapshotRequest = z
@@ -273,6 +309,7 @@ export const CaptureSnapshotRequest = z
   })
   .strict();
 export type CaptureSnapshotRequest = z.infer<typeof CaptureSnapshotRequest>;
+export type CaptureSnapshotRequestInput = z.input<typeof CaptureSnapshotRequest>;
 
 // Agent → control plane: telemetry. Phase events go in small batches, each idempotent on
 // (coldStartId, sequence) so an agent can resend a batch after a timeout or a restart.

@@ -10,12 +10,7 @@ const SIM_CUDA_VERSION = "12.8";
  * published figures of the type (the same profile the cold-start model runs on).
  */
 export function hostFiguresFor(instanceType: string): HostFigures {
-  const profile = (HOST_PROFILES as Record<string, HostProfile>)[instanceType];
-  if (!profile) {
-    throw new Error(
-      `unknown sim instance type '${instanceType}'; known: ${Object.keys(HOST_PROFILES).join(", ")}`,
-    );
-  }
+  const profile = hostProfileFor(instanceType);
   return {
     instanceType: profile.instanceType,
     // Endpoints name GPUs by their short model ("A10G", "L40S").
@@ -31,4 +26,15 @@ export function hostFiguresFor(instanceType: string): HostFigures {
     driverVersion: SIM_DRIVER_VERSION,
     cudaVersion: SIM_CUDA_VERSION,
   };
+}
+
+/** The published profile of an instance type; throws naming the known ones. */
+export function hostProfileFor(instanceType: string): HostProfile {
+  const profile = (HOST_PROFILES as Record<string, HostProfile>)[instanceType];
+  if (!profile) {
+    throw new Error(
+      `unknown sim instance type '${instanceType}'; known: ${Object.keys(HOST_PROFILES).join(", ")}`,
+    );
+  }
+  return profile;
 }

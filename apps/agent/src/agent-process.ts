@@ -1,0 +1,281 @@
+import { mkdirSync } from "node:fs";
+import { type Server } from "node:http";
+import { type AddressInfo } from "node:net";
+import { hostname, networkInterfaces } from "node:os";
+import { ControlPlaneClient, HEARTBEAT_INTERVAL_MS } from "@thaw/node-agent-client";
+import { type Logger } from "pino";
+import { createAgentServer } from "./api/agent-server.ts";
+import { CredentialStore } from "./credential-store.ts";
+import { type AgentConfig, parseSimHosts, splitListenAddress } from "./env.ts";
+import { HeartbeatLoop } from "./host/heartbeat-loop.ts";
+import { keepAliveFetch } from "./http/keep-alive-fetch.ts";
+import { detectGpuDriver } from "./host/gpu-driver.ts";
+import { HostAgent, type MembershipStatus } from "./host/host-agent.ts";
+import { JoinTokenPool } from "./join-tokens.ts";
+import { AgentMetrics } from "./metrics.ts";
+import { ContainerdRuntime } from "./runtimes/containerd/containerd-runtime.ts";
+import { SimClock } from "./runtimes/sim/sim-clock.ts";
+import { SimRuntime, hostSeed } from "./runtimes/sim/sim-runtime.ts";
+import { hostFiguresFor, hostProfileFor } from "./sim/host-figures.ts";
+import { TelemetryPipeline } from "./telemetry/telemetry-pipeline.ts";
+import { TelemetrySpool } from "./telemetry/spool.ts";
+
+// The agent process: one HTTP server, one heartbeat loop, one telemetry pipeline and spool,
+// and the hosts it serves (a sim fleet: many; a GPU host: one).
+
+export interface AgentProcess {
+  hosts: ReadonlyMap<string, HostAgent>;
+  /** Where the API listens, e.g. http://127.0.0.1:7070. */
+  listenUrl: string;
+  /** What the hosts joined with: `${advertiseBase}/hosts/{name}`. */
+  advertiseBase: string;
+  metrics: AgentMetrics;
+  telemetry: TelemetryPipeline;
+  /** Graceful: refuse starts, let in-flight ones finish (up to the grace), flush telemetry. */
+  shutdown(reason: string): Promise<void>;
+}
+
+export interface StartAgentOptions {
+  log: Logger;
+  metrics?: AgentMetrics;
+  client?: ControlPlaneClient;
+  heartbeatIntervalMs?: number;
+}
+
+export async function startAgent(
+  config: AgentConfig,
+  options: StartAgentOptions,
+): Promise<AgentProcess> {
+  const { log } = options;
+  const metrics = options.metrics ?? new AgentMetrics();
+  mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  const client =
+    options.client ??
+    new ControlPlaneClient({ baseUrl: config.controlPlaneUrl, fetchImpl: keepAliveFetch() });
+  const credentials = new CredentialStore(config.stateDir);
+  const tokens = new JoinTokenPool(config.joinTokensFile);
+  const hosts = new Map<string, HostAgent>();
+  let draining = false;
+
+  const { spool, load } = await TelemetrySpool.open(config.stateDir);
+  if (load.pending.length > 0 || load.skippedLines > 0) {
+    log.info(
+      { records: load.pending.length, skippedLines: load.skippedLines },
+      "telemetry spool replayed",
+    );
+  }
+  const telemetry = new TelemetryPipeline({
+    spool,
+    replayed: load.pending,
+    transport: (credential, batch) => client.sendTelemetry(credential, batch),
+    credentialFor: (host) => hosts.get(host)?.credential,
+    flushIntervalMs: config.telemetry.flushIntervalMs,
+    retry: { baseMs: config.telemetry.retryBaseMs, maxMs: config.telemetry.retryMaxMs },
+    stateDir: config.stateDir,
+    log,
+    metrics,
+  });
+
+  const server = createAgentServer({ hosts, log, metrics, isDraining: () => draining });
+  const address = await listen(server, config, log);
+  const listenUrl = `http://${urlHost(address.address)}:${address.port}`;
+  const advertiseBase = (
+    config.advertiseUrl ?? `http://${urlHost(reachableAddress(address.address))}:${address.port}`
+  ).replace(/\/+$/, "");
+
+  const hostDeps = { client, credentials, tokens, telemetry, log, metrics };
+  if (config.runtime === "containerd") {
+    // One GPU host: the process serves it at its root (/v1/…), which is its agentUrl.
+    const name = config.host.name ?? hostname();
+    const figures = {
+      ...hostFiguresFor(config.host.instanceType),
+      driverVersion: undefined,
+      cudaVersion: undefined,
+      ...(await detectGpuDriver()),
+    };
+    const runtime = new ContainerdRuntime({
+      address: config.containerd.address,
+      namespace: config.containerd.namespace,
+      logDir: config.containerd.logDir,
+      plainHttpRegistries: config.containerd.plainHttpRegistries?.split(",") ?? [],
+      stargz: { snapshotter: config.containerd.stargzSnapshotter },
+      criuConfigPath: config.containerd.criuConfigPath,
+    });
+    hosts.set(
+      name,
+      new HostAgent(name, figures, runtime, {
+        ...hostDeps,
+        agentUrl: advertiseBase,
+        provider: config.host.provider,
+        ...(config.host.zone ? { zone: config.host.zone } : {}),
+      }),
+    );
+  }
+
+  const clock = new SimClock(config.sim.timeFactor);
+  const simHosts = config.runtime === "sim" ? parseSimHosts(config.sim.hosts) : [];
+  for (const { instanceType, count } of simHosts) {
+    const profile = hostProfileFor(instanceType);
+    const figures = hostFiguresFor(instanceType);
+    for (let i = 0; i < count; i++) {
+      const name = `${config.sim.hostPrefix}-${instanceType.replace(/\./g, "-")}-${i + 1}`;
+      const runtime = new SimRuntime({
+        profile,
+        figures,
+        clock,
+        seed: hostSeed(config.sim.seed, name),
+        failures: {
+          restoreFailureProbability: config.sim.restoreFailureProbability,
+          pullStallProbability: config.sim.pullStallProbability,
+        },
+        estargz: config.sim.estargz,
+        restore: config.sim.restore,
+      });
+      hosts.set(
+        name,
+        new HostAgent(name, figures, runtime, {
+          ...hostDeps,
+          agentUrl: `${advertiseBase}/hosts/${encodeURIComponent(name)}`,
+          provider: "sim",
+        }),
+      );
+    }
+  }
+
+  const lastReported = new Map<string, string>();
+  const loop = new HeartbeatLoop([...hosts.values()], {
+    intervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS,
+    afterTick: (beating) => {
+      const host = beating as HostAgent;
+      const summary = `${host.status}${host.lastError ? `: ${host.lastError}` : ""}`;
+      if (lastReported.get(host.name) === summary) return;
+      lastReported.set(host.name, summary);
+      const fields = {
+        host: host.name,
+        nodeId: host.nodeId,
+        status: host.status,
+        error: host.lastError,
+      };
+      if (host.lastError) log.warn(fields, "host status");
+      else log.info(fields, "host status");
+    },
+  });
+  const countHosts = () => {
+    const counts: Record<MembershipStatus, number> = {
+      unjoined: 0,
+      joined: 0,
+      "waiting-for-token": 0,
+      rejected: 0,
+    };
+    for (const host of hosts.values()) counts[host.status]++;
+    for (const [status, n] of Object.entries(counts)) metrics.hosts.set({ status }, n);
+  };
+  const gaugeTimer = setInterval(countHosts, 5_000);
+  countHosts();
+  telemetry.start();
+  loop.start();
+  log.info(
+    {
+      hosts: hosts.size,
+      listen: listenUrl,
+      advertise: advertiseBase,
+      controlPlane: config.controlPlaneUrl,
+      timeFactor: config.sim.timeFactor,
+      joinTokens: tokens.remaining,
+    },
+    "agent started",
+  );
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason: string) =>
+    (stopping ??= (async () => {
+      draining = true;
+      for (const host of hosts.values()) host.drain();
+      const inFlight = [...hosts.values()].flatMap((host) => host.inFlight());
+      log.info(
+        { reason, inFlightStarts: inFlight.length, graceSeconds: config.shutdownGraceSeconds },
+        "agent stopping",
+      );
+      if (inFlight.length > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.allSettled(inFlight),
+          new Promise(
+            (resolve) => (timer = setTimeout(resolve, config.shutdownGraceSeconds * 1000)),
+          ),
+        ]);
+        clearTimeout(timer);
+        const handedBack = [...hosts.values()].flatMap((host) =>
+          host.abortStarts("agent shutting down"),
+        );
+        if (handedBack.length > 0)
+          log.warn(
+            { starts: handedBack.length },
+            "handing back starts still running (reported failed)",
+          );
+        await Promise.allSettled(handedBack);
+      }
+      clearInterval(gaugeTimer);
+      await loop.stop();
+      await telemetry.stop(5_000);
+      if (telemetry.depth > 0)
+        log.warn(
+          { records: telemetry.depth },
+          "telemetry left in the spool; it is sent after the next start",
+        );
+      await spool.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 1_000).unref();
+      });
+      log.info("agent stopped");
+    })());
+
+  return { hosts, listenUrl, advertiseBase, metrics, telemetry, shutdown };
+}
+
+async function listen(server: Server, config: AgentConfig, log: Logger): Promise<AddressInfo> {
+  const { host, port } = splitListenAddress(config.listen);
+  const attempt = (p: number) =>
+    new Promise<AddressInfo>((resolve, reject) => {
+      const onError = (error: Error) => reject(error);
+      server.once("error", onError);
+      server.listen(p, host, () => {
+        server.off("error", onError);
+        resolve(server.address() as AddressInfo);
+      });
+    });
+  try {
+    return await attempt(port);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || config.listenConfigured) {
+      throw new Error(
+        `THAW_AGENT_LISTEN: cannot listen on ${config.listen}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        { cause: error },
+      );
+    }
+    // The default port is taken (another agent on this machine): any free port will do,
+    // since hosts join with the URL they are actually reachable at.
+    log.warn(
+      { listen: config.listen },
+      "default agent port in use; listening on a free port instead",
+    );
+    return attempt(0);
+  }
+}
+
+function urlHost(address: string): string {
+  return address.includes(":") ? `[${address}]` : address;
+}
+
+/** A wildcard listen address is not something to call: advertise a concrete one. */
+function reachableAddress(address: string): string {
+  if (address !== "0.0.0.0" && address !== "::") return address;
+  for (const entries of Object.values(networkInterfaces())) {
+    for (const entry of entries ?? []) {
+      if (entry.family === "IPv4" && !entry.internal) return entry.address;
+    }
+  }
+  return "127.0.0.1";
+}

@@ -1,0 +1,192 @@
+import { type ToolCommand } from "./run-tool.ts";
+
+// Every command line the containerd runtime runs, as exact argument arrays, in one place:
+// tests assert them, and an operator can read here what the agent does on a host.
+
+export interface ToolPaths {
+  ctr: string;
+  ctrRemote: string;
+  criu: string;
+  cudaCheckpoint: string;
+}
+
+export const DEFAULT_TOOL_PATHS: ToolPaths = {
+  ctr: "ctr",
+  ctrRemote: "ctr-remote",
+  criu: "criu",
+  cudaCheckpoint: "cuda-checkpoint",
+};
+
+export interface CtrTarget {
+  /** containerd's gRPC socket. */
+  address: string;
+  namespace: string;
+}
+
+/** What restore needs of a container at create time (field notes §3): it is baked into the spec
+ * and carried by the checkpoint, so the restored container gets the same. */
+export const CHECKPOINT_CAPABILITIES = [
+  "CAP_SYS_ADMIN",
+  "CAP_SYS_PTRACE",
+  "CAP_CHECKPOINT_RESTORE",
+  "CAP_NET_ADMIN",
+  "CAP_SYS_TIME",
+  "CAP_SYS_RESOURCE",
+  "CAP_DAC_READ_SEARCH",
+] as const;
+
+/** Thread pools pinned to one thread: CRIU's restorer crashes on many-threaded OpenMP/MKL pools. */
+export const CHECKPOINT_ENV: Record<string, string> = {
+  OMP_NUM_THREADS: "1",
+  MKL_NUM_THREADS: "1",
+};
+
+/** runc reads extra CRIU options from the file this OCI annotation names (infra/agent/criu/runc.conf). */
+export const CRIU_CONFIG_ANNOTATION = "org.criu.config";
+
+export const LABEL_REPLICA = "thaw.replica-id";
+export const LABEL_COLD_START = "thaw.cold-start-id";
+export const LABEL_ESTARGZ = "thaw.estargz";
+export const LABEL_SNAPSHOT = "thaw.snapshot-id";
+
+export interface ContainerSpec {
+  id: string;
+  imageRef: string;
+  /** Set for the lazy path: the stargz proxy snapshotter. */
+  snapshotter?: string;
+  labels: Record<string, string>;
+  env: Record<string, string>;
+  gpus: readonly number[];
+  /** Capabilities + CRIU config annotation so that a snapshot can be captured later. */
+  checkpointable?: { criuConfigPath: string };
+  /** Replaces the image's entrypoint and command. */
+  args?: readonly string[];
+}
+
+export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
+  const ctr = (...args: string[]): ToolCommand => ({
+    file: tools.ctr,
+    args: ["-a", target.address, "-n", target.namespace, ...args],
+  });
+  const plain = (plainHttp: boolean) => (plainHttp ? ["--plain-http"] : []);
+  const labelFlags = (labels: Record<string, string>) =>
+    Object.entries(labels).flatMap(([k, v]) => ["--label", `${k}=${v}`]);
+
+  return {
+    // --- images and content --------------------------------------------------------------
+    contentList: () => ctr("content", "ls", "-q"),
+    contentGet: (digest: string) => ctr("content", "get", digest),
+    imageList: (ref?: string) => ctr("images", "ls", ...(ref ? [`name==${ref}`] : [])),
+    imageListRefs: () => ctr("images", "ls", "-q"),
+    /** pull path: fetch, decompress and unpack into the default (overlayfs) snapshotter. */
+    imagePull: (ref: string, o: { plainHttp: boolean }) =>
+      ctr("images", "pull", ...plain(o.plainHttp), ref),
+    imageRemove: (ref: string) => ctr("images", "rm", "--sync", ref),
+    imageLabel: (ref: string, key: string, value: string) =>
+      ctr("images", "label", ref, `${key}=${value}`),
+    imagePush: (ref: string, o: { plainHttp: boolean }) =>
+      ctr("images", "push", ...plain(o.plainHttp), ref),
+
+    // --- containers and tasks ------------------------------------------------------------
+    /** Host networking: the readiness probe and the engine calls go to 127.0.0.1:<port>. */
+    containerCreate: (spec: ContainerSpec) => {
+      const env = { ...(spec.checkpointable ? CHECKPOINT_ENV : {}), ...spec.env };
+      return ctr(
+        "containers",
+        "create",
+        "--net-host",
+        ...(spec.snapshotter ? ["--snapshotter", spec.snapshotter] : []),
+        ...labelFlags(spec.labels),
+        ...Object.entries(env).flatMap(([k, v]) => ["--env", `${k}=${v}`]),
+        ...spec.gpus.flatMap((gpu) => ["--gpus", String(gpu)]),
+        ...(spec.checkpointable
+          ? [
+              ...CHECKPOINT_CAPABILITIES.flatMap((cap) => ["--cap-add", cap]),
+              "--annotation",
+              `${CRIU_CONFIG_ANNOTATION}=${spec.checkpointable.criuConfigPath}`,
+            ]
+          : []),
+        spec.imageRef,
+        spec.id,
+        ...(spec.args ?? []),
+      );
+    },
+    /** Detached, with the container's stdout/stderr kept in a file for failure reports. */
+    taskStart: (id: string, logPath: string) =>
+      ctr("tasks", "start", "-d", "--log-uri", `file://${logPath}`, id),
+    taskList: () => ctr("tasks", "ls"),
+    taskProcesses: (id: string) => ctr("tasks", "ps", id),
+    taskKill: (id: string, signal: "SIGTERM" | "SIGKILL") => ctr("tasks", "kill", "-s", signal, id),
+    taskDelete: (id: string) => ctr("tasks", "delete", id),
+    containerDelete: (id: string) => ctr("containers", "delete", id),
+    containerList: () => ctr("containers", "ls", "-q"),
+
+    // --- warm path -------------------------------------------------------------------------
+    taskPause: (id: string) => ctr("tasks", "pause", id),
+    taskResume: (id: string) => ctr("tasks", "resume", id),
+
+    // --- restore path ------------------------------------------------------------------------
+    /** CRIU dump through runc (options from the org.criu.config file); the task keeps running. */
+    checkpointCreate: (id: string, checkpointRef: string) =>
+      ctr("containers", "checkpoint", "--task", "--rw", id, checkpointRef),
+    /** Fetch a checkpoint image from the snapshot store without unpacking it. */
+    checkpointFetch: (checkpointRef: string, snapshotId: string, o: { plainHttp: boolean }) =>
+      ctr(
+        "content",
+        "fetch",
+        ...plain(o.plainHttp),
+        "--all-platforms",
+        "--label",
+        `${LABEL_SNAPSHOT}=${snapshotId}`,
+        checkpointRef,
+      ),
+    /** Recreate the container from the checkpoint (spec, image, rw layer) and CRIU-restore its task. */
+    containerRestore: (id: string, checkpointRef: string) =>
+      ctr("containers", "restore", "--live", "--rw", id, checkpointRef),
+  };
+}
+
+export type CtrCommands = ReturnType<typeof ctrCommands>;
+
+/** lazy path: pull through the stargz snapshotter (metadata, then prefetch of the landmark files). */
+export function remotePull(
+  tools: ToolPaths,
+  target: CtrTarget,
+  ref: string,
+  o: { plainHttp: boolean; snapshotter: string },
+): ToolCommand {
+  return {
+    file: tools.ctrRemote,
+    args: [
+      "-a",
+      target.address,
+      "-n",
+      target.namespace,
+      "images",
+      "rpull",
+      ...(o.plainHttp ? ["--plain-http"] : []),
+      "--snapshotter",
+      o.snapshotter,
+      "--label",
+      `${LABEL_ESTARGZ}=true`,
+      ref,
+    ],
+  };
+}
+
+export const criuCommands = (tools: ToolPaths) => ({
+  /** Kernel support for checkpoint/restore (fails e.g. on a vdso mismatch). */
+  check: (): ToolCommand => ({ file: tools.criu, args: ["check"] }),
+});
+
+export const cudaCheckpointCommands = (tools: ToolPaths) => ({
+  getState: (pid: number): ToolCommand => ({
+    file: tools.cudaCheckpoint,
+    args: ["--get-state", "--pid", String(pid)],
+  }),
+  /** running → checkpointed (GPU memory to host) or checkpointed → running (back to the GPU). */
+  toggle: (pid: number): ToolCommand => ({
+    file: tools.cudaCheckpoint,
+    args: ["--toggle", "--pid", String(pid)],
+  }),
+});

@@ -1,0 +1,118 @@
+import path from "node:path";
+import { DEFAULT_TOOL_PATHS, type ToolPaths } from "./commands.ts";
+
+/** The stargz-snapshotter settings the agent's own deadlines must agree with (field notes §2). */
+export interface StargzSettings {
+  /** Name of the proxy snapshotter plugin in containerd's config. */
+  snapshotter: string;
+  /** = prefetch_timeout_sec in containerd-stargz-grpc's config.toml. */
+  prefetchTimeoutSeconds: number;
+  /** The snapshotter's Prometheus endpoint (metrics_address), to tell whether prefetch completed. */
+  metricsUrl?: string;
+}
+
+export interface ContainerdTimeouts {
+  /** Listing and inspecting (ctr tasks ls, content get, ...). */
+  querySeconds: number;
+  pullSeconds: number;
+  /** ctr-remote rpull: mounts every layer, each waiting up to the prefetch budget. */
+  remotePullSeconds: number;
+  createSeconds: number;
+  taskStartSeconds: number;
+  fetchSnapshotSeconds: number;
+  restoreSeconds: number;
+  cudaToggleSeconds: number;
+  engineCallSeconds: number;
+  checkpointSeconds: number;
+  pushSeconds: number;
+}
+
+export interface ContainerdRuntimeConfig {
+  /** containerd's gRPC socket. */
+  address: string;
+  namespace?: string;
+  tools?: Partial<ToolPaths>;
+  /** Environment of the tools the runtime runs (tests put fake tools first on PATH). */
+  toolEnv?: NodeJS.ProcessEnv;
+  /** Container stdout/stderr files, one per container (quoted in start failures). */
+  logDir: string;
+  /** Registry hosts reached over plain HTTP, e.g. "127.0.0.1:5000". */
+  plainHttpRegistries?: string[];
+  stargz?: Partial<StargzSettings>;
+  /** CRIU options file runc reads for checkpointable containers (infra/agent/criu/runc.conf). */
+  criuConfigPath?: string;
+  /** Where kernel settings are read (tests point it at a fake tree). */
+  procSysDir?: string;
+  /** SIGTERM first; SIGKILL after this many seconds. */
+  stopGraceSeconds?: number;
+  timeouts?: Partial<ContainerdTimeouts>;
+}
+
+export interface ResolvedContainerdConfig {
+  address: string;
+  namespace: string;
+  tools: ToolPaths;
+  toolEnv: NodeJS.ProcessEnv | undefined;
+  logDir: string;
+  plainHttpRegistries: string[];
+  stargz: StargzSettings;
+  criuConfigPath: string;
+  procSysDir: string;
+  stopGraceSeconds: number;
+  timeouts: ContainerdTimeouts;
+}
+
+/** The tuned values of infra/agent/containerd-stargz-grpc/config.toml (a test keeps them equal). */
+export const STARGZ_TUNED = {
+  prefetchTimeoutSeconds: 30,
+  requestTimeoutSeconds: 300,
+  fetchingTimeoutSeconds: 300,
+  lazyChunkSizeBytes: 50_000,
+  prefetchChunkSizeBytes: 33_554_432,
+  maxCacheFds: 100,
+} as const;
+
+const DEFAULT_TIMEOUTS: ContainerdTimeouts = {
+  querySeconds: 30,
+  pullSeconds: 3_600,
+  remotePullSeconds: 1_800,
+  createSeconds: 120,
+  taskStartSeconds: 120,
+  fetchSnapshotSeconds: 3_600,
+  restoreSeconds: 900,
+  cudaToggleSeconds: 600,
+  engineCallSeconds: 900,
+  checkpointSeconds: 1_800,
+  pushSeconds: 3_600,
+};
+
+export function resolveContainerdConfig(config: ContainerdRuntimeConfig): ResolvedContainerdConfig {
+  const stargz: StargzSettings = {
+    snapshotter: config.stargz?.snapshotter ?? "stargz",
+    prefetchTimeoutSeconds:
+      config.stargz?.prefetchTimeoutSeconds ?? STARGZ_TUNED.prefetchTimeoutSeconds,
+    ...(config.stargz?.metricsUrl ? { metricsUrl: config.stargz.metricsUrl } : {}),
+  };
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...config.timeouts };
+  // The agent must never give up on rpull before the snapshotter gives up on prefetch:
+  // that would turn a slow-but-working prefetch into a failed start.
+  if (timeouts.remotePullSeconds <= stargz.prefetchTimeoutSeconds) {
+    throw new Error(
+      `containerd runtime: timeouts.remotePullSeconds (${timeouts.remotePullSeconds}) must exceed the stargz prefetch timeout (${stargz.prefetchTimeoutSeconds})`,
+    );
+  }
+  return {
+    address: config.address,
+    namespace: config.namespace ?? "thaw",
+    tools: { ...DEFAULT_TOOL_PATHS, ...config.tools },
+    toolEnv: config.toolEnv,
+    // Absolute: it becomes a file:// log URI that the shim opens.
+    logDir: path.resolve(config.logDir),
+    plainHttpRegistries: config.plainHttpRegistries ?? [],
+    stargz,
+    criuConfigPath: config.criuConfigPath ?? "/etc/thaw/criu/runc.conf",
+    procSysDir: config.procSysDir ?? "/proc/sys",
+    stopGraceSeconds: config.stopGraceSeconds ?? 10,
+    timeouts,
+  };
+}

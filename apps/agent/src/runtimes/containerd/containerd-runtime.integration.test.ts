@@ -1,0 +1,205 @@
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { type StartReplicaRequestInput } from "@thaw/node-agent-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type PhaseEvent, PhaseFailedError } from "../runtime.ts";
+import { ContainerdRuntime } from "./containerd-runtime.ts";
+import { parseTaskList } from "./parse.ts";
+import { runTool } from "./run-tool.ts";
+import {
+  ensureContainerTools,
+  httpGet,
+  type LocalStack,
+  mountPointsUnder,
+  startLocalStack,
+} from "./testing/local-stack.ts";
+
+// The real pull path, end to end, on this machine: containerd, a registry, an image.
+
+const isRoot = process.getuid?.() === 0;
+if (!isRoot) {
+  console.warn("containerd runtime integration tests skipped: containerd needs root (run as root)");
+}
+
+describe.skipIf(!isRoot)("containerd runtime, real containerd", () => {
+  let stack: LocalStack;
+  let runtime: ContainerdRuntime;
+
+  beforeAll(async () => {
+    await ensureContainerTools();
+    stack = await startLocalStack();
+    runtime = new ContainerdRuntime({
+      address: stack.address,
+      namespace: stack.namespace,
+      logDir: stack.logDir,
+      plainHttpRegistries: [stack.registryHost],
+      // busybox httpd as PID 1 ignores SIGTERM: keep the SIGKILL escalation short.
+      stopGraceSeconds: 1,
+    });
+  }, 900_000);
+
+  afterAll(async () => {
+    const dir = stack?.dir;
+    await stack?.stop();
+    if (dir) expect(await mountPointsUnder(dir)).toEqual([]);
+  }, 120_000);
+
+  const ctr = async (...args: string[]) =>
+    (
+      await runTool(
+        { file: "ctr", args: ["-a", stack.address, "-n", stack.namespace, ...args] },
+        { what: "inspect containerd", timeoutMs: 15_000 },
+      )
+    ).stdout;
+
+  const request = (
+    overrides: Partial<StartReplicaRequestInput> = {},
+  ): StartReplicaRequestInput => ({
+    replicaId: randomUUID(),
+    coldStartId: randomUUID(),
+    path: "pull",
+    deployment: { imageRef: stack.image.ref, imageDigest: stack.image.digest },
+    gpus: [],
+    readiness: { port: stack.image.httpPort, path: stack.image.readinessPath, timeoutSeconds: 20 },
+    warmup: { path: stack.image.readinessPath, count: 2 },
+    ...overrides,
+  });
+
+  it("pulls, creates, starts, warms up and reports ready, then stops without leftovers", async () => {
+    const events: PhaseEvent[] = [];
+    const req = request();
+    const started = await runtime.startReplica(req, (e) => events.push(e));
+
+    expect(events.map((e) => e.phase)).toEqual(["pull", "create", "start", "warmup", "ready"]);
+    for (const [i, e] of events.entries()) {
+      expect(e.seconds).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(e.endedAt)).toBeGreaterThanOrEqual(Date.parse(e.startedAt));
+      const previous = events[i - 1];
+      if (previous)
+        expect(Date.parse(e.startedAt)).toBeGreaterThanOrEqual(Date.parse(previous.endedAt));
+    }
+    const [pull] = events;
+    expect(pull!.bytes).toBe(stack.image.bytes);
+    expect(pull!.attributes).toMatchObject({
+      imageDigest: stack.image.digest,
+      imageBytes: stack.image.bytes,
+      layers: 1,
+      cached: false,
+    });
+    expect(pull!.attributes!.fetchSeconds).toBeGreaterThanOrEqual(0);
+    expect(pull!.attributes!.unpackSeconds).toBeGreaterThanOrEqual(0);
+    const ready = events.at(-1)!;
+    expect(ready.seconds).toBe(0);
+    expect(ready.startedAt).toBe(ready.endedAt);
+
+    // The probe really got its 200 from busybox httpd inside the container.
+    expect(started.readiness.status).toBe(200);
+    const answer = await httpGet(
+      `http://127.0.0.1:${stack.image.httpPort}${stack.image.readinessPath}`,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.toString()).toBe("ready\n");
+    expect(parseTaskList(await ctr("tasks", "ls")).get(req.replicaId)?.status).toBe("RUNNING");
+
+    const inventory = await runtime.inventory();
+    expect(inventory.images).toContainEqual({
+      digest: stack.image.digest,
+      bytes: stack.image.bytes,
+      estargz: false,
+    });
+    expect(inventory.replicas).toContainEqual({
+      replicaId: req.replicaId,
+      containerId: req.replicaId,
+      state: "running",
+    });
+
+    const stopped = await runtime.stopReplica(req.replicaId);
+    expect(stopped).toMatchObject({ found: true, signal: "SIGKILL" });
+    expect(parseTaskList(await ctr("tasks", "ls")).has(req.replicaId)).toBe(false);
+    expect(await ctr("containers", "ls", "-q")).not.toContain(req.replicaId);
+    expect(await ctr("snapshots", "ls")).not.toContain(req.replicaId);
+    expect((await mountPointsUnder(stack.dir)).filter((m) => m.includes(req.replicaId))).toEqual(
+      [],
+    );
+    await expect(httpGet(`http://127.0.0.1:${stack.image.httpPort}/ready`)).rejects.toThrow();
+    expect(await runtime.stopReplica(req.replicaId)).toMatchObject({ found: false, signal: null });
+  });
+
+  it("moves no bytes when the node already holds the image", async () => {
+    const events: PhaseEvent[] = [];
+    const req = request({ warmup: undefined });
+    await runtime.startReplica(req, (e) => events.push(e));
+    expect(events.map((e) => e.phase)).toEqual(["pull", "create", "start", "ready"]);
+    expect(events[0]).toMatchObject({ bytes: 0, attributes: { cached: true } });
+    await runtime.stopReplica(req.replicaId);
+  });
+
+  it("parks a replica and hands it over on the warm path (real pause/resume)", async () => {
+    const first = request({ warmup: undefined });
+    await runtime.startReplica(first, () => undefined);
+    await runtime.parkReplica({ replicaId: first.replicaId });
+    expect(parseTaskList(await ctr("tasks", "ls")).get(first.replicaId)?.status).toBe("PAUSED");
+    expect((await runtime.inventory()).warmReplicaIds).toEqual([first.replicaId]);
+
+    const events: PhaseEvent[] = [];
+    const second = request({ path: "warm", warmReplicaId: first.replicaId, warmup: undefined });
+    const started = await runtime.startReplica(second, (e) => events.push(e));
+    expect(events.map((e) => e.phase)).toEqual(["handover", "ready"]);
+    expect(started.containerId).toBe(first.replicaId);
+    expect(parseTaskList(await ctr("tasks", "ls")).get(first.replicaId)?.status).toBe("RUNNING");
+    expect((await runtime.inventory()).warmReplicaIds).toEqual([]);
+
+    await runtime.stopReplica(second.replicaId);
+    expect(await ctr("containers", "ls", "-q")).not.toContain(first.replicaId);
+  });
+
+  it("force-removes a paused replica (the cleanup after a failed handover)", async () => {
+    const req = request({ warmup: undefined });
+    await runtime.startReplica(req, () => undefined);
+    await runtime.parkReplica({ replicaId: req.replicaId });
+    const removed = await runtime.host.removeContainer(req.replicaId, {
+      graceSeconds: 0,
+      force: true,
+    });
+    expect(removed).toEqual({ found: true, signal: "SIGKILL" });
+    expect(parseTaskList(await ctr("tasks", "ls")).has(req.replicaId)).toBe(false);
+    expect(await ctr("containers", "ls", "-q")).not.toContain(req.replicaId);
+  });
+
+  it("reports a failed pull with the phase and containerd's own words, and leaves nothing behind", async () => {
+    const req = request({ deployment: { imageRef: `${stack.registryHost}/thaw/missing:v1` } });
+    const error = await runtime.startReplica(req, () => undefined).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PhaseFailedError);
+    expect((error as PhaseFailedError).phase).toBe("pull");
+    expect((error as PhaseFailedError).message).toMatch(/pull the image.*not found/s);
+    expect(await ctr("containers", "ls", "-q")).not.toContain(req.replicaId);
+  });
+
+  it("removes the container when the readiness probe never passes", async () => {
+    const req = request({
+      warmup: undefined,
+      readiness: { port: stack.image.httpPort, path: "/missing", timeoutSeconds: 1 },
+    });
+    const error = await runtime.startReplica(req, () => undefined).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PhaseFailedError);
+    expect((error as PhaseFailedError).phase).toBe("start");
+    expect((error as PhaseFailedError).message).toMatch(
+      /did not answer 200 within 1 s.*answered 404/s,
+    );
+    expect(await ctr("containers", "ls", "-q")).not.toContain(req.replicaId);
+  });
+
+  it("accepts the GPU hosts' containerd config (infra/agent/containerd/config.toml)", async () => {
+    const config = fileURLToPath(
+      new URL("../../../../../infra/agent/containerd/config.toml", import.meta.url),
+    );
+    const dump = await runTool(
+      { file: "containerd", args: ["--config", config, "config", "dump"] },
+      { what: "load the config", timeoutMs: 15_000 },
+    );
+    expect(dump.stdout).toMatch(
+      /\[proxy_plugins\.stargz\]\s+address = "[^"]+"\s+type = "snapshot"/,
+    );
+    expect(dump.stdout).toContain('disabled_plugins = ["io.containerd.grpc.v1.cri"]');
+  });
+});

@@ -1,0 +1,292 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type ReplicaWarmup } from "@thaw/node-agent-client";
+import { type PhaseRecorder } from "../phase-recorder.ts";
+import { probeUntilReady, replicaRequest, type ProbeResult } from "../replica-http.ts";
+import {
+  type ContainerSpec,
+  ctrCommands,
+  type CtrCommands,
+  cudaCheckpointCommands,
+  criuCommands,
+} from "./commands.ts";
+import { type ContainerdTimeouts, type ResolvedContainerdConfig } from "./config.ts";
+import { imageBlobs, type ImageBlobs, registryHost } from "./image-blobs.ts";
+import {
+  parseDigestList,
+  parseImageList,
+  parseTaskList,
+  parseTaskProcesses,
+  type TaskStatus,
+} from "./parse.ts";
+import { runTool, type RunToolOptions, type ToolCommand, type ToolResult } from "./run-tool.ts";
+
+type RunOptions = Omit<RunToolOptions, "timeoutMs" | "env" | "what"> & {
+  timeout?: keyof ContainerdTimeouts;
+};
+
+/** The containerd host as the start paths see it: tools, queries and the shared steps. */
+export class ContainerdHost {
+  readonly ctr: CtrCommands;
+  readonly criu: ReturnType<typeof criuCommands>;
+  readonly cuda: ReturnType<typeof cudaCheckpointCommands>;
+
+  constructor(readonly config: ResolvedContainerdConfig) {
+    this.ctr = ctrCommands(config.tools, { address: config.address, namespace: config.namespace });
+    this.criu = criuCommands(config.tools);
+    this.cuda = cudaCheckpointCommands(config.tools);
+  }
+
+  run(command: ToolCommand, what: string, options: RunOptions = {}): Promise<ToolResult> {
+    const { timeout = "querySeconds", ...rest } = options;
+    return runTool(command, {
+      ...rest,
+      what,
+      timeoutMs: this.config.timeouts[timeout] * 1000,
+      ...(this.config.toolEnv ? { env: this.config.toolEnv } : {}),
+    });
+  }
+
+  plainHttp(ref: string): boolean {
+    return this.config.plainHttpRegistries.includes(registryHost(ref));
+  }
+
+  logPath(containerId: string): string {
+    return path.join(this.config.logDir, `${containerId}.log`);
+  }
+
+  // --- queries ---------------------------------------------------------------------------
+
+  async tasks(signal?: AbortSignal): Promise<Map<string, { pid: number; status: TaskStatus }>> {
+    const { stdout } = await this.run(this.ctr.taskList(), "list the tasks", opt(signal));
+    return parseTaskList(stdout);
+  }
+
+  async taskProcesses(containerId: string, signal?: AbortSignal): Promise<number[]> {
+    const { stdout } = await this.run(
+      this.ctr.taskProcesses(containerId),
+      `list the processes of ${containerId}`,
+      opt(signal),
+    );
+    return parseTaskProcesses(stdout);
+  }
+
+  async contentDigests(signal?: AbortSignal): Promise<Set<string>> {
+    const { stdout } = await this.run(
+      this.ctr.contentList(),
+      "list the content store",
+      opt(signal),
+    );
+    return parseDigestList(stdout);
+  }
+
+  async imageRefs(signal?: AbortSignal): Promise<Set<string>> {
+    const { stdout } = await this.run(this.ctr.imageListRefs(), "list the images", opt(signal));
+    return new Set(
+      stdout
+        .split("\n")
+        .map((l) => l.trim())
+        .filter(Boolean),
+    );
+  }
+
+  async imageDigest(ref: string, signal?: AbortSignal): Promise<string> {
+    const { stdout } = await this.run(this.ctr.imageList(ref), `look up image ${ref}`, opt(signal));
+    const digest = parseImageList(stdout).find((i) => i.ref === ref)?.digest;
+    if (!digest) throw new Error(`image ${ref} is not in containerd after the pull`);
+    return digest;
+  }
+
+  async imageBlobs(rootDigest: string, signal?: AbortSignal): Promise<ImageBlobs> {
+    return imageBlobs(async (digest) => {
+      const { stdout } = await this.run(this.ctr.contentGet(digest), `read ${digest}`, opt(signal));
+      return stdout;
+    }, rootDigest);
+  }
+
+  // --- shared steps ----------------------------------------------------------------------
+
+  /**
+   * create → start → (warmup) → ready, the tail of the pull and lazy paths. `start` runs from
+   * `ctr tasks start` to the readiness probe's first 200; `ready` is the zero-length marker.
+   */
+  async createAndStart(
+    rec: PhaseRecorder,
+    spec: ContainerSpec,
+    readiness: { port: number; path: string; timeoutSeconds: number },
+    warmup: ReplicaWarmup | undefined,
+    signal: AbortSignal | undefined,
+    onCreated: () => void,
+  ): Promise<ProbeResult> {
+    await rec.run("create", async (scope) => {
+      const result = await this.run(this.ctr.containerCreate(spec), "create the container", {
+        timeout: "createSeconds",
+        ...opt(signal),
+        hint: `If a container ${spec.id} already exists, stop that replica first`,
+      });
+      onCreated();
+      scope.attributes.containerId = spec.id;
+      if (spec.snapshotter) scope.attributes.snapshotter = spec.snapshotter;
+      scope.attributes.ctrSeconds = result.seconds;
+    });
+    const probe = await rec.run("start", async (scope) => {
+      const started = await this.run(
+        this.ctr.taskStart(spec.id, this.logPath(spec.id)),
+        "start the task",
+        {
+          timeout: "taskStartSeconds",
+          ...opt(signal),
+          hint: `Container log: ${this.logPath(spec.id)}`,
+        },
+      );
+      scope.attributes.taskStartSeconds = started.seconds;
+      const result = await this.probe(spec.id, readiness, signal);
+      scope.attributes.probeAttempts = result.attempts;
+      if (result.firstAnswerSeconds !== undefined) {
+        scope.attributes.firstAnswerSeconds = started.seconds + result.firstAnswerSeconds;
+      }
+      return result;
+    });
+    await this.warmupAndReady(rec, readiness.port, warmup, signal);
+    return probe;
+  }
+
+  /** Readiness probe that gives up early, with the container's last log lines, if the task exits. */
+  async probe(
+    containerId: string,
+    readiness: { port: number; path: string; timeoutSeconds: number },
+    signal: AbortSignal | undefined,
+  ): Promise<ProbeResult> {
+    try {
+      return await probeUntilReady({
+        ...readiness,
+        ...opt(signal),
+        onWaiting: async () => {
+          const task = (await this.tasks(signal)).get(containerId);
+          if (!task || task.status === "STOPPED") {
+            throw new Error(
+              `the container's task ${task ? "exited" : "disappeared"} before it was ready`,
+            );
+          }
+        },
+      });
+    } catch (error) {
+      const log = await this.logTail(containerId);
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(log ? `${message}; container log (last lines):\n${log}` : message, {
+        cause: error,
+      });
+    }
+  }
+
+  async warmupAndReady(
+    rec: PhaseRecorder,
+    port: number,
+    warmup: ReplicaWarmup | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    if (warmup) {
+      await rec.run("warmup", async (scope) => {
+        for (let i = 0; i < warmup.count; i++) {
+          const answer = await replicaRequest(
+            port,
+            warmup.path,
+            { method: warmup.method, ...(warmup.body === undefined ? {} : { body: warmup.body }) },
+            { timeoutMs: this.config.timeouts.engineCallSeconds * 1000, ...opt(signal) },
+          );
+          if (answer.status < 200 || answer.status >= 300) {
+            throw new Error(
+              `warmup request ${i + 1} ${warmup.method} ${warmup.path} answered ${answer.status}: ${answer.body.slice(0, 300)}`,
+            );
+          }
+        }
+        scope.attributes.requests = warmup.count;
+      });
+    }
+    rec.mark("ready", { port });
+  }
+
+  /**
+   * Stops a task (SIGTERM, then SIGKILL after the grace period; `force`: SIGKILL at once) and
+   * removes task and container. A paused task is resumed first so that it can handle SIGTERM.
+   */
+  async removeContainer(
+    containerId: string,
+    o: { graceSeconds: number; force?: boolean },
+  ): Promise<{ found: boolean; signal: "SIGTERM" | "SIGKILL" | null }> {
+    const task = (await this.tasks()).get(containerId);
+    let signal: "SIGTERM" | "SIGKILL" | null = null;
+    if (task && task.status !== "STOPPED") {
+      let graceful = !o.force;
+      if (graceful && (task.status === "PAUSED" || task.status === "PAUSING")) {
+        graceful = await this.run(
+          this.ctr.taskResume(containerId),
+          "resume the paused task before stopping it",
+        ).then(
+          () => true,
+          () => false,
+        );
+      }
+      let stopped = false;
+      if (graceful) {
+        signal = "SIGTERM";
+        await this.run(this.ctr.taskKill(containerId, "SIGTERM"), "signal the task to stop");
+        stopped = await this.waitStopped(containerId, o.graceSeconds);
+      }
+      if (!stopped) {
+        signal = "SIGKILL";
+        await this.run(this.ctr.taskKill(containerId, "SIGKILL"), "kill the task");
+        if (!(await this.waitStopped(containerId, 30))) {
+          throw new Error(`task ${containerId} did not stop within 30 s of SIGKILL`);
+        }
+      }
+    }
+    if (task) {
+      // Whatever else removed the task in the meantime (containerd's own cleanup of an exited
+      // shim, an operator) left the state this call wants: only a task still there is an error.
+      await this.run(this.ctr.taskDelete(containerId), "delete the task").catch(
+        async (error: unknown) => {
+          if ((await this.tasks()).has(containerId)) throw error;
+        },
+      );
+    }
+    const exists = await this.containerExists(containerId);
+    if (exists) {
+      await this.run(this.ctr.containerDelete(containerId), "delete the container").catch(
+        async (error: unknown) => {
+          if (await this.containerExists(containerId)) throw error;
+        },
+      );
+    }
+    return { found: task !== undefined || exists, signal };
+  }
+
+  private async containerExists(containerId: string): Promise<boolean> {
+    const containers = await this.run(this.ctr.containerList(), "list the containers");
+    return containers.stdout.split("\n").some((l) => l.trim() === containerId);
+  }
+
+  private async waitStopped(containerId: string, seconds: number): Promise<boolean> {
+    const deadline = performance.now() + seconds * 1000;
+    for (let interval = 20; ; interval = Math.min(250, interval * 1.5)) {
+      const task = (await this.tasks()).get(containerId);
+      if (!task || task.status === "STOPPED") return true;
+      if (performance.now() >= deadline) return false;
+      await sleep(interval);
+    }
+  }
+
+  async logTail(containerId: string, lines = 20): Promise<string> {
+    try {
+      const text = await readFile(this.logPath(containerId), "utf8");
+      return text.trimEnd().split("\n").slice(-lines).join("\n");
+    } catch {
+      return "";
+    }
+  }
+}
+
+function opt(signal: AbortSignal | undefined): { signal?: AbortSignal } {
+  return signal ? { signal } : {};
+}

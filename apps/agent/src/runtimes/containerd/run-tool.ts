@@ -1,0 +1,187 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+
+// Runs one external tool (ctr, ctr-remote, criu, cuda-checkpoint) with an argument array —
+// never through a shell — under a deadline, and turns every failure into an error that says
+// what was being done, the exact command, the tool's own stderr, and what to try.
+
+/** One command line: the executable (a name looked up on PATH, or a path) and its arguments. */
+export interface ToolCommand {
+  file: string;
+  args: readonly string[];
+}
+
+export interface RunToolOptions {
+  /** What the command is for, in words: "pull the image". */
+  what: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Environment for the child; the agent's own when absent. */
+  env?: NodeJS.ProcessEnv;
+  /** Streams stdout as it arrives (e.g. to notice when `ctr image pull` starts unpacking). */
+  onStdout?: (chunk: string) => void;
+  /** Added to the error message: what the operator should do about a failure. */
+  hint?: string;
+}
+
+export interface ToolResult {
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}
+
+const MAX_STDOUT_BYTES = 16 * 1024 * 1024;
+const STDERR_TAIL_BYTES = 8 * 1024;
+const KILL_GRACE_MS = 2_000;
+
+export class ToolError extends Error {
+  override readonly name = "ToolError";
+  constructor(
+    message: string,
+    readonly command: ToolCommand,
+    readonly details: {
+      exitCode: number | null;
+      signal: NodeJS.Signals | null;
+      stderr: string;
+      timedOut: boolean;
+      aborted: boolean;
+      notFound: boolean;
+    },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  get tool(): string {
+    return path.basename(this.command.file);
+  }
+}
+
+/** The command as a person would type it (for messages and logs only; never executed). */
+export function formatCommand(command: ToolCommand): string {
+  const quote = (arg: string) => (/^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : JSON.stringify(arg));
+  return [command.file, ...command.args].map(quote).join(" ");
+}
+
+export function runTool(command: ToolCommand, options: RunToolOptions): Promise<ToolResult> {
+  const started = performance.now();
+  return new Promise<ToolResult>((resolve, reject) => {
+    if (options.signal?.aborted) {
+      reject(failure(command, options, "was cancelled before it started", {}));
+      return;
+    }
+    const child = spawn(command.file, command.args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(options.env ? { env: options.env } : {}),
+    });
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderr = "";
+    let timedOut = false;
+    let aborted = false;
+    let settled = false;
+    let killTimer: NodeJS.Timeout | undefined;
+
+    const terminate = () => {
+      child.kill("SIGTERM");
+      killTimer = setTimeout(() => child.kill("SIGKILL"), KILL_GRACE_MS);
+      killTimer.unref();
+    };
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      terminate();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      terminate();
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const finish = () => {
+      settled = true;
+      clearTimeout(deadline);
+      if (killTimer) clearTimeout(killTimer);
+      options.signal?.removeEventListener("abort", onAbort);
+    };
+
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (stdoutBytes < MAX_STDOUT_BYTES) {
+        stdout.push(chunk);
+        stdoutBytes += chunk.length;
+      }
+      options.onStdout?.(chunk.toString("utf8"));
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);
+    });
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      if (settled) return;
+      finish();
+      const notFound = error.code === "ENOENT";
+      reject(
+        failure(
+          command,
+          options,
+          notFound
+            ? `could not run: ${path.basename(command.file)} was not found (is it installed and on the agent's PATH?)`
+            : `could not run: ${error.message}`,
+          { notFound, cause: error },
+        ),
+      );
+    });
+    // A killed tool settles when it exits: a grandchild holding its stdout must not keep the
+    // caller waiting for the pipes to close.
+    child.on("exit", () => {
+      if (!timedOut && !aborted) return;
+      child.stdout.destroy();
+      child.stderr.destroy();
+    });
+    child.on("close", (exitCode, signal) => {
+      if (settled) return;
+      finish();
+      const seconds = (performance.now() - started) / 1000;
+      if (exitCode === 0 && !timedOut && !aborted) {
+        resolve({ stdout: Buffer.concat(stdout).toString("utf8"), stderr, seconds });
+        return;
+      }
+      const how = timedOut
+        ? `timed out after ${(options.timeoutMs / 1000).toFixed(1)} s and was stopped`
+        : aborted
+          ? "was cancelled"
+          : exitCode !== null
+            ? `exited with code ${exitCode}`
+            : `was killed by ${signal ?? "a signal"}`;
+      reject(failure(command, options, how, { exitCode, signal, stderr, timedOut, aborted }));
+    });
+  });
+}
+
+function failure(
+  command: ToolCommand,
+  options: RunToolOptions,
+  how: string,
+  details: Partial<ToolError["details"]> & { cause?: unknown },
+): ToolError {
+  const stderr = (details.stderr ?? "").trim();
+  const parts = [`could not ${options.what}: \`${formatCommand(command)}\` ${how}`];
+  if (stderr) parts.push(`stderr: ${lastLines(stderr, 12)}`);
+  if (options.hint) parts.push(options.hint);
+  return new ToolError(
+    parts.join(". "),
+    command,
+    {
+      exitCode: details.exitCode ?? null,
+      signal: details.signal ?? null,
+      stderr,
+      timedOut: details.timedOut ?? false,
+      aborted: details.aborted ?? false,
+      notFound: details.notFound ?? false,
+    },
+    details.cause === undefined ? undefined : { cause: details.cause },
+  );
+}
+
+function lastLines(text: string, count: number): string {
+  const lines = text.split("\n");
+  return (lines.length > count ? ["…", ...lines.slice(-count)] : lines).join("\n");
+}

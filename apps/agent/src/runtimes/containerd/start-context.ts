@@ -1,0 +1,41 @@
+import { type StartReplicaRequest } from "@thaw/node-agent-client";
+import { type PhaseRecorder } from "../phase-recorder.ts";
+import { type ProbeResult } from "../replica-http.ts";
+import { LABEL_COLD_START, LABEL_REPLICA, type ContainerSpec } from "./commands.ts";
+import { type ContainerdHost } from "./host.ts";
+
+/** What every start path gets. */
+export interface StartContext {
+  host: ContainerdHost;
+  request: StartReplicaRequest;
+  rec: PhaseRecorder;
+  signal: AbortSignal | undefined;
+  /** The path calls this once a container exists, so a failure later removes it. */
+  created: (containerId: string) => void;
+}
+
+export interface PathOutcome {
+  containerId: string;
+  probe: Pick<ProbeResult, "status" | "attempts">;
+}
+
+/** The container a pull or lazy start creates for a request. */
+export function containerSpecFor(
+  ctx: StartContext,
+  imageRef: string,
+  snapshotter?: string,
+): ContainerSpec {
+  const { request, host } = ctx;
+  return {
+    id: request.replicaId,
+    imageRef,
+    ...(snapshotter ? { snapshotter } : {}),
+    labels: { [LABEL_REPLICA]: request.replicaId, [LABEL_COLD_START]: request.coldStartId },
+    env: request.deployment.env,
+    gpus: request.gpus,
+    ...(request.deployment.checkpointable
+      ? { checkpointable: { criuConfigPath: host.config.criuConfigPath } }
+      : {}),
+    ...(request.deployment.args ? { args: request.deployment.args } : {}),
+  };
+}

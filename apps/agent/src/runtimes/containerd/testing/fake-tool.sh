@@ -1,0 +1,85 @@
+#!/bin/bash
+# Fake ctr / ctr-remote / criu / cuda-checkpoint for the runtime unit tests (see fake-tools.ts).
+tool=$(basename "$0")
+S="$FAKE_STATE"
+{ printf '%s' "$tool"; for a in "$@"; do printf '\t%s' "$a"; done; printf '\n'; } >> "$S/calls.log"
+joined="$tool $*"
+if [ -f "$S/fail" ]; then
+  while IFS=$'\t' read -r ftool fmatch fmsg fgone; do
+    if [ "$ftool" = "$tool" ] && [[ "$joined" == *"$fmatch"* ]]; then
+      # A race the test stages: something else removed this task just before the call failed.
+      [ -n "$fgone" ] && rm -f "$S/tasks/$fgone"
+      echo "$fmsg" >&2
+      exit 1
+    fi
+  done < "$S/fail"
+fi
+mkdir -p "$S/tasks" "$S/containers" "$S/cuda"
+touch "$S/images.txt"
+last() { echo "${@: -1}"; }
+
+case "$tool" in
+criu)
+  [ "$1" = "check" ] && echo "Looks good."
+  exit 0 ;;
+cuda-checkpoint)
+  pid="$3"
+  for p in $FAKE_NON_CUDA_PIDS; do
+    if [ "$p" = "$pid" ]; then echo "cuda-checkpoint: process $pid is not a CUDA process" >&2; exit 1; fi
+  done
+  state=$(cat "$S/cuda/$pid" 2>/dev/null || echo "$FAKE_CUDA_STATE")
+  case "$1" in
+    --get-state) echo "$state" ;;
+    --toggle) if [ "$state" = running ]; then echo checkpointed > "$S/cuda/$pid"; else echo running > "$S/cuda/$pid"; fi ;;
+  esac
+  exit 0 ;;
+esac
+
+# ctr and ctr-remote: drop the global flags (-a <sock> -n <namespace>).
+while [ "$1" = "-a" ] || [ "$1" = "-n" ]; do shift 2; done
+group="$1"; verb="$2"; shift 2
+add_image() { # ref [labels]
+  digest=$(awk -v r="$1" '$1==r {print $2}' "$S/registry.txt")
+  [ -z "$digest" ] && { echo "ctr: failed to resolve reference \"$1\": $1: not found" >&2; exit 1; }
+  grep -v "^$1 " "$S/images.txt" > "$S/images.tmp"; mv "$S/images.tmp" "$S/images.txt"
+  echo "$1 $digest ${2:--}" >> "$S/images.txt"
+}
+case "$group $verb" in
+  "images pull") add_image "$(last "$@")"; echo "unpacking linux/amd64 sha256:0..."; echo "done: 1.5ms" ;;
+  "images rpull") add_image "$(last "$@")" "thaw.estargz=true" ;;
+  "content fetch") add_image "$(last "$@")" "thaw.snapshot-id=$FAKE_SNAPSHOT_ID" ;;
+  "images ls")
+    if [ "$1" = "-q" ]; then awk '{print $1}' "$S/images.txt"; exit 0; fi
+    echo "REF TYPE DIGEST SIZE PLATFORMS LABELS"
+    want="${1#name==}"
+    while read -r ref digest labels; do
+      if [ -z "$1" ] || [ "$ref" = "$want" ]; then
+        echo "$ref application/vnd.oci.image.manifest.v1+json $digest 1.0 KiB linux/amd64 $labels"
+      fi
+    done < "$S/images.txt" ;;
+  "images label"|"images push") : ;;
+  "content ls") cat "$S/content.txt" 2>/dev/null ;;
+  "content get") cat "$S/blobs/$1" ;;
+  "containers create")
+    while [[ "$1" == --* ]]; do
+      case "$1" in --net-host) shift ;; *) shift 2 ;; esac
+    done
+    touch "$S/containers/$2" ;;
+  "containers ls") ls "$S/containers" ;;
+  "containers delete") rm -f "$S/containers/$1" ;;
+  "containers restore") id="${@: -2:1}"; touch "$S/containers/$id"; echo RUNNING > "$S/tasks/$id" ;;
+  "containers checkpoint") echo "$(last "$@") sha256:$(printf 'c%.0s' {1..64}) -" >> "$S/images.txt" ;;
+  "tasks start") if [ -n "$FAKE_TASK_EXITS" ]; then echo STOPPED; else echo RUNNING; fi > "$S/tasks/$(last "$@")" ;;
+  "tasks pause") echo PAUSED > "$S/tasks/$1" ;;
+  "tasks resume") echo RUNNING > "$S/tasks/$1" ;;
+  "tasks kill") echo STOPPED > "$S/tasks/$(last "$@")" ;;
+  "tasks delete") rm -f "$S/tasks/$1" ;;
+  "tasks ls")
+    echo "TASK    PID      STATUS"
+    for f in "$S"/tasks/*; do [ -f "$f" ] && echo "$(basename "$f")    ${FAKE_PIDS%% *}    $(cat "$f")"; done ;;
+  "tasks ps")
+    echo "PID      INFO"
+    for p in $FAKE_PIDS; do echo "$p      -"; done ;;
+  *) echo "fake $tool: unexpected command: $group $verb $*" >&2; exit 2 ;;
+esac
+exit 0

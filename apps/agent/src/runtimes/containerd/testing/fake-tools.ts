@@ -1,0 +1,146 @@
+import {
+  appendFile,
+  chmod,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+// Fake ctr, ctr-remote, criu and cuda-checkpoint for unit tests: one bash script behind four
+// names, first on PATH. Each call appends its argv (tab-separated) to calls.log, keeps just
+// enough state (tasks, containers, images, CUDA states) to answer the runtime's queries the
+// way the real tools print, and fails on demand with a given stderr.
+
+/** The fake itself: a real bash file beside this one, copied into each fake tool dir. */
+const SCRIPT_PATH = fileURLToPath(new URL("./fake-tool.sh", import.meta.url));
+
+export interface FakeImage {
+  ref: string;
+  digest: string;
+  /** Manifest JSON served by `ctr content get <digest>`. */
+  manifest: string;
+}
+
+export interface FakeTools {
+  dir: string;
+  /** Environment for the runtime's tools: fakes first on PATH. */
+  env: NodeJS.ProcessEnv;
+  /** Every call so far: [tool, ...args]. */
+  calls(): Promise<string[][]>;
+  /** Make `tool` fail with `stderr` when its command line contains `match`. */
+  /** The next calls of `tool` whose command line contains `match` fail with `stderr`;
+   * `removingTask`: and that task is gone when they fail (a race with another cleanup). */
+  failWhen(
+    tool: string,
+    match: string,
+    stderr: string,
+    options?: { removingTask?: string },
+  ): Promise<void>;
+  /** Make an image resolvable by pulls, with its manifest in the content store. */
+  publish(image: FakeImage, blobs?: Record<string, string>): Promise<void>;
+  /** What `cuda-checkpoint --get-state --pid <pid>` answers from now on. */
+  setCudaState(pid: number, state: "running" | "checkpointed"): Promise<void>;
+  /** Put an image in the local store as if it had been pulled before. */
+  preload(ref: string, labels?: string): Promise<void>;
+  remove(): Promise<void>;
+}
+
+export async function installFakeTools(
+  options: {
+    pids?: number[];
+    cudaState?: string;
+    nonCudaPids?: number[];
+    snapshotId?: string;
+    /** Tasks exit as soon as they start (an engine that crashes at boot). */
+    taskExits?: boolean;
+  } = {},
+): Promise<FakeTools> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "thaw-fake-tools-"));
+  const bin = path.join(dir, "bin");
+  const state = path.join(dir, "state");
+  await mkdir(bin);
+  await mkdir(path.join(state, "blobs"), { recursive: true });
+  await writeFile(path.join(state, "registry.txt"), "");
+  await writeFile(path.join(state, "calls.log"), "");
+  const script = path.join(bin, "fake-tool");
+  await copyFile(SCRIPT_PATH, script);
+  await chmod(script, 0o755);
+  for (const name of ["ctr", "ctr-remote", "criu", "cuda-checkpoint"]) {
+    await symlink(script, path.join(bin, name));
+  }
+  return {
+    dir,
+    env: {
+      PATH: `${bin}:/usr/bin:/bin`,
+      FAKE_STATE: state,
+      FAKE_PIDS: (options.pids ?? [4242]).join(" "),
+      FAKE_CUDA_STATE: options.cudaState ?? "checkpointed",
+      FAKE_NON_CUDA_PIDS: (options.nonCudaPids ?? []).join(" "),
+      FAKE_SNAPSHOT_ID: options.snapshotId ?? "",
+      FAKE_TASK_EXITS: options.taskExits ? "1" : "",
+    },
+    async calls() {
+      const text = await readFile(path.join(state, "calls.log"), "utf8");
+      return text
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => line.split("\t"));
+    },
+    async failWhen(tool, match, stderr, options = {}) {
+      const gone = options.removingTask ?? "";
+      await appendFile(path.join(state, "fail"), `${tool}\t${match}\t${stderr}\t${gone}\n`);
+    },
+    async publish(image, blobs = {}) {
+      await appendFile(path.join(state, "registry.txt"), `${image.ref} ${image.digest}\n`);
+      await writeFile(path.join(state, "blobs", image.digest), image.manifest);
+      for (const [digest, content] of Object.entries(blobs)) {
+        await writeFile(path.join(state, "blobs", digest), content);
+      }
+    },
+    async setCudaState(pid, cudaState) {
+      await mkdir(path.join(state, "cuda"), { recursive: true });
+      await writeFile(path.join(state, "cuda", String(pid)), `${cudaState}\n`);
+    },
+    async preload(ref, labels = "-") {
+      const registry = await readFile(path.join(state, "registry.txt"), "utf8");
+      const digest = registry
+        .split("\n")
+        .find((l) => l.startsWith(`${ref} `))
+        ?.split(" ")[1];
+      await appendFile(
+        path.join(state, "images.txt"),
+        `${ref} ${digest ?? "sha256:" + "0".repeat(64)} ${labels}\n`,
+      );
+    },
+    async remove() {
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A sha256 digest made of one repeated hex character (readable test fixtures). */
+export const fakeDigest = (c: string) => `sha256:${c.repeat(64)}`;
+
+/** An OCI manifest with a config and the given layer sizes. */
+export function fakeManifest(
+  configSize: number,
+  layers: { digest: string; size: number }[],
+): string {
+  return JSON.stringify({
+    schemaVersion: 2,
+    mediaType: "application/vnd.oci.image.manifest.v1+json",
+    config: {
+      mediaType: "application/vnd.oci.image.config.v1+json",
+      digest: fakeDigest("f"),
+      size: configSize,
+    },
+    layers: layers.map((l) => ({ mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", ...l })),
+  });
+}

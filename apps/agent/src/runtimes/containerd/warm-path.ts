@@ -1,0 +1,42 @@
+import { type EngineHttpCall } from "@thaw/node-agent-client";
+import { engineCall } from "../replica-http.ts";
+import { type PathOutcome, type StartContext } from "./start-context.ts";
+
+/** A parked replica: its container is paused, its engine possibly asleep. */
+export interface ParkedReplica {
+  containerId: string;
+  port: number;
+  engineWake?: EngineHttpCall;
+}
+
+/**
+ * warm: hand a parked replica over. `ctr tasks resume` thaws the paused task, the engine is
+ * woken if it was put to sleep at park time, and the readiness probe confirms it serves — all
+ * of it is the `handover` phase. No warmup: it was warmed when it first started.
+ */
+export async function startWarm(ctx: StartContext, parked: ParkedReplica): Promise<PathOutcome> {
+  const { host, request, rec, signal } = ctx;
+  const opts = signal ? { signal } : {};
+  const probe = await rec.run("handover", async (scope) => {
+    ctx.created(parked.containerId);
+    const resumed = await host.run(
+      host.ctr.taskResume(parked.containerId),
+      "resume the parked task",
+      opts,
+    );
+    scope.attributes.resumeSeconds = resumed.seconds;
+    scope.attributes.fromReplicaId = request.warmReplicaId ?? "";
+    if (parked.engineWake) {
+      scope.attributes.wakeSeconds = await engineCall(parked.port, parked.engineWake, {
+        what: "wake the engine",
+        timeoutMs: host.config.timeouts.engineCallSeconds * 1000,
+        ...opts,
+      });
+    }
+    const result = await host.probe(parked.containerId, request.readiness, signal);
+    scope.attributes.probeAttempts = result.attempts;
+    return result;
+  });
+  rec.mark("ready", { port: request.readiness.port });
+  return { containerId: parked.containerId, probe };
+}

@@ -1,0 +1,101 @@
+import { type NodeRuntime, type Phase } from "@thaw/core/vocabulary";
+import {
+  type CaptureSnapshotRequestInput,
+  type InventoryImage,
+  type ParkReplicaRequestInput,
+  type StartReplicaRequest,
+  type StartReplicaRequestInput,
+} from "@thaw/node-agent-client";
+import { type z } from "zod";
+
+// The one interface every runtime implements: `containerd` (real hosts) and `sim`
+// (simulated GPU hosts). The agent's HTTP API and telemetry stream sit on top of it.
+
+export type PhaseAttributes = Record<string, string | number | boolean>;
+
+/**
+ * One phase of a cold start, reported as it ends (DESIGN.md §4). The telemetry layer adds
+ * the cold start id and the sequence number (PhaseEventReport).
+ */
+export interface PhaseEvent {
+  phase: Phase;
+  startedAt: string;
+  endedAt: string;
+  seconds: number;
+  bytes?: number;
+  attributes?: PhaseAttributes;
+}
+
+/** Called once per phase, in order, as each phase ends. Must not throw. */
+export type EmitPhase = (event: PhaseEvent) => void;
+
+export interface StartedReplica {
+  replicaId: string;
+  /** The runtime's own handle (the containerd container id). */
+  containerId: string;
+  path: StartReplicaRequest["path"];
+  /** Wall time from the call to the ready marker. */
+  seconds: number;
+  /** The readiness probe's last answer. */
+  readiness: { status: number; attempts: number };
+}
+
+export interface StoppedReplica {
+  replicaId: string;
+  /** False when the runtime did not know the replica (stop is idempotent). */
+  found: boolean;
+  /** The last signal the task needed, if it was running. */
+  signal: "SIGTERM" | "SIGKILL" | null;
+  seconds: number;
+}
+
+export interface CapturedSnapshot {
+  snapshotId: string;
+  checkpointRef: string;
+  seconds: number;
+  pushed: boolean;
+}
+
+export type ReplicaRuntimeState = "starting" | "running" | "warm";
+
+export interface RuntimeInventory {
+  images: z.infer<typeof InventoryImage>[];
+  snapshotIds: string[];
+  warmReplicaIds: string[];
+  replicas: { replicaId: string; containerId: string; state: ReplicaRuntimeState }[];
+}
+
+export interface StartOptions {
+  /** Cancels the start (e.g. the cold start was cancelled); the partial replica is removed. */
+  signal?: AbortSignal;
+}
+
+export interface Runtime {
+  readonly kind: NodeRuntime;
+  /** Brings a replica up by the requested path; rejects with a PhaseFailedError. */
+  startReplica(
+    request: StartReplicaRequestInput,
+    emit: EmitPhase,
+    options?: StartOptions,
+  ): Promise<StartedReplica>;
+  stopReplica(replicaId: string): Promise<StoppedReplica>;
+  /** Keeps a ready replica idle (paused) for a later warm handover. */
+  parkReplica(request: ParkReplicaRequestInput): Promise<void>;
+  /** Captures a snapshot of a running replica, then stops the replica. */
+  captureSnapshot(request: CaptureSnapshotRequestInput): Promise<CapturedSnapshot>;
+  inventory(): Promise<RuntimeInventory>;
+}
+
+/** A start failed: which phase, after how long, and why (the tool's own words included). */
+export class PhaseFailedError extends Error {
+  override readonly name = "PhaseFailedError";
+  constructor(
+    readonly phase: Phase,
+    readonly startedAt: string,
+    readonly seconds: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${phase} phase failed after ${seconds.toFixed(3)} s: ${message}`, options);
+  }
+}

@@ -1,0 +1,282 @@
+import { randomUUID } from "node:crypto";
+import { HOST_PROFILES } from "@thaw/core/cold-start-model";
+import { Phase } from "@thaw/core/vocabulary";
+import {
+  type ReplicaSimulation,
+  type StartReplicaRequestInput,
+  StartReplicaRequest,
+} from "@thaw/node-agent-client";
+import { describe, expect, it } from "vitest";
+import { hostFiguresFor } from "../../sim/host-figures.ts";
+import { type PhaseEvent, PhaseFailedError } from "../runtime.ts";
+import { SimClock } from "./sim-clock.ts";
+import { SimRuntime, type SimRuntimeOptions } from "./sim-runtime.ts";
+
+// Time factor 1e6: a 300 s simulated pull waits 0.3 ms of wall time.
+const FAST = new SimClock(1_000_000);
+
+const simulation: ReplicaSimulation = {
+  layers: [
+    { bytes: 4_000_000_000, compression: "gzip-6", content: "weights" },
+    { bytes: 1_000_000_000, compression: "gzip-6", content: "code" },
+  ],
+  readFraction: 0.9,
+  engine: {
+    weightsBytes: 4_000_000_000,
+    loader: "sequential",
+    loaderConcurrency: 1,
+    initSeconds: 5,
+    compileSeconds: 20,
+    graphCaptureSeconds: 10,
+    warmupSeconds: 5,
+  },
+};
+
+function runtime(overrides: Partial<SimRuntimeOptions> = {}): SimRuntime {
+  return new SimRuntime({
+    profile: HOST_PROFILES["g5.xlarge"],
+    figures: hostFiguresFor("g5.xlarge"),
+    clock: FAST,
+    seed: 42,
+    ...overrides,
+  });
+}
+
+function request(input: Partial<StartReplicaRequestInput> = {}): StartReplicaRequest {
+  return StartReplicaRequest.parse({
+    replicaId: randomUUID(),
+    coldStartId: randomUUID(),
+    path: "pull",
+    gpus: [0],
+    deployment: {
+      deploymentId: "0b6f4c43-5a3e-4f0e-9d3b-2d0f1c1e0a01",
+      imageRef: "ghcr.io/thaw/llama:v1",
+      estargzImageRef: "ghcr.io/thaw/llama:v1-esgz",
+      simulation,
+    },
+    readiness: { port: 8000, timeoutSeconds: 600 },
+    ...input,
+  });
+}
+
+async function start(sim: SimRuntime, req: StartReplicaRequest) {
+  const events: PhaseEvent[] = [];
+  await sim.startReplica(req, (event) => events.push(event));
+  return events;
+}
+
+const order = (events: PhaseEvent[]) => events.map((e) => Phase.options.indexOf(e.phase));
+const seconds = (events: PhaseEvent[], phase: string) =>
+  events.find((e) => e.phase === phase)?.seconds ?? NaN;
+
+describe("SimRuntime", () => {
+  it("replays a pull in DESIGN.md order, with bytes, ending ready", async () => {
+    const events = await start(runtime(), request());
+    expect(events.map((e) => e.phase)).toEqual([
+      "pull",
+      "create",
+      "start",
+      "load_weights",
+      "compile",
+      "graph_capture",
+      "warmup",
+      "ready",
+    ]);
+    expect(order(events)).toEqual([...order(events)].sort((a, b) => a - b));
+    expect(events[0]).toMatchObject({
+      bytes: 5_000_000_000,
+      attributes: { cached: false, simulated: true },
+    });
+    expect(seconds(events, "load_weights")).toBeGreaterThan(0);
+    expect(events.find((e) => e.phase === "load_weights")?.bytes).toBeGreaterThan(0);
+    // Simulated durations are reported, not the (accelerated) wall time.
+    expect(seconds(events, "pull")).toBeGreaterThan(20);
+  });
+
+  it("has the right phases for each path", async () => {
+    const sim = runtime();
+    const lazy = await start(sim, request({ path: "lazy" }));
+    expect(lazy.map((e) => e.phase)).toEqual([
+      "prefetch",
+      "create",
+      "start",
+      "load_weights",
+      "compile",
+      "graph_capture",
+      "warmup",
+      "ready",
+    ]);
+    const snapshotId = randomUUID();
+    const restore = await start(
+      sim,
+      request({
+        path: "restore",
+        deployment: {
+          imageRef: "ghcr.io/thaw/llama:v1",
+          simulation,
+          snapshot: { snapshotId, checkpointRef: "registry.internal/snap:1", sleepLevel: 2 },
+        },
+      }),
+    );
+    // Not on this host yet: fetched from the snapshot store first.
+    expect(restore.map((e) => e.phase)).toEqual([
+      "fetch_snapshot",
+      "restore",
+      "load_weights",
+      "warmup",
+      "ready",
+    ]);
+    const parked = request();
+    await start(sim, parked);
+    await sim.parkReplica({ replicaId: parked.replicaId });
+    const warm = await start(sim, request({ path: "warm", warmReplicaId: parked.replicaId }));
+    expect(warm.map((e) => e.phase)).toEqual(["handover", "ready"]);
+  });
+
+  it("makes the second pull of a cached image faster, and lists the image", async () => {
+    const sim = runtime();
+    const first = await start(sim, request());
+    const second = await start(sim, request());
+    expect(seconds(second, "pull")).toBeLessThan(seconds(first, "pull") / 100);
+    expect(second[0]).toMatchObject({ bytes: 0, attributes: { cached: true } });
+    // Compile caches persisted by the first start.
+    expect(seconds(second, "compile")).toBeLessThan(seconds(first, "compile"));
+    const inventory = await sim.inventory();
+    expect(inventory.images).toEqual([
+      expect.objectContaining({ bytes: 5_000_000_000, estargz: false }),
+    ]);
+  });
+
+  it("keeps a restored snapshot local, so the next restore skips the fetch", async () => {
+    const sim = runtime();
+    const snapshotId = randomUUID();
+    const restore = () =>
+      request({
+        path: "restore",
+        deployment: {
+          imageRef: "ghcr.io/thaw/llama:v1",
+          simulation,
+          snapshot: { snapshotId, checkpointRef: "registry.internal/snap:1", sleepLevel: 2 },
+        },
+      });
+    await start(sim, restore());
+    expect((await sim.inventory()).snapshotIds).toEqual([snapshotId]);
+    const again = await start(sim, restore());
+    expect(again.map((e) => e.phase)).not.toContain("fetch_snapshot");
+  });
+
+  it("captures a snapshot: local afterwards, the replica stopped", async () => {
+    const sim = runtime();
+    const running = request();
+    await start(sim, running);
+    const snapshotId = randomUUID();
+    const captured = await sim.captureSnapshot({
+      replicaId: running.replicaId,
+      snapshotId,
+      checkpointRef: "registry.internal/snap:2",
+      sleepLevel: 2,
+      push: true,
+    });
+    expect(captured.seconds).toBeGreaterThan(1);
+    const inventory = await sim.inventory();
+    expect(inventory.snapshotIds).toContain(snapshotId);
+    expect(inventory.replicas).toEqual([]);
+  });
+
+  it("lists parked replicas as warm", async () => {
+    const sim = runtime();
+    const req = request();
+    await start(sim, req);
+    await sim.parkReplica({ replicaId: req.replicaId });
+    expect((await sim.inventory()).warmReplicaIds).toEqual([req.replicaId]);
+  });
+
+  it("fails a restore by injection: the restore phase, with the reason", async () => {
+    const sim = runtime({ failures: { restoreFailureProbability: 1 } });
+    const events: PhaseEvent[] = [];
+    const failed = sim.startReplica(
+      request({
+        path: "restore",
+        deployment: {
+          imageRef: "ghcr.io/thaw/llama:v1",
+          snapshot: {
+            snapshotId: randomUUID(),
+            checkpointRef: "registry.internal/snap:1",
+            sleepLevel: 2,
+          },
+        },
+      }),
+      (event) => events.push(event),
+    );
+    await expect(failed).rejects.toBeInstanceOf(PhaseFailedError);
+    await expect(failed).rejects.toMatchObject({
+      phase: "restore",
+      message: expect.stringMatching(/criu restore failed/) as unknown as string,
+    });
+    expect(events.map((e) => e.phase)).toEqual(["fetch_snapshot"]);
+    expect((await sim.inventory()).replicas).toEqual([]);
+  });
+
+  it("stalls a pull by injection", async () => {
+    const sim = runtime({ failures: { pullStallProbability: 1 } });
+    await expect(sim.startReplica(request(), () => undefined)).rejects.toMatchObject({
+      phase: "pull",
+      message: expect.stringMatching(/stalled/) as unknown as string,
+    });
+    // Nothing was cached by a failed pull.
+    expect((await sim.inventory()).images).toEqual([]);
+  });
+
+  it("stops a start when aborted, naming the phase it was in", async () => {
+    const sim = runtime({ clock: new SimClock(1) });
+    const abort = new AbortController();
+    const started = sim.startReplica(request(), () => undefined, { signal: abort.signal });
+    setTimeout(() => abort.abort(new Error("agent shutting down")), 20);
+    await expect(started).rejects.toMatchObject({
+      phase: "pull",
+      message: expect.stringMatching(/agent shutting down/) as unknown as string,
+    });
+  });
+
+  it("accelerates waiting by the time factor but reports simulated seconds", async () => {
+    const sim = runtime({ clock: new SimClock(10_000) });
+    const t0 = performance.now();
+    const events = await start(sim, request());
+    const wallSeconds = (performance.now() - t0) / 1000;
+    const simulated = events.reduce((sum, e) => sum + e.seconds, 0);
+    expect(simulated).toBeGreaterThan(100);
+    expect(wallSeconds).toBeLessThan(simulated / 100);
+  });
+
+  it("refuses what it cannot serve: lazy without stargz, a snapshot of another driver", () => {
+    const sim = runtime({ estargz: false });
+    expect(sim.capabilities().paths).toEqual(["warm", "restore", "pull"]);
+    expect(sim.capabilities().reasons.lazy).toMatch(/stargz/);
+    const foreign = request({
+      path: "restore",
+      deployment: {
+        imageRef: "ghcr.io/thaw/llama:v1",
+        simulation: {
+          ...simulation,
+          snapshot: { bytes: 1, reloadConcurrency: 1, driverVersion: "535.0" },
+        },
+        snapshot: {
+          snapshotId: randomUUID(),
+          checkpointRef: "registry.internal/snap:1",
+          sleepLevel: 2,
+        },
+      },
+    });
+    expect(sim.refusal(foreign)).toMatch(/driver 535.0 \(this host: 570/);
+  });
+
+  it("draws different noise per start but the same stream for the same seed", async () => {
+    const a = await start(runtime(), request());
+    const b = await start(runtime(), request());
+    expect(a.map((e) => e.seconds)).toEqual(b.map((e) => e.seconds));
+    const sim = runtime();
+    await start(sim, request({ deployment: { imageRef: "ghcr.io/thaw/other:v1", simulation } }));
+    const c = await start(sim, request());
+    expect(seconds(c, "pull")).not.toEqual(seconds(a, "pull"));
+  });
+});

@@ -1,0 +1,335 @@
+import {
+  type ColdStartResult,
+  type FailureInjection,
+  type HostProfile,
+  mulberry32,
+  PHYSICS,
+  simulateColdStart,
+} from "@thaw/core/cold-start-model";
+import { type Phase, type StartPath } from "@thaw/core/vocabulary";
+import {
+  type CaptureSnapshotRequest,
+  type HostFigures,
+  type ParkReplicaRequest,
+  type StartReplicaRequest,
+} from "@thaw/node-agent-client";
+import {
+  type CapturedSnapshot,
+  type EmitPhase,
+  PhaseFailedError,
+  type ReplicaRuntimeState,
+  type Runtime,
+  type RuntimeInventory,
+  type StartedReplica,
+  type StartOptions,
+  type StoppedReplica,
+} from "../runtime.ts";
+import { type SimClock } from "./sim-clock.ts";
+import {
+  buildScenario,
+  deploymentKey,
+  imageBytesOf,
+  imageDigestOf,
+  simulationOf,
+} from "./sim-scenario.ts";
+
+// The simulated GPU host: runs the cold-start model (the scheduler's prior, the same
+// physics) on the host's published figures and what it holds, then replays the phases in
+// accelerated time. Its inventory changes as a real host's would: images cached after a
+// pull or a lazy start, snapshots local after a restore or a capture, parked replicas warm.
+
+export interface SimRuntimeOptions {
+  profile: HostProfile;
+  figures: HostFigures;
+  clock: SimClock;
+  /** This host's own noise stream (derive it from the fleet seed and the host name). */
+  seed: number;
+  failures?: FailureInjection;
+  /** Runs stargz-snapshotter (the lazy path). */
+  estargz?: boolean;
+  /** Has CRIU and cuda-checkpoint (the restore path). */
+  restore?: boolean;
+}
+
+interface SimReplica {
+  containerId: string;
+  state: ReplicaRuntimeState;
+  deploymentKey: string;
+  snapshotBytes: number;
+}
+
+interface SimSnapshot {
+  bytes: number;
+  gpuModel: string;
+  driverVersion: string | undefined;
+  cudaVersion: string | undefined;
+}
+
+const FIRST_PHASE: Record<StartPath, Phase> = {
+  warm: "handover",
+  restore: "restore",
+  lazy: "prefetch",
+  pull: "pull",
+};
+
+export class SimRuntime implements Runtime {
+  readonly kind = "sim" as const;
+  private readonly images = new Map<string, { bytes: number; estargz: boolean }>();
+  private readonly snapshots = new Map<string, SimSnapshot>();
+  private readonly replicas = new Map<string, SimReplica>();
+  /** Deployments whose compile / kernel caches this host kept from an earlier start. */
+  private readonly warmCaches = new Set<string>();
+  private readonly random: () => number;
+
+  constructor(private readonly options: SimRuntimeOptions) {
+    // The model's PRNG: one stream per host, one draw per start for its seed.
+    this.random = mulberry32(options.seed);
+  }
+
+  /** Paths this host can serve at all, and why not the others. */
+  capabilities(): { paths: StartPath[]; reasons: Partial<Record<StartPath, string>> } {
+    const reasons: Partial<Record<StartPath, string>> = {};
+    if (this.options.estargz === false)
+      reasons.lazy = "this host does not run stargz-snapshotter, so it cannot start lazily";
+    if (this.options.restore === false)
+      reasons.restore = "this host has no CRIU / cuda-checkpoint, so it cannot restore snapshots";
+    const paths = (["warm", "restore", "lazy", "pull"] as const).filter((p) => !reasons[p]);
+    return { paths, reasons };
+  }
+
+  /** Why this host cannot serve this start, beyond its capabilities (a sim-only check). */
+  refusal(request: StartReplicaRequest): string | undefined {
+    if (request.path !== "restore") return undefined;
+    const binding = request.deployment.simulation?.snapshot;
+    const { figures } = this.options;
+    const mismatch = (what: string, want: string | undefined, have: string | undefined) =>
+      want !== undefined && want !== have
+        ? `${what} ${want} (this host: ${have ?? "none"})`
+        : undefined;
+    const problems = [
+      mismatch("GPU", binding?.gpuModel, figures.gpuModel),
+      mismatch("driver", binding?.driverVersion, figures.driverVersion),
+      mismatch("CUDA", binding?.cudaVersion, figures.cudaVersion),
+    ].filter(Boolean);
+    return problems.length > 0
+      ? `snapshot ${request.deployment.snapshot?.snapshotId} is not compatible with this host: captured on ${problems.join(", ")}`
+      : undefined;
+  }
+
+  async startReplica(
+    request: StartReplicaRequest,
+    emit: EmitPhase,
+    options: StartOptions = {},
+  ): Promise<StartedReplica> {
+    const t0 = performance.now();
+    const { replicaId } = request;
+    const fail = (message: string) =>
+      new PhaseFailedError(FIRST_PHASE[request.path], new Date().toISOString(), 0, message);
+    const existing = this.replicas.get(replicaId);
+    const handoverToSelf = request.path === "warm" && request.warmReplicaId === replicaId;
+    if (existing && !handoverToSelf)
+      throw fail(`replica ${replicaId} already exists on this host (${existing.state})`);
+
+    let parked: SimReplica | undefined;
+    if (request.path === "warm") {
+      parked = this.replicas.get(request.warmReplicaId ?? "");
+      if (parked?.state !== "warm")
+        throw fail(`no parked replica ${request.warmReplicaId} on this host to hand over`);
+      this.replicas.delete(request.warmReplicaId ?? "");
+    }
+    const key = deploymentKey(request);
+    const entry: SimReplica = {
+      containerId: parked?.containerId ?? replicaId,
+      state: "starting",
+      deploymentKey: key,
+      snapshotBytes: simulationOf(request).snapshot?.bytes ?? 3_400_000_000,
+    };
+    this.replicas.set(replicaId, entry);
+
+    const estargz = request.path === "lazy";
+    const digest = imageDigestOf(request, estargz);
+    const cached = (request.path === "pull" || request.path === "lazy") && this.images.has(digest);
+    const snapshotId = request.deployment.snapshot?.snapshotId;
+    const snapshotLocal = snapshotId !== undefined && this.snapshots.has(snapshotId);
+    const result = this.simulate(request, cached, snapshotLocal);
+    const attributes: Partial<Record<Phase, Record<string, boolean>>> = {
+      pull: { cached },
+      prefetch: { cached },
+      restore: { snapshotLocal },
+      compile: { warmCaches: this.warmCaches.has(key) },
+    };
+    try {
+      await this.replay(result, attributes, emit, options.signal);
+    } catch (error) {
+      this.replicas.delete(replicaId);
+      throw error;
+    }
+    entry.state = "running";
+    if (request.path === "pull" || request.path === "lazy") {
+      this.images.set(digest, { bytes: imageBytesOf(request), estargz });
+      this.warmCaches.add(key);
+    }
+    const snapshot = request.deployment.snapshot;
+    if (request.path === "restore" && snapshot && !this.snapshots.has(snapshot.snapshotId)) {
+      this.snapshots.set(snapshot.snapshotId, this.snapshotHere(entry.snapshotBytes));
+    }
+    return {
+      replicaId,
+      containerId: entry.containerId,
+      path: request.path,
+      seconds: (performance.now() - t0) / 1000,
+      readiness: { status: 200, attempts: 1 },
+    };
+  }
+
+  async stopReplica(replicaId: string): Promise<StoppedReplica> {
+    const found = this.replicas.delete(replicaId);
+    return Promise.resolve({ replicaId, found, signal: found ? "SIGTERM" : null, seconds: 0 });
+  }
+
+  async parkReplica(request: ParkReplicaRequest): Promise<void> {
+    const replica = this.replicas.get(request.replicaId);
+    if (!replica || replica.state === "starting") {
+      throw new Error(`replica ${request.replicaId} is not running on this host`);
+    }
+    replica.state = "warm";
+    return Promise.resolve();
+  }
+
+  /** Checkpoint written to local disk, then pushed to the snapshot store; the replica stops. */
+  async captureSnapshot(request: CaptureSnapshotRequest): Promise<CapturedSnapshot> {
+    const replica = this.replicas.get(request.replicaId);
+    if (!replica || replica.state !== "running") {
+      throw new Error(`replica ${request.replicaId} is not running on this host`);
+    }
+    const { profile } = this.options;
+    const bytes = replica.snapshotBytes;
+    const seconds =
+      bytes / (profile.disk.writeMiBps * 2 ** 20) +
+      (request.push ? bytes / ((profile.registryNetworkGbps * 1e9) / 8) : 0);
+    await this.options.clock.sleep(seconds);
+    this.snapshots.set(request.snapshotId, this.snapshotHere(bytes));
+    this.replicas.delete(request.replicaId);
+    return {
+      snapshotId: request.snapshotId,
+      checkpointRef: request.checkpointRef,
+      seconds,
+      pushed: request.push,
+    };
+  }
+
+  async inventory(): Promise<RuntimeInventory> {
+    return Promise.resolve(this.inventoryNow());
+  }
+
+  /** The same, synchronously: a thousand hosts heartbeat from one loop. */
+  inventoryNow(): RuntimeInventory {
+    const replicas = [...this.replicas].map(([replicaId, r]) => ({
+      replicaId,
+      containerId: r.containerId,
+      state: r.state,
+    }));
+    return {
+      images: [...this.images].map(([digest, image]) => ({ digest, ...image })),
+      snapshotIds: [...this.snapshots.keys()],
+      warmReplicaIds: replicas.filter((r) => r.state === "warm").map((r) => r.replicaId),
+      replicas,
+    };
+  }
+
+  private snapshotHere(bytes: number): SimSnapshot {
+    const { figures } = this.options;
+    return {
+      bytes,
+      gpuModel: figures.gpuModel,
+      driverVersion: figures.driverVersion,
+      cudaVersion: figures.cudaVersion,
+    };
+  }
+
+  private simulate(
+    request: StartReplicaRequest,
+    cached: boolean,
+    snapshotLocal: boolean,
+  ): ColdStartResult {
+    const scenario = buildScenario(
+      this.options.profile,
+      request,
+      { warmCaches: this.warmCaches.has(deploymentKey(request)), snapshotLocal },
+      Math.floor(this.random() * 2 ** 31),
+    );
+    const failures = this.options.failures ?? {};
+    if (!cached) return simulateColdStart(scenario, failures);
+    // Everything is on local disk: the model's pull with the fetch skipped (nothing can
+    // stall). A cached eStargz image reads its landmark files from the local cache.
+    const local = simulateColdStart(
+      { ...scenario, path: "pull", image: { ...scenario.image, format: "oci" } },
+      { ...failures, pullStallProbability: 0 },
+    );
+    const resolveSeconds =
+      PHYSICS.registrySetupRoundTrips * (this.options.figures.registryRttMs / 1000);
+    const fetchPhase: Phase = request.path === "lazy" ? "prefetch" : "pull";
+    const phases = local.phases.map((timing) =>
+      timing.phase === "pull" ? { phase: fetchPhase, seconds: resolveSeconds, bytes: 0 } : timing,
+    );
+    return {
+      ...local,
+      path: request.path,
+      phases,
+      totalSeconds: phases.reduce((s, p) => s + p.seconds, 0),
+    };
+  }
+
+  private async replay(
+    result: ColdStartResult,
+    extra: Partial<Record<Phase, Record<string, boolean>>>,
+    emit: EmitPhase,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const { clock } = this.options;
+    const last = result.phases.length - 1;
+    for (const [index, timing] of result.phases.entries()) {
+      const startedAt = new Date();
+      const t0 = performance.now();
+      try {
+        if (timing.seconds > 0) await clock.sleep(timing.seconds, signal);
+        else signal?.throwIfAborted();
+      } catch (error) {
+        throw new PhaseFailedError(
+          timing.phase,
+          startedAt.toISOString(),
+          Math.min(timing.seconds, clock.simulatedSince(t0)),
+          error instanceof Error ? error.message : String(error),
+          { cause: error },
+        );
+      }
+      if (result.failure && index === last) {
+        throw new PhaseFailedError(
+          timing.phase,
+          startedAt.toISOString(),
+          timing.seconds,
+          result.failure.message,
+        );
+      }
+      const attributes = { simulated: true, timeFactor: clock.timeFactor, ...extra[timing.phase] };
+      emit({
+        phase: timing.phase,
+        startedAt: startedAt.toISOString(),
+        endedAt: new Date().toISOString(),
+        seconds: timing.seconds,
+        bytes: timing.bytes,
+        attributes,
+      });
+    }
+  }
+}
+
+/** A host's seed from the fleet seed and its name (FNV-1a), so hosts draw independent noise. */
+export function hostSeed(fleetSeed: number, hostName: string): number {
+  let hash = 0x811c9dc5 ^ (fleetSeed >>> 0);
+  for (let i = 0; i < hostName.length; i++) {
+    hash ^= hostName.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}

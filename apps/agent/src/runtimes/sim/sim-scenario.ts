@@ -1,0 +1,93 @@
+import { createHash } from "node:crypto";
+import {
+  type ColdStartScenarioInput,
+  type HostProfile,
+  scenarioHostFromProfile,
+} from "@thaw/core/cold-start-model";
+import { type ReplicaSimulation, type StartReplicaRequest } from "@thaw/node-agent-client";
+
+// From a start request and what this simulated host holds to the cold-start model's
+// scenario: the host's published figures, the deployment's image and engine, and the
+// host's state — compile caches warm after an earlier start of the deployment here, the
+// snapshot local or in the store.
+
+/**
+ * What a deployment without a `simulation` block is modelled as: vLLM serving
+ * Llama-3.2-3B (6 GB of bf16 weights baked into a vllm-openai image of 15.5 GB), the
+ * engine figures of the field notes' "Fast vLLM" measurements.
+ */
+export const DEFAULT_SIMULATION: ReplicaSimulation = {
+  layers: [
+    { bytes: 6_000_000_000, compression: "gzip-6", content: "weights" },
+    { bytes: 8_000_000_000, compression: "gzip-6", content: "code" },
+    { bytes: 1_500_000_000, compression: "gzip-6", content: "code" },
+  ],
+  readFraction: 0.45,
+  engine: {
+    weightsBytes: 6_000_000_000,
+    loader: "sequential",
+    loaderConcurrency: 1,
+    initSeconds: 9.3,
+    compileSeconds: 27.03,
+    graphCaptureSeconds: 34,
+    warmupSeconds: 40,
+  },
+};
+
+export interface HostState {
+  warmCaches: boolean;
+  snapshotLocal: boolean;
+}
+
+export function buildScenario(
+  profile: HostProfile,
+  request: StartReplicaRequest,
+  state: HostState,
+  seed: number,
+): ColdStartScenarioInput {
+  const simulation = simulationOf(request);
+  // A cached image runs from local disk: modelled as a pull whose fetch is skipped (the
+  // caller replaces the fetch phase), whichever path was asked for.
+  return {
+    seed,
+    noise: true,
+    host: scenarioHostFromProfile(profile),
+    image: {
+      format: request.path === "lazy" ? "estargz" : "oci",
+      layers: simulation.layers,
+      readFraction: simulation.readFraction,
+    },
+    engine: { ...simulation.engine, warmCaches: state.warmCaches },
+    path: request.path,
+    ...(simulation.lazy ? { lazy: simulation.lazy } : {}),
+    restore: {
+      snapshotBytes: simulation.snapshot?.bytes ?? 3_400_000_000,
+      local: state.snapshotLocal,
+      sleepLevel: request.deployment.snapshot?.sleepLevel ?? 2,
+      reloadConcurrency: simulation.snapshot?.reloadConcurrency ?? 1,
+    },
+  };
+}
+
+export function simulationOf(request: StartReplicaRequest): ReplicaSimulation {
+  return request.deployment.simulation ?? DEFAULT_SIMULATION;
+}
+
+/** Compile caches and warm replicas belong to a deployment (its id, else its image). */
+export function deploymentKey(request: StartReplicaRequest): string {
+  const { deployment } = request;
+  return deployment.deploymentId ?? deployment.imageDigest ?? deployment.imageRef;
+}
+
+/** The digest a sim host lists for an image: the real one when given, else one derived from the reference. */
+export function imageDigestOf(request: StartReplicaRequest, estargz: boolean): string {
+  const { deployment } = request;
+  const given = estargz ? deployment.estargzImageDigest : deployment.imageDigest;
+  if (given) return given;
+  const ref = estargz ? (deployment.estargzImageRef ?? deployment.imageRef) : deployment.imageRef;
+  return `sha256:${createHash("sha256").update(ref).digest("hex")}`;
+}
+
+export function imageBytesOf(request: StartReplicaRequest): number {
+  return simulationOf(request).layers.reduce((sum, layer) => sum + layer.bytes, 0);
+}

@@ -1,0 +1,273 @@
+import { StartPath } from "@thaw/core/vocabulary";
+import { z } from "zod";
+import {
+  type CaptureSnapshotRequest,
+  InventoryImage,
+  type ParkReplicaRequest,
+  type StartReplicaRequestInput,
+} from "./protocol.ts";
+
+// Scheduler → agent: the agent's HTTP API (served by apps/agent) and the typed client the
+// scheduler uses. The base URL is the node's `agentUrl` from its join request: for a host
+// that runs alone it is the agent's origin (http://10.0.3.7:7070); a sim fleet serves many
+// hosts from one port and gives each a base of its own (http://127.0.0.1:7070/hosts/<name>).
+// Every call carries the node's own credential as a bearer token.
+
+/** `{"error": {"code", "message", "details": {"field"}}}` — every 4xx/5xx answer. */
+export const AgentErrorBody = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.looseObject({ field: z.string().optional() }).optional(),
+  }),
+});
+export type AgentErrorBody = z.infer<typeof AgentErrorBody>;
+
+/** 202: the start was accepted and runs in the background; phases arrive as telemetry. */
+export const StartReplicaResponse = z.object({
+  replicaId: z.uuid(),
+  coldStartId: z.uuid(),
+  path: StartPath,
+  acceptedAt: z.iso.datetime(),
+});
+export type StartReplicaResponse = z.infer<typeof StartReplicaResponse>;
+
+export const AgentReplicaState = z.enum(["starting", "running", "warm"]);
+
+export const ParkReplicaResponse = z.object({ replicaId: z.uuid(), state: z.literal("warm") });
+export type ParkReplicaResponse = z.infer<typeof ParkReplicaResponse>;
+
+export const StopReplicaResponse = z.object({
+  replicaId: z.uuid(),
+  /** False when the node did not know the replica (stop is idempotent). */
+  found: z.boolean(),
+  signal: z.enum(["SIGTERM", "SIGKILL"]).nullable(),
+  seconds: z.number().min(0),
+});
+export type StopReplicaResponse = z.infer<typeof StopReplicaResponse>;
+
+export const CaptureSnapshotResponse = z.object({
+  snapshotId: z.uuid(),
+  checkpointRef: z.string(),
+  seconds: z.number().min(0),
+  pushed: z.boolean(),
+});
+export type CaptureSnapshotResponse = z.infer<typeof CaptureSnapshotResponse>;
+
+export const AgentInventory = z.object({
+  node: z.object({
+    name: z.string(),
+    nodeId: z.uuid().nullable(),
+    runtime: z.enum(["containerd", "sim"]),
+    agentVersion: z.string(),
+  }),
+  gpus: z.object({
+    total: z.number().int().min(0),
+    free: z.number().int().min(0),
+    used: z.number().int().min(0),
+    held: z.array(z.object({ index: z.number().int().min(0), replicaId: z.uuid() })),
+  }),
+  /** Start paths this host can serve at all (lazy needs stargz-snapshotter, restore CRIU). */
+  capabilities: z.object({ paths: z.array(StartPath) }),
+  images: z.array(InventoryImage),
+  snapshotIds: z.array(z.uuid()),
+  warmReplicaIds: z.array(z.uuid()),
+  replicas: z.array(
+    z.object({
+      replicaId: z.uuid(),
+      containerId: z.string(),
+      state: AgentReplicaState,
+      coldStartId: z.uuid().optional(),
+      path: StartPath.optional(),
+      gpus: z.array(z.number().int().min(0)),
+    }),
+  ),
+});
+export type AgentInventory = z.infer<typeof AgentInventory>;
+
+export const AgentHealth = z.object({
+  status: z.enum(["ok", "draining"]),
+  /** Host-level health only: has this host joined the control plane. */
+  joined: z.boolean().optional(),
+  hosts: z.number().int().min(0).optional(),
+});
+export type AgentHealth = z.infer<typeof AgentHealth>;
+
+/** A non-2xx answer (or no answer) from an agent. */
+export class AgentApiError extends Error {
+  override readonly name = "AgentApiError";
+  constructor(
+    /** 0 when no HTTP answer arrived (connection refused, timeout). */
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  /** Worth another attempt: no answer, or a gateway / overload answer. A draining agent is not. */
+  get retryable(): boolean {
+    if (this.status === 0) return true;
+    if (this.status === 503) return this.code !== "shutting_down";
+    return this.status === 429 || this.status === 502 || this.status === 504;
+  }
+}
+
+export interface AgentClientOptions {
+  /** The node's `agentUrl`. */
+  baseUrl: string;
+  /** The node's credential (what it got at join). */
+  credential: string;
+  /** Per-attempt timeout of the quick calls (start acknowledges at once). */
+  timeoutMs?: number;
+  /** Per-attempt timeout of captureSnapshot, which answers when the checkpoint is written. */
+  captureTimeoutMs?: number;
+  /**
+   * Per-attempt timeout of stopReplica, which answers once the task is gone: SIGTERM, the
+   * agent's grace period (10 s by default), then SIGKILL. Shorter than that, a stop of an
+   * engine that ignores SIGTERM would time out and be sent again while the first still runs.
+   */
+  stopTimeoutMs?: number;
+  /** Extra attempts after a retryable failure (every call of this API is idempotent). */
+  retries?: number;
+  /** First retry delay; doubles per attempt, with jitter. */
+  retryBaseMs?: number;
+  fetchImpl?: typeof fetch;
+}
+
+/**
+ * The scheduler's client for one node's agent. Every call of the agent API is idempotent —
+ * start by (replica, cold start), stop and park by replica, capture by snapshot id — so each
+ * is retried after a timeout or a gateway error; answers that say no (4xx) never are.
+ */
+export class AgentClient {
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly captureTimeoutMs: number;
+  private readonly stopTimeoutMs: number;
+  private readonly retries: number;
+  private readonly retryBaseMs: number;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: AgentClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.captureTimeoutMs = options.captureTimeoutMs ?? 15 * 60_000;
+    this.stopTimeoutMs = options.stopTimeoutMs ?? 60_000;
+    this.retries = options.retries ?? 2;
+    this.retryBaseMs = options.retryBaseMs ?? 200;
+    this.fetchImpl = options.fetchImpl ?? fetch;
+  }
+
+  startReplica(request: StartReplicaRequestInput): Promise<StartReplicaResponse> {
+    return this.call("POST", "/v1/replicas", StartReplicaResponse, { body: request });
+  }
+
+  parkReplica(request: z.input<typeof ParkReplicaRequest>): Promise<ParkReplicaResponse> {
+    return this.call(
+      "POST",
+      `/v1/replicas/${encodeURIComponent(request.replicaId)}/park`,
+      ParkReplicaResponse,
+      { body: request },
+    );
+  }
+
+  stopReplica(replicaId: string): Promise<StopReplicaResponse> {
+    return this.call(
+      "DELETE",
+      `/v1/replicas/${encodeURIComponent(replicaId)}`,
+      StopReplicaResponse,
+      { timeoutMs: this.stopTimeoutMs },
+    );
+  }
+
+  captureSnapshot(
+    request: z.input<typeof CaptureSnapshotRequest>,
+  ): Promise<CaptureSnapshotResponse> {
+    return this.call("POST", "/v1/snapshots", CaptureSnapshotResponse, {
+      body: request,
+      timeoutMs: this.captureTimeoutMs,
+    });
+  }
+
+  inventory(): Promise<AgentInventory> {
+    return this.call("GET", "/v1/inventory", AgentInventory);
+  }
+
+  health(): Promise<AgentHealth> {
+    return this.call("GET", "/healthz", AgentHealth);
+  }
+
+  private async call<T extends z.ZodType>(
+    method: "GET" | "POST" | "DELETE",
+    path: string,
+    schema: T,
+    extra: { body?: unknown; timeoutMs?: number } = {},
+  ): Promise<z.infer<T>> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(method, path, schema, extra);
+      } catch (error) {
+        if (!(error instanceof AgentApiError) || !error.retryable || attempt >= this.retries)
+          throw error;
+        const ceiling = this.retryBaseMs * 2 ** attempt;
+        await new Promise((resolve) =>
+          setTimeout(resolve, ceiling / 2 + (Math.random() * ceiling) / 2),
+        );
+      }
+    }
+  }
+
+  private async once<T extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: T,
+    extra: { body?: unknown; timeoutMs?: number },
+  ): Promise<z.infer<T>> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.options.credential}` };
+    if (extra.body !== undefined) headers["content-type"] = "application/json";
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetchImpl(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(extra.body === undefined ? {} : { body: JSON.stringify(extra.body) }),
+        signal: AbortSignal.timeout(extra.timeoutMs ?? this.timeoutMs),
+      });
+      text = await response.text();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new AgentApiError(
+        0,
+        "unreachable",
+        `${method} ${this.baseUrl}${path}: ${reason}`,
+        undefined,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (!response.ok) {
+      const parsed = AgentErrorBody.safeParse(safeJson(text));
+      const error = parsed.success ? parsed.data.error : undefined;
+      throw new AgentApiError(
+        response.status,
+        error?.code ?? `http_${response.status}`,
+        `${method} ${path}: agent answered ${response.status}: ${error?.message ?? text.slice(0, 300)}`,
+        error?.details?.field,
+      );
+    }
+    return schema.parse(safeJson(text));
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
