@@ -12,6 +12,8 @@ import {
   type JoinNodeInput,
 } from "./index.ts";
 
+const TEST_NODE_SECRET = "test-node-credential-secret-32-chars-long";
+
 const figures: JoinNodeInput["figures"] = {
   instanceType: "g5.xlarge",
   gpuModel: "A10G",
@@ -54,8 +56,16 @@ describe("node join and heartbeats", () => {
   it("a join token yields exactly one node even when two agents race with it", async () => {
     const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
     const results = await Promise.allSettled([
-      joinNode({ input: joinInput(token, "racer-1"), db: t.db }),
-      joinNode({ input: joinInput(token, "racer-2"), db: t.db }),
+      joinNode({
+        input: joinInput(token, "racer-1"),
+        db: t.db,
+        credentialSecret: TEST_NODE_SECRET,
+      }),
+      joinNode({
+        input: joinInput(token, "racer-2"),
+        db: t.db,
+        credentialSecret: TEST_NODE_SECRET,
+      }),
     ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect(await t.db.node.count({ where: { name: { startsWith: "racer-" } } })).toBe(1);
@@ -73,12 +83,18 @@ describe("node join and heartbeats", () => {
       where: { id },
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
-    await expect(joinNode({ input: joinInput(token), db: t.db })).rejects.toMatchObject({
+    await expect(
+      joinNode({ input: joinInput(token), db: t.db, credentialSecret: TEST_NODE_SECRET }),
+    ).rejects.toMatchObject({
       code: "UNAUTHENTICATED",
       details: { field: "joinToken" },
     });
     await expect(
-      joinNode({ input: joinInput("thawjoin_000000000000_notarealtokenatallxxxx"), db: t.db }),
+      joinNode({
+        input: joinInput("thawjoin_000000000000_notarealtokenatallxxxx"),
+        db: t.db,
+        credentialSecret: TEST_NODE_SECRET,
+      }),
     ).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
   });
 
@@ -91,8 +107,16 @@ describe("node join and heartbeats", () => {
 
   it("heartbeats make a node ready; silence makes it lost; a new heartbeat brings it back", async () => {
     const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
-    const joined = await joinNode({ input: joinInput(token, "beater"), db: t.db });
-    const actor = await authenticateNode({ credential: joined.credential, db: t.db });
+    const joined = await joinNode({
+      input: joinInput(token, "beater"),
+      db: t.db,
+      credentialSecret: TEST_NODE_SECRET,
+    });
+    const actor = await authenticateNode({
+      credential: joined.credential,
+      db: t.db,
+      credentialSecret: TEST_NODE_SECRET,
+    });
     expect(actor.nodeId).toBe(joined.nodeId);
 
     await recordNodeHeartbeat({ actor, input: beat, db: t.db });
@@ -119,11 +143,58 @@ describe("node join and heartbeats", () => {
     });
   });
 
+  it("an instance that joins again becomes the same node, with a working credential", async () => {
+    const join = async () =>
+      joinNode({
+        input: {
+          ...joinInput(
+            (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db })).token,
+            "rejoiner",
+          ),
+          instanceId: "i-0rejoin",
+        },
+        db: t.db,
+        credentialSecret: TEST_NODE_SECRET,
+      });
+    const first = await join();
+    const second = await join();
+    expect(second.nodeId).toBe(first.nodeId);
+    const actor = await authenticateNode({
+      credential: second.credential,
+      db: t.db,
+      credentialSecret: TEST_NODE_SECRET,
+    });
+    expect(actor.nodeId).toBe(first.nodeId);
+    expect(await t.db.node.count({ where: { instanceId: "i-0rejoin" } })).toBe(1);
+  });
+
+  it("refuses a credential issued under another secret (rotated), so the agent joins again", async () => {
+    const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
+    const joined = await joinNode({
+      input: joinInput(token, "rotated"),
+      db: t.db,
+      credentialSecret: TEST_NODE_SECRET,
+    });
+    await expect(
+      authenticateNode({
+        credential: joined.credential,
+        db: t.db,
+        credentialSecret: "another-node-credential-secret-32-chars",
+      }),
+    ).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+  });
+
   it("a node's credential cannot be guessed from its id and a wrong one is refused", async () => {
     await expect(
-      authenticateNode({ credential: "thawnode_000000000000_wrongwrongwrongwrongwrong", db: t.db }),
+      authenticateNode({
+        credential: "thawnode_000000000000_wrongwrongwrongwrongwrong",
+        db: t.db,
+        credentialSecret: TEST_NODE_SECRET,
+      }),
     ).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
-    await expect(authenticateNode({ credential: null, db: t.db })).rejects.toMatchObject({
+    await expect(
+      authenticateNode({ credential: null, db: t.db, credentialSecret: TEST_NODE_SECRET }),
+    ).rejects.toMatchObject({
       code: "UNAUTHENTICATED",
     });
   });

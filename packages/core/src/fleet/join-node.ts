@@ -1,5 +1,6 @@
 import type { DbClient } from "@thaw/db";
-import { issuePrefixedSecret, parsePrefixedSecret, sha256Hex } from "../crypto/secrets.ts";
+import { deriveNodeCredential } from "../crypto/node-credential.ts";
+import { parsePrefixedSecret, sha256Hex } from "../crypto/secrets.ts";
 import { AppError } from "../errors/index.ts";
 import { JOIN_TOKEN_KIND } from "./create-join-token.ts";
 
@@ -36,7 +37,16 @@ export interface JoinNodeInput {
  * token and creating the node happen in one transaction, and the token is claimed with a
  * conditional update, so two agents racing with the same token get one node between them.
  */
-export async function joinNode({ input, db }: { input: JoinNodeInput; db: DbClient }) {
+export async function joinNode({
+  input,
+  db,
+  credentialSecret,
+}: {
+  input: JoinNodeInput;
+  db: DbClient;
+  /** THAW_NODE_CREDENTIAL_SECRET: the node's credential is derived from it (see node-credential.ts). */
+  credentialSecret: string;
+}) {
   const invalid = () =>
     new AppError(
       "UNAUTHENTICATED",
@@ -45,7 +55,6 @@ export async function joinNode({ input, db }: { input: JoinNodeInput; db: DbClie
     );
   if (!parsePrefixedSecret(JOIN_TOKEN_KIND, input.joinToken)) throw invalid();
   const tokenHash = sha256Hex(input.joinToken);
-  const credential = issuePrefixedSecret(NODE_CREDENTIAL_KIND);
 
   return db.$transaction(async (tx) => {
     const token = await tx.joinToken.findUnique({ where: { tokenHash } });
@@ -56,31 +65,57 @@ export async function joinNode({ input, db }: { input: JoinNodeInput; db: DbClie
     });
     if (claimed.count !== 1) throw invalid();
     const { figures } = input;
-    const node = await tx.node.create({
-      data: {
-        orgId: token.orgId,
-        name: input.name,
-        provider: input.provider,
-        runtime: input.runtime,
-        instanceId: input.instanceId ?? null,
-        zone: input.zone ?? null,
-        instanceType: figures.instanceType,
-        gpuModel: figures.gpuModel,
-        gpuCount: figures.gpuCount,
-        gpuMemoryGiB: figures.gpuMemoryGiB,
-        vcpus: figures.vcpus,
-        networkGbps: figures.networkGbps,
-        diskReadMiBps: figures.diskReadMiBps,
-        diskWriteMiBps: figures.diskWriteMiBps,
-        pcieGBps: figures.pcieGBps,
-        registryRttMs: figures.registryRttMs,
-        driverVersion: figures.driverVersion ?? null,
-        cudaVersion: figures.cudaVersion ?? null,
-        agentVersion: input.agentVersion,
-        agentUrl: input.agentUrl ?? null,
-        state: "booting",
-        credentialHash: credential.hash,
-      },
+    const fields = {
+      name: input.name,
+      runtime: input.runtime,
+      zone: input.zone ?? null,
+      instanceType: figures.instanceType,
+      gpuModel: figures.gpuModel,
+      gpuCount: figures.gpuCount,
+      gpuMemoryGiB: figures.gpuMemoryGiB,
+      vcpus: figures.vcpus,
+      networkGbps: figures.networkGbps,
+      diskReadMiBps: figures.diskReadMiBps,
+      diskWriteMiBps: figures.diskWriteMiBps,
+      pcieGBps: figures.pcieGBps,
+      registryRttMs: figures.registryRttMs,
+      driverVersion: figures.driverVersion ?? null,
+      cudaVersion: figures.cudaVersion ?? null,
+      agentVersion: input.agentVersion,
+      agentUrl: input.agentUrl ?? null,
+      state: "booting" as const,
+      stateReason: null,
+    };
+    // An instance that joined before (its credential was lost or rotated) joins again as the
+    // same node: its replicas and history stay attached to it.
+    const existing = input.instanceId
+      ? await tx.node.findUnique({
+          where: {
+            provider_instanceId: { provider: input.provider, instanceId: input.instanceId },
+          },
+          select: { id: true, orgId: true },
+        })
+      : null;
+    if (existing && existing.orgId !== token.orgId)
+      throw new AppError(
+        "CONFLICT",
+        `instanceId ${input.instanceId} has joined another org; terminate it there first.`,
+        { field: "instanceId" },
+      );
+    const node = existing
+      ? await tx.node.update({ where: { id: existing.id }, data: fields })
+      : await tx.node.create({
+          data: {
+            ...fields,
+            orgId: token.orgId,
+            provider: input.provider,
+            instanceId: input.instanceId ?? null,
+          },
+        });
+    const credential = deriveNodeCredential(NODE_CREDENTIAL_KIND, credentialSecret, node.id);
+    await tx.node.update({
+      where: { id: node.id },
+      data: { credentialHash: sha256Hex(credential) },
     });
     await tx.joinToken.update({ where: { id: token.id }, data: { nodeId: node.id } });
     await tx.auditLog.create({
@@ -88,7 +123,7 @@ export async function joinNode({ input, db }: { input: JoinNodeInput; db: DbClie
         orgId: token.orgId,
         actorType: "node",
         actorId: node.id,
-        action: "node.joined",
+        action: existing ? "node.rejoined" : "node.joined",
         targetType: "node",
         targetId: node.id,
         metadata: { name: node.name, instanceType: node.instanceType },
@@ -96,7 +131,7 @@ export async function joinNode({ input, db }: { input: JoinNodeInput; db: DbClie
     });
     return {
       nodeId: node.id,
-      credential: credential.secret,
+      credential,
       heartbeatIntervalSeconds: HEARTBEAT_INTERVAL_SECONDS,
     };
   });

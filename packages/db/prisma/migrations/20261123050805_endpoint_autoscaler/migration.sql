@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "Endpoint" ADD COLUMN     "autoscalerState" JSONB,
+ADD COLUMN     "targetConcurrency" INTEGER NOT NULL DEFAULT 8;
+
