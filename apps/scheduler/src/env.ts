@@ -6,6 +6,10 @@ const Env = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// URL"),
   /** Prefix of every BullMQ key; tests use their own to stay apart. */
   THAW_QUEUE_PREFIX: z.string().min(1).max(64).default("thaw"),
+  /** The secret node credentials are derived from (the web app's); used to call agents. */
+  THAW_NODE_CREDENTIAL_SECRET: z
+    .string({ error: "is not set (the same value as the web app's)" })
+    .min(32, "must be at least 32 characters long"),
   THAW_SCHEDULER_ID: z.string().min(1).max(128).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
 });

@@ -12,7 +12,12 @@ export function createQueues(connection: Redis, prefix: string): SchedulerQueues
   return Object.fromEntries(entries) as SchedulerQueues;
 }
 
-/** Enqueue with the contract's payload validation and deterministic job id. */
+/**
+ * Enqueue with the contract's payload validation, deduplicated on the entity (the
+ * contract's job key). Not a custom job id: BullMQ keeps finished jobs for a while and would
+ * silently drop a new job with a finished one's id. `keepLastIfActive` means a change that
+ * lands while the entity's job runs gets one more run afterwards — never lost, never parallel.
+ */
 export async function enqueue<K extends QueueKey>(
   queues: SchedulerQueues,
   key: K,
@@ -21,6 +26,9 @@ export async function enqueue<K extends QueueKey>(
   const contract = QUEUES[key];
   const data = contract.payload.parse(payload) as QueuePayload<K>;
   await queues[key].add(contract.name, data, {
-    jobId: (contract.jobId as (p: QueuePayload<K>) => string)(data),
+    deduplication: {
+      id: (contract.jobId as (p: QueuePayload<K>) => string)(data),
+      keepLastIfActive: true,
+    },
   });
 }

@@ -15,6 +15,7 @@ describe("scheduler process", () => {
       DATABASE_URL: testDb.current.url,
       REDIS_URL: process.env.REDIS_URL,
       THAW_QUEUE_PREFIX: `test-${Date.now()}`,
+      THAW_NODE_CREDENTIAL_SECRET: "n".repeat(32),
     });
     const scheduler = await startScheduler(env, silent);
     try {
@@ -61,6 +62,7 @@ describe("scheduler process", () => {
       const env = loadEnv({
         DATABASE_URL: testDb.current.url,
         REDIS_URL: `redis://127.0.0.1:${port}`,
+        THAW_NODE_CREDENTIAL_SECRET: "n".repeat(32),
       });
       await expect(startScheduler(env, silent)).rejects.toThrow(
         /maxmemory-policy is 'allkeys-lru'.*noeviction/,

@@ -1,15 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { markLostNodes } from "@thaw/core";
+import { findLostWork, markLostNodes, RECONCILE_SWEEP_MS } from "@thaw/core";
 import { createDbClient } from "@thaw/db";
 import type { SchedulerEnv } from "./env.ts";
 import type { Logger } from "./logger.ts";
-import { createQueues } from "./queues.ts";
-import { assertNoEviction, createProducerConnection } from "./redis.ts";
+import { createQueues, enqueue } from "./queues.ts";
+import { assertNoEviction, createProducerConnection, createWorkerConnection } from "./redis.ts";
 import { reportHealth } from "./tasks/report-health.ts";
+import { startWorkers } from "./workers/index.ts";
+import { createWorkerContext } from "./workers/worker-context.ts";
 
 export const SCHEDULER_VERSION = "0.1.0";
 const TICK_MS = 5_000;
+/** Enough for the workers' concurrency (place 8 + dispatch 32 + …) not to queue for a connection. */
+const DB_POOL_SIZE = 20;
 
 export interface RunningScheduler {
   instanceId: string;
@@ -21,11 +25,15 @@ export interface RunningScheduler {
  * Starts one scheduler instance. Several may run at once: every periodic task is an
  * idempotent, conditional write, so two instances doing it together change nothing more.
  */
-export async function startScheduler(env: SchedulerEnv, log: Logger): Promise<RunningScheduler> {
+export async function startScheduler(
+  env: SchedulerEnv,
+  log: Logger,
+  options: { sweepMs?: number } = {},
+): Promise<RunningScheduler> {
   const instanceId =
     env.THAW_SCHEDULER_ID ?? `scheduler-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const startedAt = new Date();
-  const db = createDbClient({ url: env.DATABASE_URL, maxConnections: 5 });
+  const db = createDbClient({ url: env.DATABASE_URL, maxConnections: DB_POOL_SIZE });
   const redis = createProducerConnection(env.REDIS_URL);
   redis.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
   try {
@@ -42,6 +50,39 @@ export async function startScheduler(env: SchedulerEnv, log: Logger): Promise<Ru
     throw error;
   }
   const queues = createQueues(redis, env.THAW_QUEUE_PREFIX);
+  const workerConnection = createWorkerConnection(env.REDIS_URL);
+  workerConnection.on("error", (error) =>
+    log.warn({ err: error.message }, "redis worker connection error"),
+  );
+  const ctx = createWorkerContext({
+    db,
+    queues,
+    log,
+    nodeCredentialSecret: env.THAW_NODE_CREDENTIAL_SECRET,
+  });
+  const workers = startWorkers({
+    ctx,
+    connection: workerConnection,
+    prefix: env.THAW_QUEUE_PREFIX,
+    log,
+  });
+
+  // The sweep: every endpoint reconciled and every closed start handled from Postgres, so
+  // whatever Redis lost (a wipe, a crash between commit and enqueue) is repaired.
+  let sweeping: Promise<void> = Promise.resolve();
+  const sweep = async () => {
+    const work = await findLostWork({ db });
+    for (const endpointId of work.endpointIds) await enqueue(queues, "reconcile", { endpointId });
+    for (const coldStartId of work.closedColdStartIds)
+      await enqueue(queues, "history", { coldStartId });
+  };
+  const runSweep = () => {
+    sweeping = sweep().catch((error: unknown) =>
+      log.error({ err: error instanceof Error ? error.message : String(error) }, "sweep failed"),
+    );
+  };
+  runSweep();
+  const sweepTimer = setInterval(runSweep, options.sweepMs ?? RECONCILE_SWEEP_MS);
 
   let inFlight: Promise<void> = Promise.resolve();
   const tick = async () => {
@@ -65,7 +106,12 @@ export async function startScheduler(env: SchedulerEnv, log: Logger): Promise<Ru
     instanceId,
     async stop() {
       clearInterval(timer);
+      clearInterval(sweepTimer);
       await inFlight;
+      await sweeping;
+      // Graceful: each worker finishes its current jobs; anything unfinished is retried.
+      await Promise.all(workers.map((w) => w.close()));
+      workerConnection.disconnect();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();
       await db.serviceHeartbeat.deleteMany({ where: { id: instanceId } });

@@ -24,6 +24,7 @@ export {
   type HostProfileName,
 } from "./host-profiles";
 export { PHYSICS, type Physics } from "./physical-constants";
+export { mulberry32 } from "./seeded-random";
 export {
   CALIBRATION_ROWS,
   GPT_OSS_JOURNEY,

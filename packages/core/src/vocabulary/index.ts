@@ -70,6 +70,9 @@ export const ColdStartStatus = z.enum([
 ]);
 export type ColdStartStatus = z.infer<typeof ColdStartStatus>;
 
+export const ColdStartTrigger = z.enum(["scale_up", "scale_from_zero", "replacement", "prewarm"]);
+export type ColdStartTrigger = z.infer<typeof ColdStartTrigger>;
+
 export const DeploymentStatus = z.enum(["pending", "active", "superseded", "failed"]);
 export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
 

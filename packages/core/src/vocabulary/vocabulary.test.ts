@@ -2,6 +2,7 @@ import * as dbEnums from "@thaw/db";
 import { describe, expect, it } from "vitest";
 import {
   ColdStartStatus,
+  ColdStartTrigger,
   DeploymentStatus,
   NodeProvider,
   NodeRuntime,
@@ -25,6 +26,7 @@ describe("vocabulary", () => {
     ["NodeProvider", NodeProvider, dbEnums.NodeProvider],
     ["NodeRuntime", NodeRuntime, dbEnums.NodeRuntime],
     ["ColdStartStatus", ColdStartStatus, dbEnums.ColdStartStatus],
+    ["ColdStartTrigger", ColdStartTrigger, dbEnums.ColdStartTrigger],
     ["DeploymentStatus", DeploymentStatus, dbEnums.DeploymentStatus],
     ["SnapshotStatus", SnapshotStatus, dbEnums.SnapshotStatus],
   ] as const)(

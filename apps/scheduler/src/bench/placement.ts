@@ -1,0 +1,302 @@
+// pnpm --silent bench:placement [--nodes 5000] [--replicas 10000] [--json]
+//
+// End-to-end placement through BullMQ and Postgres (bench-contracts.md): N simulated nodes
+// as rows of a fresh database, R replicas wanted across endpoints, and the scheduler's real
+// workers (reconcile → place → dispatch) placing them; each dispatch is a real HTTP call to an
+// agent stand-in that acknowledges like the sim agent does (the agent's own capacity is
+// measured by apps/agent's sim-fleet bench). Baseline in the same run: the raw BullMQ drain
+// rate of no-op jobs on the same Redis. Then dispatch latency — desire change to the agent's
+// receipt of startReplica — at a steady 200 scale events/s.
+// JSON on stdout; progress on stderr.
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseArgs } from "node:util";
+import { createTestDatabase } from "@thaw/db/testing";
+import { DEMO_ENDPOINTS } from "@thaw/db/seed";
+import { Queue, Worker } from "bullmq";
+import { pino } from "pino";
+import { z } from "zod";
+import { loadEnv } from "../env.ts";
+import { createProducerConnection, createWorkerConnection } from "../redis.ts";
+import { enqueue, createQueues } from "../queues.ts";
+import { startScheduler } from "../scheduler.ts";
+
+const Args = z.object({
+  nodes: z.coerce.number().int().min(1).max(50_000),
+  replicas: z.coerce.number().int().min(1).max(100_000),
+  json: z.boolean(),
+});
+
+function fail(message: string): never {
+  console.error(`bench:placement: ${message}`);
+  process.exit(2);
+}
+
+let rawArgs;
+try {
+  rawArgs = parseArgs({
+    options: {
+      nodes: { type: "string", default: "5000" },
+      replicas: { type: "string", default: "10000" },
+      json: { type: "boolean", default: false },
+    },
+    strict: true,
+  }).values;
+} catch (error) {
+  fail((error as Error).message);
+}
+const parsedArgs = Args.safeParse(rawArgs);
+if (!parsedArgs.success)
+  fail(parsedArgs.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "));
+const args = parsedArgs.data;
+const GPUS_PER_NODE = 4;
+if (args.nodes * GPUS_PER_NODE < args.replicas + 2_000)
+  fail(
+    `--nodes ${args.nodes} × ${GPUS_PER_NODE} GPUs cannot hold --replicas ${args.replicas} + 2,000`,
+  );
+if (!process.env.DATABASE_URL || !process.env.REDIS_URL)
+  fail("DATABASE_URL and REDIS_URL must be set (run `bash infra/dev/services.sh` first)");
+
+const progress = (message: string) => console.error(`[bench:placement] ${message}`);
+const secret = `bench-${randomUUID()}-node-credential-secret`;
+const prefix = `bench-placement-${Date.now()}`;
+const database = await createTestDatabase();
+const db = database.db;
+
+// --- the agent stand-in: acknowledges every start (202) and notes when it arrived --------------
+const received: { deploymentId: string; at: number }[] = [];
+const agent = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on("data", (c: Buffer) => chunks.push(c));
+  request.on("end", () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString() || "{}") as {
+      replicaId?: string;
+      coldStartId?: string;
+      path?: string;
+      deployment?: { deploymentId?: string };
+    };
+    received.push({ deploymentId: body.deployment?.deploymentId ?? "", at: performance.now() });
+    response.writeHead(202, { "content-type": "application/json" });
+    response.end(
+      JSON.stringify({
+        replicaId: body.replicaId,
+        coldStartId: body.coldStartId,
+        path: body.path,
+        acceptedAt: new Date().toISOString(),
+      }),
+    );
+  });
+});
+agent.keepAliveTimeout = 60_000;
+await new Promise<void>((resolve) => agent.listen(0, "127.0.0.1", resolve));
+const agentUrl = `http://127.0.0.1:${(agent.address() as AddressInfo).port}`;
+
+// --- the fleet and the endpoints ---------------------------------------------------------------
+const org = await db.org.create({ data: { slug: `bench-${Date.now()}`, name: "bench" } });
+const model = DEMO_ENDPOINTS.find((e) => e.gpuType === "A10G")!.deployment;
+progress(`creating ${args.nodes} nodes`);
+for (let i = 0; i < args.nodes; i += 1_000) {
+  await db.node.createMany({
+    data: Array.from({ length: Math.min(1_000, args.nodes - i) }, (_, k) => ({
+      orgId: org.id,
+      name: `bench-${i + k}`,
+      provider: "sim" as const,
+      runtime: "sim" as const,
+      instanceType: "g5.12xlarge",
+      gpuModel: "A10G",
+      gpuCount: GPUS_PER_NODE,
+      vcpus: 48,
+      networkGbps: 40,
+      diskReadMiBps: 1_000,
+      diskWriteMiBps: 1_000,
+      pcieGBps: 12,
+      state: "ready" as const,
+      // Agents' heartbeats are not what this measures (apps/agent's sim-fleet bench does):
+      // a heartbeat stamped past the run keeps every node alive without 5,000 writes a beat.
+      lastHeartbeatAt: new Date(Date.now() + 24 * 3_600_000),
+      agentUrl: `${agentUrl}/hosts/bench-${i + k}`,
+    })),
+  });
+}
+async function makeEndpoint(slug: string, desired: number) {
+  const endpoint = await db.endpoint.create({
+    data: {
+      orgId: org.id,
+      slug,
+      name: slug,
+      gpuType: "A10G",
+      minReplicas: 0,
+      maxReplicas: 100_000,
+      desiredReplicas: desired,
+    },
+  });
+  const deployment = await db.deployment.create({
+    data: {
+      orgId: org.id,
+      endpointId: endpoint.id,
+      version: 1,
+      imageRef: model.imageRef,
+      imageDigest: model.imageDigest,
+      imageBytes: BigInt(model.imageLayers.reduce((s, l) => s + l.bytes, 0)),
+      imageLayers: model.imageLayers,
+      estargzImageRef: model.estargzImageRef,
+      estargzDigest: model.estargzDigest,
+      modelSource: model.modelSource,
+      modelBytes: BigInt(model.modelBytes),
+      modelFormat: model.modelFormat,
+      engine: model.engine,
+      engineProfile: model.engineProfile,
+      status: "active",
+    },
+  });
+  await db.endpoint.update({
+    where: { id: endpoint.id },
+    data: { activeDeploymentId: deployment.id },
+  });
+  return { endpointId: endpoint.id, deploymentId: deployment.id };
+}
+const PER_ENDPOINT = 500;
+const endpoints: { endpointId: string; deploymentId: string }[] = [];
+for (let left = args.replicas, i = 0; left > 0; left -= PER_ENDPOINT, i++)
+  endpoints.push(await makeEndpoint(`bench-${i}`, Math.min(PER_ENDPOINT, left)));
+
+const producer = createProducerConnection(process.env.REDIS_URL);
+await producer.connect();
+// Keys an interrupted earlier run left behind (this bench's own namespace only).
+for (const key of await producer.keys("bench-placement-*")) await producer.del(key);
+
+// --- baseline: raw BullMQ drain of no-op jobs, same Redis, same total concurrency -------------
+progress(`baseline: draining ${args.replicas} no-op BullMQ jobs`);
+const noopQueue = new Queue("noop", { connection: producer, prefix });
+const noopConnection = createWorkerConnection(process.env.REDIS_URL);
+const BULK = 1_000;
+for (let i = 0; i < args.replicas; i += BULK)
+  await noopQueue.addBulk(
+    Array.from({ length: Math.min(BULK, args.replicas - i) }, (_, k) => ({
+      name: "noop",
+      data: { i: i + k },
+      opts: { removeOnComplete: true },
+    })),
+  );
+let drained = 0;
+const t0 = performance.now();
+const allDrained = new Promise<void>((resolve) => {
+  const worker = new Worker("noop", () => Promise.resolve(), {
+    connection: noopConnection,
+    prefix,
+    concurrency: 8,
+  });
+  worker.on("completed", () => {
+    if (++drained === args.replicas) void worker.close().then(resolve);
+  });
+});
+await allDrained;
+const bullmqDrainPerSecond = args.replicas / ((performance.now() - t0) / 1000);
+await noopQueue.obliterate({ force: true });
+noopConnection.disconnect();
+
+// --- placement, end to end ---------------------------------------------------------------------
+progress(`placing ${args.replicas} replicas on ${args.nodes} nodes`);
+const env = loadEnv({
+  DATABASE_URL: database.url,
+  REDIS_URL: process.env.REDIS_URL,
+  THAW_QUEUE_PREFIX: prefix,
+  THAW_NODE_CREDENTIAL_SECRET: secret,
+  LOG_LEVEL: "error",
+});
+const started = performance.now();
+const scheduler = await startScheduler(env, pino({ level: "error" }), { sweepMs: 3_600_000 });
+let placed = 0;
+let lastReport = 0;
+while (placed < args.replicas) {
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  placed = await db.coldStart.count({ where: { orgId: org.id } });
+  if (performance.now() - lastReport > 5_000) {
+    lastReport = performance.now();
+    progress(`${placed} placed after ${((lastReport - started) / 1000).toFixed(1)} s`);
+  }
+  if (performance.now() - started > 30 * 60_000) fail("placement did not finish in 30 minutes");
+}
+const placementSeconds = (performance.now() - started) / 1000;
+const placementsPerSecond = args.replicas / placementSeconds;
+await waitUntil(() => received.length >= args.replicas, 120_000);
+
+// --- dispatch latency at a steady 200 scale events/s ------------------------------------------
+const RATE = 200;
+const SECONDS = 10;
+progress(`dispatch latency: ${RATE} scale events/s for ${SECONDS} s`);
+const steady = [];
+for (let i = 0; i < 20; i++) steady.push(await makeEndpoint(`steady-${i}`, 0));
+const queues = createQueues(producer, prefix);
+const events = new Map<string, number[]>();
+const baseReceived = received.length;
+const steadyStart = performance.now();
+for (let n = 0; n < RATE * SECONDS; n++) {
+  const due = n * (1000 / RATE);
+  const wait = due - (performance.now() - steadyStart);
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const target = steady[n % steady.length]!;
+  await db.endpoint.update({
+    where: { id: target.endpointId },
+    data: { desiredReplicas: { increment: 1 } },
+  });
+  const at = performance.now();
+  events.set(target.deploymentId, [...(events.get(target.deploymentId) ?? []), at]);
+  await enqueue(queues, "reconcile", { endpointId: target.endpointId });
+}
+// A control plane slower than the event rate falls behind: wait a while, then report what
+// was delivered rather than nothing.
+await waitUntil(() => received.length >= baseReceived + RATE * SECONDS, 60_000, false);
+const delivered = received.length - baseReceived;
+const latencies: number[] = [];
+for (const { deploymentId } of steady) {
+  const sent = events.get(deploymentId) ?? [];
+  const got = received
+    .slice(baseReceived)
+    .filter((r) => r.deploymentId === deploymentId)
+    .map((r) => r.at);
+  for (let k = 0; k < Math.min(sent.length, got.length); k++) latencies.push(got[k]! - sent[k]!);
+}
+latencies.sort((a, b) => a - b);
+const quantile = (q: number) =>
+  latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+
+await scheduler.stop();
+await Promise.all(
+  Object.values(queues).map((q) => q.obliterate({ force: true }).then(() => q.close())),
+);
+await noopQueue.close();
+producer.disconnect();
+agent.closeAllConnections();
+agent.close();
+await database.drop();
+
+const result = {
+  placementsPerSecond: round(placementsPerSecond),
+  bullmqDrainPerSecond: round(bullmqDrainPerSecond),
+  dispatchLatencyMs: { p50: round(quantile(0.5)), p99: round(quantile(0.99)) },
+  nodes: args.nodes,
+  replicas: args.replicas,
+  placementSeconds: round(placementSeconds),
+  ratioToBullmqDrain: Math.round((placementsPerSecond / bullmqDrainPerSecond) * 10_000) / 10_000,
+  scaleEventsPerSecond: RATE,
+  scaleEventsSent: RATE * SECONDS,
+  scaleEventsDispatchedWithin60s: delivered,
+};
+console.log(JSON.stringify(result, null, args.json ? 0 : 2));
+process.exit(0);
+
+function round(x: number) {
+  return Math.round(x * 10) / 10;
+}
+async function waitUntil(check: () => boolean, timeoutMs: number, mustFinish = true) {
+  const deadline = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > deadline) {
+      if (!mustFinish) return;
+      fail("timed out waiting for the agent stand-in");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,96 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  authenticateNode,
+  httpStatusOf,
+  ingestTelemetry,
+  isAppError,
+  joinNode,
+  parseInput,
+  recordNodeHeartbeat,
+} from "@thaw/core";
+import type { DbClient } from "@thaw/db";
+import { HeartbeatRequest, JoinRequest, TelemetryBatch } from "@thaw/node-agent-client";
+
+// The control plane's agent API (join, heartbeat, telemetry) over node:http, calling the same
+// core use cases as apps/web's route handlers — so scheduler tests can run real sim agents
+// against real Postgres without building Next.js. What the web route adds after ingest
+// (enqueueing `history`) is the `onClosed` hook.
+
+export interface AgentApiServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startAgentApiServer(opts: {
+  db: DbClient;
+  credentialSecret: string;
+  onClosed?: (coldStartId: string) => Promise<void>;
+}): Promise<AgentApiServer> {
+  const { db } = opts;
+  const routes: Record<string, (body: unknown, credential: string | null) => Promise<unknown>> = {
+    "/api/agent/v1/join": async (body) =>
+      joinNode({
+        input: parseInput(JoinRequest, body, "body"),
+        db,
+        credentialSecret: opts.credentialSecret,
+      }),
+    "/api/agent/v1/heartbeat": async (body, credential) => {
+      const actor = await authenticateNode({
+        credential,
+        db,
+        credentialSecret: opts.credentialSecret,
+      });
+      return recordNodeHeartbeat({ actor, input: parseInput(HeartbeatRequest, body, "body"), db });
+    },
+    "/api/agent/v1/telemetry": async (body, credential) => {
+      const actor = await authenticateNode({
+        credential,
+        db,
+        credentialSecret: opts.credentialSecret,
+      });
+      const result = await ingestTelemetry({
+        actor,
+        input: parseInput(TelemetryBatch, body, "body"),
+        db,
+      });
+      for (const { coldStartId } of result.closed) await opts.onClosed?.(coldStartId);
+      return result;
+    },
+  };
+  const server: Server = createServer((request, response) => {
+    const reply = (status: number, body: unknown) => {
+      response.writeHead(status, { "content-type": "application/json" });
+      response.end(JSON.stringify(body));
+    };
+    const route = routes[request.url ?? ""];
+    if (!route || request.method !== "POST") return reply(404, { error: { code: "NOT_FOUND" } });
+    const credential = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "")?.[1] ?? null;
+    readBody(request)
+      .then((text) => route(JSON.parse(text) as unknown, credential))
+      .then((body) => reply(200, body))
+      .catch((error: unknown) => {
+        if (isAppError(error))
+          return reply(httpStatusOf(error.code), {
+            error: { code: error.code, message: error.message, details: error.details ?? null },
+          });
+        reply(500, { error: { code: "INTERNAL", message: String(error) } });
+      });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,15 @@
+import { handleClosedColdStart, QUEUES } from "@thaw/core";
+import type { WorkerContext } from "./worker-context.ts";
+
+/** history: a closed cold start updates the predictor's cells, or retries its replica. */
+export async function processHistory(ctx: WorkerContext, data: unknown): Promise<unknown> {
+  const { coldStartId } = QUEUES.history.payload.parse(data);
+  const result = await handleClosedColdStart({ db: ctx.db, coldStartId });
+  if (result.quarantinedSnapshotId)
+    ctx.log.warn(
+      { snapshotId: result.quarantinedSnapshotId },
+      "snapshot quarantined after repeated restore failures",
+    );
+  if (result.retryReplicaId) await ctx.enqueue("place", { replicaId: result.retryReplicaId });
+  return result;
+}

@@ -1,0 +1,53 @@
+import { QUEUES, type QueueKey } from "@thaw/core";
+import { type Job, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "../logger.ts";
+import { processDispatch } from "./dispatch-processor.ts";
+import { processHistory } from "./history-processor.ts";
+import { processPlace } from "./place-processor.ts";
+import { processReconcile } from "./reconcile-processor.ts";
+import type { WorkerContext } from "./worker-context.ts";
+
+// The registry of queue processors this process runs, one file each. Concurrency is per
+// process; run more scheduler processes to scale out (every processor is safe to race).
+
+type Processor = (ctx: WorkerContext, data: unknown, job: Job) => Promise<unknown>;
+
+export const PROCESSORS: Partial<Record<QueueKey, { run: Processor; concurrency: number }>> = {
+  reconcile: { run: processReconcile, concurrency: 4 },
+  place: { run: processPlace, concurrency: 8 },
+  dispatch: { run: (ctx, data, job) => processDispatch(ctx, data, job), concurrency: 32 },
+  history: { run: processHistory, concurrency: 8 },
+};
+
+export function startWorkers(opts: {
+  ctx: WorkerContext;
+  connection: Redis;
+  prefix: string;
+  log: Logger;
+  only?: QueueKey[];
+}): Worker[] {
+  const workers: Worker[] = [];
+  for (const [key, processor] of Object.entries(PROCESSORS) as [
+    QueueKey,
+    { run: Processor; concurrency: number },
+  ][]) {
+    if (opts.only && !opts.only.includes(key)) continue;
+    const worker = new Worker(
+      QUEUES[key].name,
+      (job: Job) => processor.run(opts.ctx, job.data, job),
+      { connection: opts.connection, prefix: opts.prefix, concurrency: processor.concurrency },
+    );
+    worker.on("failed", (job, error) =>
+      opts.log.warn(
+        { queue: key, jobId: job?.id, attempts: job?.attemptsMade, err: error.message },
+        "job failed",
+      ),
+    );
+    worker.on("error", (error) =>
+      opts.log.error({ queue: key, err: error.message }, "worker error"),
+    );
+    workers.push(worker);
+  }
+  return workers;
+}

@@ -1,0 +1,18 @@
+import { placeReplica, QUEUES } from "@thaw/core";
+import type { WorkerContext } from "./worker-context.ts";
+
+/** place: choose node × path, reserve, record the cold start; then dispatch it. */
+export async function processPlace(ctx: WorkerContext, data: unknown): Promise<unknown> {
+  const { replicaId } = QUEUES.place.payload.parse(data);
+  const result = await placeReplica({ db: ctx.db, replicaId });
+  if (result.kind === "placed") {
+    for (const { coldStartId } of result.placed) await ctx.enqueue("dispatch", { coldStartId });
+  } else if (result.kind === "skipped" && result.retry) {
+    await ctx.enqueue("place", { replicaId });
+  } else if (result.kind === "unplaceable") {
+    // Left pending with its reason (the dashboard shows it); the sweep places it again
+    // once capacity appears.
+    ctx.log.info({ replicaId, reason: result.reason }, "replica pending: no feasible option");
+  }
+  return result;
+}

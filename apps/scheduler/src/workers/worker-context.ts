@@ -1,0 +1,40 @@
+import { deriveNodeCredential, NODE_CREDENTIAL_KIND } from "@thaw/core";
+import type { DbClient } from "@thaw/db";
+import { AgentClient } from "@thaw/node-agent-client";
+import type { Logger } from "../logger.ts";
+import { enqueue, type SchedulerQueues } from "../queues.ts";
+
+/** What every processor gets: Postgres, the producers, a log, and a way to reach agents. */
+export interface WorkerContext {
+  db: DbClient;
+  queues: SchedulerQueues;
+  log: Logger;
+  enqueue: <K extends Parameters<typeof enqueue>[1]>(
+    key: K,
+    payload: Parameters<typeof enqueue<K>>[2],
+  ) => Promise<void>;
+  agent: (node: { id: string; agentUrl: string }) => AgentClient;
+}
+
+export function createWorkerContext(deps: {
+  db: DbClient;
+  queues: SchedulerQueues;
+  log: Logger;
+  nodeCredentialSecret: string;
+  /** Agent calls: quick timeouts, and retries are BullMQ's (the job is retried). */
+  agentTimeoutMs?: number;
+}): WorkerContext {
+  return {
+    db: deps.db,
+    queues: deps.queues,
+    log: deps.log,
+    enqueue: (key, payload) => enqueue(deps.queues, key, payload),
+    agent: (node) =>
+      new AgentClient({
+        baseUrl: node.agentUrl,
+        credential: deriveNodeCredential(NODE_CREDENTIAL_KIND, deps.nodeCredentialSecret, node.id),
+        timeoutMs: deps.agentTimeoutMs ?? 10_000,
+        retries: 1,
+      }),
+  };
+}

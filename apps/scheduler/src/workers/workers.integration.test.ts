@@ -1,0 +1,210 @@
+import { createJoinToken, type Actor } from "@thaw/core";
+import { seedDemo } from "@thaw/db/seed";
+import { useTestDatabase } from "@thaw/db/testing";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadEnv } from "../env.ts";
+import { createQueues, enqueue, type SchedulerQueues } from "../queues.ts";
+import { createProducerConnection } from "../redis.ts";
+import { startScheduler, type RunningScheduler } from "../scheduler.ts";
+import { startAgentApiServer, type AgentApiServer } from "../testing/agent-api-server.ts";
+import { startSimAgent, type SimAgentProcess } from "../testing/sim-agent-process.ts";
+
+// The scheduler's workers end to end: Postgres, Redis (BullMQ) and a real sim agent process
+// that joins, heartbeats, runs the starts it is sent and streams their phases back.
+
+const SECRET = "scheduler-test-node-credential-secret-0123";
+const HOSTS = 3; // g5.xlarge: one A10G each
+const silent = pino({ level: "silent" });
+
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  output: () => string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe("scheduler workers with a real sim agent", () => {
+  const testDb = useTestDatabase();
+  const prefix = `test-workers-${Date.now()}`;
+  let api: AgentApiServer;
+  let agent: SimAgentProcess;
+  let scheduler: RunningScheduler;
+  let producer: ReturnType<typeof createProducerConnection>;
+  let queues: SchedulerQueues;
+  let endpointId: string;
+
+  const db = () => testDb.current.db;
+  const env = () =>
+    loadEnv({
+      DATABASE_URL: testDb.current.url,
+      REDIS_URL: process.env.REDIS_URL,
+      THAW_QUEUE_PREFIX: prefix,
+      THAW_NODE_CREDENTIAL_SECRET: SECRET,
+      LOG_LEVEL: "error",
+    });
+  const replicas = (state: string) =>
+    db().replica.count({ where: { endpointId, state: state as "ready" } });
+  const scaleTo = async (desired: number) => {
+    await db().endpoint.update({ where: { id: endpointId }, data: { desiredReplicas: desired } });
+    await enqueue(queues, "reconcile", { endpointId });
+  };
+
+  beforeAll(async () => {
+    const { orgId, userId } = await seedDemo(db());
+    const owner: Actor = { type: "user", userId, orgId, role: "owner" };
+    const endpoint = await db().endpoint.findFirstOrThrow({
+      where: { orgId, slug: "llama-3-2-1b-gguf" },
+    });
+    endpointId = endpoint.id;
+    producer = createProducerConnection(process.env.REDIS_URL!);
+    await producer.connect();
+    queues = createQueues(producer, prefix);
+    api = await startAgentApiServer({
+      db: db(),
+      credentialSecret: SECRET,
+      onClosed: (coldStartId) => enqueue(queues, "history", { coldStartId }),
+    });
+    const tokens: string[] = [];
+    for (let i = 0; i < HOSTS; i++)
+      tokens.push(
+        (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: db() })).token,
+      );
+    agent = startSimAgent({
+      controlPlaneUrl: api.url,
+      joinTokens: tokens,
+      hosts: `g5.xlarge:${HOSTS}`,
+      prefix: "wk",
+      // Hosts without stargz-snapshotter: lazy starts are refused (the fallback test).
+      env: { THAW_SIM_TIME_FACTOR: "2000", THAW_SIM_ESTARGZ: "false" },
+    });
+    await waitFor(
+      "every sim host ready",
+      async () => (await db().node.count({ where: { state: "ready" } })) === HOSTS,
+      45_000,
+      agent.output,
+    );
+    scheduler = await startScheduler(env(), silent, { sweepMs: 1_000 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await scheduler?.stop();
+    await agent?.stop();
+    await api?.close();
+    await Promise.all(Object.values(queues ?? {}).map((q) => q.close()));
+    producer?.disconnect();
+  });
+
+  it("scales up: places, starts on the agent, reaches ready, and learns from it", async () => {
+    await scaleTo(2);
+    await expect.poll(() => replicas("ready"), { timeout: 45_000 }).toBe(2);
+    const starts = await db().coldStart.findMany({ where: { endpointId, status: "succeeded" } });
+    expect(starts).toHaveLength(2);
+    for (const start of starts) {
+      expect(start.actualSeconds).toBeGreaterThan(0);
+      expect(start.explanation).not.toBe("");
+      const options = start.options as { feasible: { chosen: boolean; path: string }[] };
+      expect(options.feasible.filter((o) => o.chosen)).toEqual([
+        expect.objectContaining({ path: start.path }),
+      ]);
+      const phases = await db().phaseEvent.findMany({ where: { coldStartId: start.id } });
+      expect(phases.map((p) => p.phase)).toContain("ready");
+    }
+    // Each success feeds three history cells: deployment, endpoint and fleet bucket.
+    await expect
+      .poll(() => db().coldStart.count({ where: { endpointId, closedHandledAt: { not: null } } }))
+      .toBeGreaterThanOrEqual(2);
+    const cells = await db().historyStat.findMany();
+    expect(new Set(cells.map((c) => c.scope))).toEqual(
+      new Set(["deployment", "endpoint", "fleet"]),
+    );
+    expect(cells.find((c) => c.scope === "deployment")!.samples).toBeGreaterThanOrEqual(1);
+    expect(await db().gpuReservation.count()).toBe(2);
+  });
+
+  it("never books a GPU twice: more replicas than GPUs leaves the rest pending with a reason", async () => {
+    // A second scheduler process races the first on the same queues and database.
+    const second = await startScheduler(env(), silent, { sweepMs: 1_000 });
+    try {
+      await scaleTo(HOSTS + 2);
+      await expect.poll(() => replicas("ready"), { timeout: 45_000 }).toBe(HOSTS);
+      await expect.poll(() => replicas("pending")).toBe(2);
+      const pending = await db().replica.findMany({ where: { endpointId, state: "pending" } });
+      for (const replica of pending) expect(replica.pendingReason).toMatch(/GPU|no feasible/);
+      const reservations = await db().gpuReservation.findMany();
+      expect(reservations).toHaveLength(HOSTS);
+      expect(new Set(reservations.map((r) => `${r.nodeId}:${r.gpuIndex}`)).size).toBe(HOSTS);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("scales down: drains, stops the replicas on their node and frees every GPU", async () => {
+    await scaleTo(0);
+    await expect
+      .poll(() => db().replica.count({ where: { endpointId, state: { not: "stopped" } } }), {
+        timeout: 30_000,
+      })
+      .toBe(0);
+    expect(await db().gpuReservation.count()).toBe(0);
+  });
+
+  it("recovers the desired state from Postgres after Redis lost every job", async () => {
+    await scheduler.stop();
+    const keys = await producer.keys(`${prefix}:*`);
+    if (keys.length > 0) await producer.del(...keys);
+    // The change lands in Postgres only, as if its enqueue had been lost with Redis.
+    await db().endpoint.update({ where: { id: endpointId }, data: { desiredReplicas: 1 } });
+    scheduler = await startScheduler(env(), silent, { sweepMs: 1_000 });
+    await expect.poll(() => replicas("ready"), { timeout: 45_000 }).toBe(1);
+  });
+
+  it("falls back to the next-best option when the agent refuses the chosen path", async () => {
+    await scaleTo(0);
+    await expect.poll(() => replicas("ready"), { timeout: 30_000 }).toBe(0);
+    const deployment = await db().deployment.findFirstOrThrow({ where: { endpointId } });
+    // History that makes lazy look far faster than pull on a cold node: the chooser takes
+    // it, and these hosts (no stargz-snapshotter) refuse it.
+    await db().historyStat.create({
+      data: {
+        orgId: deployment.orgId,
+        scope: "deployment",
+        scopeKey: deployment.id,
+        path: "lazy",
+        locality: "cold",
+        samples: 50,
+        meanLog: Math.log(0.5),
+        m2Log: 0.01 * 49,
+      },
+    });
+    await db().endpoint.update({
+      where: { id: endpointId },
+      data: { allowedPaths: ["lazy", "pull"] },
+    });
+    const before = new Date();
+    await scaleTo(1);
+    await expect.poll(() => replicas("ready"), { timeout: 45_000 }).toBe(1);
+    const [ready] = await db().replica.findMany({ where: { endpointId, state: "ready" } });
+    const starts = await db().coldStart.findMany({
+      where: { replicaId: ready!.id, requestedAt: { gte: before } },
+      orderBy: { attempt: "asc" },
+    });
+    // Lazy is tried on each host that looks best (each refuses it), then pull succeeds.
+    const last = starts.at(-1)!;
+    expect([last.path, last.status]).toEqual(["pull", "succeeded"]);
+    const refused = starts.slice(0, -1);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const start of refused) {
+      expect([start.path, start.status]).toEqual(["lazy", "failed"]);
+      expect(start.error).toMatch(/not started/);
+    }
+    expect(new Set(refused.map((s) => s.nodeId)).size).toBe(refused.length);
+    expect(starts.map((s) => s.attempt)).toEqual(starts.map((_, i) => i + 1));
+  });
+});

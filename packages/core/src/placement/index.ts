@@ -1,0 +1,13 @@
+// Placement use cases (DESIGN.md §3): the scheduler's workers load, decide with the pure
+// functions of ../scheduling, and persist through these.
+export * from "./scheduling-inputs.ts";
+export * from "./load-placement-state.ts";
+export * from "./options-record.ts";
+export * from "./place-replica.ts";
+export * from "./reconcile-endpoint.ts";
+export * from "./finish-replica-stop.ts";
+export * from "./prepare-dispatch.ts";
+export * from "./record-dispatch.ts";
+export * from "./handle-closed-cold-start.ts";
+export * from "./find-lost-work.ts";
+export * from "./predict-endpoint-paths.ts";

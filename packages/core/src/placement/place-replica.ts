@@ -1,0 +1,343 @@
+import type { DbClient, DbTransaction } from "@thaw/db";
+import {
+  chooseStartOption,
+  DEFAULT_EXPLORATION,
+  enumerateStartOptions,
+  physicsPriorSeconds,
+  predictTimeToReady,
+  type InfeasibleOption,
+  type SchedulingNode,
+  type StartOptionChoice,
+} from "../scheduling/index.ts";
+import type { ColdStartTrigger, StartPath } from "../vocabulary/index.ts";
+import {
+  loadHistoryLookup,
+  loadSchedulingNodes,
+  loadSchedulingSnapshots,
+} from "./load-placement-state.ts";
+import { optionsRecord } from "./options-record.ts";
+import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts";
+
+// Place (DESIGN.md §3 step 3): options node × path, predictions, the choice, then one
+// transaction that reserves the GPUs, moves the replica to `placed` and writes the cold
+// start with every option considered.
+//
+// A place job takes its replica and up to PLACEMENT_BATCH other pending replicas of the same
+// deployment (rows locked with SKIP LOCKED, so concurrent workers take disjoint batches),
+// reads the fleet once and decides for each in turn against the state the earlier decisions
+// left — like Nomad's plan for a job's allocations. The chosen nodes are then locked and
+// their free GPUs re-read: a node another batch filled meanwhile loses its replica, which
+// stays pending for its own job. UNIQUE(nodeId, gpuIndex) stays the last word.
+
+export type PlaceReplicaResult =
+  | {
+      kind: "placed";
+      coldStartId: string;
+      nodeId: string;
+      path: StartPath;
+      attempt: number;
+      /** Every cold start this job placed (its replica's and the batch's). */
+      placed: { replicaId: string; coldStartId: string }[];
+    }
+  | { kind: "unplaceable"; reason: string; orgId: string }
+  | { kind: "skipped"; reason: string; retry?: boolean };
+
+/** A replica whose starts failed this many times is given up (reconcile replaces it). */
+export const MAX_START_ATTEMPTS = 4;
+export const PLACEMENT_BATCH = 32;
+const EXPLORATION_WINDOW_MS = 60 * 60_000;
+
+interface Decision {
+  replicaId: string;
+  attempt: number;
+  trigger: ColdStartTrigger;
+  choice: StartOptionChoice;
+}
+
+export async function placeReplica({
+  db,
+  replicaId,
+  random = Math.random,
+  batch = PLACEMENT_BATCH,
+}: {
+  db: DbClient;
+  replicaId: string;
+  /** Uniform [0, 1) for Thompson exploration; tests seed it. */
+  random?: () => number;
+  batch?: number;
+}): Promise<PlaceReplicaResult> {
+  return db.$transaction(
+    async (tx) => {
+      const [own] = await tx.$queryRaw<
+        { id: string; endpointId: string; deploymentId: string; state: string }[]
+      >`SELECT id::text, "endpointId"::text AS "endpointId", "deploymentId"::text AS "deploymentId", state::text
+        FROM "Replica" WHERE id = ${replicaId}::uuid FOR UPDATE SKIP LOCKED`;
+      if (!own) return { kind: "skipped", reason: "replica gone or being placed by another job" };
+      if (own.state !== "pending") return { kind: "skipped", reason: `replica is ${own.state}` };
+      const others = await tx.$queryRaw<{ id: string }[]>`
+        SELECT id::text FROM "Replica"
+        WHERE "endpointId" = ${own.endpointId}::uuid AND "deploymentId" = ${own.deploymentId}::uuid
+          AND state = 'pending' AND id <> ${replicaId}::uuid
+        ORDER BY "createdAt" LIMIT ${Math.max(0, batch - 1)} FOR UPDATE SKIP LOCKED`;
+      return placeLocked(tx, [replicaId, ...others.map((o) => o.id)], random);
+    },
+    { timeout: 30_000 },
+  );
+}
+
+async function placeLocked(
+  tx: DbTransaction,
+  replicaIds: string[],
+  random: () => number,
+): Promise<PlaceReplicaResult> {
+  const replicas = await tx.replica.findMany({
+    where: { id: { in: replicaIds } },
+    include: {
+      coldStarts: { select: { nodeId: true, path: true, status: true } },
+    },
+  });
+  const byId = new Map(replicas.map((r) => [r.id, r]));
+  const first = byId.get(replicaIds[0]!)!;
+  const [endpointRow, deploymentRow] = await Promise.all([
+    tx.endpoint.findUniqueOrThrow({ where: { id: first.endpointId } }),
+    tx.deployment.findUniqueOrThrow({ where: { id: first.deploymentId } }),
+  ]);
+  const endpoint = schedulingEndpoint(endpointRow);
+  const deployment = schedulingDeployment(deploymentRow);
+
+  // Replicas out of attempts are given up here; reconcile decides about replacements.
+  const exhausted = replicas.filter((r) => r.coldStarts.length >= MAX_START_ATTEMPTS);
+  if (exhausted.length > 0)
+    await tx.replica.updateMany({
+      where: { id: { in: exhausted.map((r) => r.id) } },
+      data: {
+        state: "failed",
+        stateVersion: { increment: 1 },
+        pendingReason: `gave up after ${MAX_START_ATTEMPTS} failed starts`,
+      },
+    });
+  const toPlace = replicaIds.filter((id) => !exhausted.some((r) => r.id === id));
+  if (toPlace.length === 0) return { kind: "skipped", reason: "too many failed starts" };
+
+  const [nodes, snapshots, history, readyReplicas, recent] = await Promise.all([
+    loadSchedulingNodes(tx, first.orgId, endpoint.gpuType, {
+      deploymentId: deployment.id,
+      imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
+        (d): d is string => d !== null,
+      ),
+      gpus: endpoint.gpuCount,
+      sample: toPlace.length,
+    }),
+    loadSchedulingSnapshots(tx, deployment.id),
+    loadHistoryLookup(tx, first.orgId, deployment),
+    tx.replica.count({ where: { endpointId: endpoint.id, state: "ready" } }),
+    tx.coldStart.groupBy({
+      by: ["explored"],
+      where: {
+        orgId: first.orgId,
+        requestedAt: { gt: new Date(Date.now() - EXPLORATION_WINDOW_MS) },
+      },
+      _count: true,
+    }),
+  ]);
+  const count = (explored: boolean) => recent.find((r) => r.explored === explored)?._count ?? 0;
+  let decisions = count(true) + count(false);
+  let explorations = count(true);
+  const snapshotsById = new Map(snapshots.map((s) => [s.id, s]));
+  const nodesById = new Map(nodes.map((n) => [n.id, n]));
+  // Nodes of one instance type share their figures: each physics prior is computed once.
+  const priors = new Map<string, number>();
+
+  const decided: Decision[] = [];
+  let lastReason = "";
+  for (const id of toPlace) {
+    const replica = byId.get(id)!;
+    const attempt = replica.coldStarts.length + 1;
+    // A failed attempt's node × path is not tried again for this replica: the next-best wins.
+    const failed = new Set(
+      replica.coldStarts
+        .filter((c) => c.status === "failed" || c.status === "cancelled")
+        .map((c) => `${c.nodeId}|${c.path}`),
+    );
+    const enumerated = enumerateStartOptions({ endpoint, deployment, nodes, snapshots });
+    const infeasible: InfeasibleOption[] = [...enumerated.infeasible];
+    const feasible = enumerated.feasible.filter((o) => {
+      if (!failed.has(`${o.nodeId}|${o.path}`)) return true;
+      infeasible.push({ ...o, reason: "failed earlier for this replica" });
+      return false;
+    });
+    const predicted = feasible.map((option) => {
+      const snapshot = option.snapshotId ? snapshotsById.get(option.snapshotId) : undefined;
+      const host = nodesById.get(option.nodeId)!.host;
+      const key = JSON.stringify([host, option.path, option.locality, option.snapshotId]);
+      let priorSeconds = priors.get(key);
+      if (priorSeconds === undefined) {
+        priorSeconds = physicsPriorSeconds({
+          host,
+          deployment,
+          path: option.path,
+          locality: option.locality,
+          ...(snapshot ? { snapshot } : {}),
+        });
+        priors.set(key, priorSeconds);
+      }
+      return {
+        option,
+        prediction: predictTimeToReady({
+          priorSeconds,
+          history: history(option.path, option.locality),
+        }),
+      };
+    });
+    const trigger: ColdStartTrigger =
+      attempt > 1 ? "replacement" : readyReplicas === 0 ? "scale_from_zero" : "scale_up";
+    const choice = chooseStartOption({
+      options: predicted,
+      infeasible,
+      objective: endpoint.objective,
+      // No request queue is visible to the scheduler yet: a scale from zero is treated as
+      // latency-critical (requests are presumably waiting), so it is never explored.
+      scaleFromZeroWithWaitingRequests: trigger === "scale_from_zero",
+      exploration: {
+        ...DEFAULT_EXPLORATION,
+        recentDecisions: decisions,
+        recentExplorations: explorations,
+      },
+      random,
+    });
+    if (!choice.chosen) {
+      lastReason = noCapacityReason(choice, endpoint.gpuType, endpoint.gpuCount);
+      await tx.replica.update({ where: { id }, data: { pendingReason: lastReason } });
+      continue;
+    }
+    decisions++;
+    if (choice.explored) explorations++;
+    occupy(nodesById.get(choice.chosen.option.nodeId)!, choice, endpoint.gpuCount);
+    decided.push({ replicaId: id, attempt, trigger, choice });
+  }
+
+  const placed = await commitDecisions(tx, decided, byId, nodesById, endpoint.objective);
+  const mine = placed.find((p) => p.replicaId === replicaIds[0]);
+  if (!mine) {
+    if (decided.some((d) => d.replicaId === replicaIds[0]))
+      return { kind: "skipped", reason: "its node filled up meanwhile", retry: true };
+    return { kind: "unplaceable", reason: lastReason, orgId: first.orgId };
+  }
+  return { kind: "placed", ...mine, placed };
+}
+
+/** What a decision takes from a node, so that the next decision of the batch sees it. */
+function occupy(node: SchedulingNode, choice: StartOptionChoice, gpus: number): void {
+  const option = choice.chosen!.option;
+  const mutable = node;
+  if (option.path === "warm") {
+    mutable.idleWarmReplicas = node.idleWarmReplicas.filter(
+      (w) => w.replicaId !== option.warmReplicaId,
+    );
+  } else {
+    mutable.freeGpus = Math.max(0, node.freeGpus - gpus);
+    mutable.startsInFlight = node.startsInFlight + 1;
+  }
+}
+
+async function commitDecisions(
+  tx: DbTransaction,
+  decided: Decision[],
+  replicas: Map<string, { id: string; orgId: string; endpointId: string; deploymentId: string }>,
+  nodes: Map<string, SchedulingNode>,
+  objective: "mean" | "p90",
+) {
+  if (decided.length === 0) return [];
+  // Lock the chosen nodes (in id order: no deadlock between batches), then re-read their
+  // reservations: what another batch took since we read is not ours to give. Advisory locks,
+  // not row locks: a node's heartbeat updates its row and must never wait for a placement.
+  const nodeIds = [...new Set(decided.map((d) => d.choice.chosen!.option.nodeId))].sort();
+  await tx.$queryRaw`SELECT count(pg_advisory_xact_lock(hashtextextended('thaw-node:' || id, 0)))::int AS locked
+    FROM (SELECT id FROM unnest(${nodeIds}::text[]) AS id ORDER BY id) AS ordered`;
+  const taken = await tx.gpuReservation.findMany({
+    where: { nodeId: { in: nodeIds } },
+    select: { nodeId: true, gpuIndex: true },
+  });
+  const used = new Map<string, Set<number>>();
+  for (const t of taken) used.set(t.nodeId, (used.get(t.nodeId) ?? new Set()).add(t.gpuIndex));
+
+  const reservations: { nodeId: string; gpuIndex: number; replicaId: string }[] = [];
+  const kept: Decision[] = [];
+  for (const decision of decided) {
+    const option = decision.choice.chosen!.option;
+    if (option.path === "warm" && option.warmReplicaId) {
+      // Hand over: the idle replica's GPUs become this replica's; the idle row is retired.
+      const retired = await tx.replica.updateMany({
+        where: { id: option.warmReplicaId, state: "warm" },
+        data: { state: "stopped", stateVersion: { increment: 1 }, stoppedAt: new Date() },
+      });
+      if (retired.count !== 1) continue;
+      await tx.gpuReservation.updateMany({
+        where: { replicaId: option.warmReplicaId },
+        data: { replicaId: decision.replicaId },
+      });
+      kept.push(decision);
+      continue;
+    }
+    const node = nodes.get(option.nodeId)!;
+    const inUse = used.get(option.nodeId) ?? new Set<number>();
+    const free = Array.from({ length: node.gpuCount }, (_, i) => i).filter((i) => !inUse.has(i));
+    if (free.length < option.gpusToReserve) continue;
+    for (const gpuIndex of free.slice(0, option.gpusToReserve)) {
+      inUse.add(gpuIndex);
+      reservations.push({ nodeId: option.nodeId, gpuIndex, replicaId: decision.replicaId });
+    }
+    used.set(option.nodeId, inUse);
+    kept.push(decision);
+  }
+  if (reservations.length > 0) await tx.gpuReservation.createMany({ data: reservations });
+  if (kept.length === 0) return [];
+  // One statement for the batch: every round trip counts at hundreds of placements a second.
+  const keptIds = kept.map((d) => d.replicaId);
+  const keptNodes = kept.map((d) => d.choice.chosen!.option.nodeId);
+  await tx.$executeRaw`
+    UPDATE "Replica" AS r
+    SET state = 'placed', "nodeId" = v.node_id, "stateVersion" = r."stateVersion" + 1,
+        "pendingReason" = NULL, "updatedAt" = now()
+    FROM unnest(${keptIds}::uuid[], ${keptNodes}::uuid[]) AS v(replica_id, node_id)
+    WHERE r.id = v.replica_id`;
+  const created = await tx.coldStart.createManyAndReturn({
+    data: kept.map((decision) => {
+      const { option, prediction } = decision.choice.chosen!;
+      const replica = replicas.get(decision.replicaId)!;
+      return {
+        orgId: replica.orgId,
+        endpointId: replica.endpointId,
+        deploymentId: replica.deploymentId,
+        replicaId: replica.id,
+        nodeId: option.nodeId,
+        attempt: decision.attempt,
+        trigger: decision.trigger,
+        path: option.path,
+        locality: option.locality,
+        predictedSeconds: objective === "p90" ? prediction.p90Seconds : prediction.meanSeconds,
+        options: optionsRecord(decision.choice),
+        explanation: decision.choice.explanation,
+        explored: decision.choice.explored,
+      };
+    }),
+    select: { id: true, replicaId: true, nodeId: true, path: true, attempt: true },
+  });
+  return created.map((c) => ({
+    replicaId: c.replicaId,
+    coldStartId: c.id,
+    nodeId: c.nodeId!,
+    path: c.path,
+    attempt: c.attempt,
+  }));
+}
+
+function noCapacityReason(choice: StartOptionChoice, gpuType: string, gpus: number): string {
+  if (choice.infeasible.length === 0)
+    return `no ready node with ${gpus} free ${gpuType} GPU${gpus === 1 ? "" : "s"}: waiting for capacity`;
+  const reasons = new Map<string, number>();
+  for (const entry of choice.infeasible)
+    reasons.set(entry.reason, (reasons.get(entry.reason) ?? 0) + 1);
+  const top = [...reasons.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3);
+  return `no feasible option: ${top.map(([reason, n]) => `${reason} (${n})`).join("; ")}`;
+}

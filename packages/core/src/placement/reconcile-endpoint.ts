@@ -1,0 +1,195 @@
+import type { DbClient } from "@thaw/db";
+import type { ReplicaState } from "../vocabulary/index.ts";
+
+// Reconcile (DESIGN.md §3 step 2), level-triggered: desired vs actual, read from Postgres
+// every time — a job payload is only an id, and running it twice changes nothing more.
+
+/** States that count towards the desired number (serving, or on their way to it). */
+export const COUNTED_REPLICA_STATES: readonly ReplicaState[] = [
+  "pending",
+  "placed",
+  "starting",
+  "ready",
+];
+/** Scale-down order: what serves nobody yet goes first, then the newest ready replica. */
+const DRAIN_ORDER: Record<string, number> = { pending: 0, placed: 1, starting: 2, ready: 3 };
+/**
+ * Crash-loop backoff: after this many replicas of an endpoint failed (each after all its
+ * start attempts) within the window, reconcile stops creating replacements until the window
+ * has passed — a broken image must not turn into an unbounded stream of replicas.
+ */
+export const CRASH_LOOP_FAILURES = 3;
+export const CRASH_LOOP_WINDOW_MS = 5 * 60_000;
+/** A cold start placed but not dispatched for this long lost its dispatch job. */
+export const UNDISPATCHED_AFTER_MS = 15_000;
+
+export interface ReconcileEndpointResult {
+  desired: number;
+  counted: number;
+  created: string[];
+  /** Every pending replica of the endpoint: each needs a place job (deduplicated). */
+  toPlace: string[];
+  /** Replicas being drained; the worker stops them on their node, then finishes the stop. */
+  toStop: {
+    replicaId: string;
+    nodeId: string | null;
+    action: "stop-on-node" | "release" | "wait";
+  }[];
+  /** Cold starts placed but never dispatched (a lost dispatch job). */
+  toDispatch: string[];
+  /** Set when replacements are held back by the crash-loop backoff. */
+  backoff: string | null;
+}
+
+export async function reconcileEndpoint({
+  db,
+  endpointId,
+  now = new Date(),
+}: {
+  db: DbClient;
+  endpointId: string;
+  now?: Date;
+}): Promise<ReconcileEndpointResult> {
+  return db.$transaction(
+    async (tx) => {
+      // One reconcile per endpoint at a time, across scheduler processes: the row lock
+      // serialises them, so two never both see the same shortfall.
+      const [endpoint] = await tx.$queryRaw<
+        {
+          id: string;
+          orgId: string;
+          desiredReplicas: number;
+          activeDeploymentId: string | null;
+          deleted: boolean;
+        }[]
+      >`SELECT id::text, "orgId"::text AS "orgId", "desiredReplicas", "activeDeploymentId"::text AS "activeDeploymentId", "deletedAt" IS NOT NULL AS deleted
+      FROM "Endpoint" WHERE id = ${endpointId}::uuid FOR UPDATE`;
+      if (!endpoint)
+        return {
+          desired: 0,
+          counted: 0,
+          created: [],
+          toPlace: [],
+          toStop: [],
+          toDispatch: [],
+          backoff: null,
+        };
+      const deploymentId = endpoint.activeDeploymentId;
+      const desired = endpoint.deleted || !deploymentId ? 0 : endpoint.desiredReplicas;
+
+      const replicas = await tx.replica.findMany({
+        where: { endpointId, state: { in: [...COUNTED_REPLICA_STATES, "draining"] } },
+        include: { node: { select: { state: true } } },
+        orderBy: { createdAt: "asc" },
+      });
+      // A replica on a lost node serves nobody: it is drained (stopped when the node comes
+      // back, released when it is terminated) and a replacement is placed.
+      const onLostNode = replicas.filter(
+        (r) => r.state !== "draining" && r.node && ["lost", "terminated"].includes(r.node.state),
+      );
+      const counted = replicas.filter(
+        (r) => COUNTED_REPLICA_STATES.includes(r.state) && !onLostNode.includes(r),
+      );
+      const current = counted.filter((r) => r.deploymentId === deploymentId);
+      const outdated = counted.filter((r) => r.deploymentId !== deploymentId);
+
+      const surplus = [
+        ...outdated,
+        ...current
+          .slice()
+          .sort(
+            (a, b) =>
+              (DRAIN_ORDER[a.state] ?? 9) - (DRAIN_ORDER[b.state] ?? 9) ||
+              b.createdAt.getTime() - a.createdAt.getTime(),
+          )
+          .slice(0, Math.max(0, current.length - desired)),
+      ];
+      const draining = [...onLostNode, ...surplus];
+      for (const replica of draining) {
+        await tx.replica.update({
+          where: { id: replica.id },
+          data: {
+            state: "draining",
+            stateVersion: { increment: 1 },
+            pendingReason: onLostNode.includes(replica) ? "node lost" : "scaled down",
+          },
+        });
+        await tx.coldStart.updateMany({
+          where: { replicaId: replica.id, status: { in: ["scheduled", "dispatched", "running"] } },
+          data: {
+            status: "cancelled",
+            finishedAt: now,
+            error: onLostNode.includes(replica) ? "node lost" : "scaled down",
+          },
+        });
+      }
+
+      const created: string[] = [];
+      let shortfall = deploymentId ? desired - current.length : 0;
+      let backoff: string | null = null;
+      if (shortfall > 0) {
+        const recentFailures = await tx.replica.count({
+          where: {
+            endpointId,
+            state: "failed",
+            updatedAt: { gt: new Date(now.getTime() - CRASH_LOOP_WINDOW_MS) },
+          },
+        });
+        if (recentFailures >= CRASH_LOOP_FAILURES) {
+          backoff = `${recentFailures} replicas failed every start attempt in the last ${CRASH_LOOP_WINDOW_MS / 60_000} minutes: holding back ${shortfall} replacement(s)`;
+          shortfall = 0;
+        }
+      }
+      if (shortfall > 0) {
+        // One statement however large the step: a scale-up of 500 must not outlast the transaction.
+        const rows = await tx.replica.createManyAndReturn({
+          data: Array.from({ length: shortfall }, () => ({
+            orgId: endpoint.orgId,
+            endpointId,
+            deploymentId: deploymentId!,
+            state: "pending" as const,
+          })),
+          select: { id: true },
+        });
+        created.push(...rows.map((r) => r.id));
+      }
+
+      const drainingNow = [
+        ...replicas.filter((r) => r.state === "draining"),
+        ...draining.map((r) => ({ ...r, state: "draining" as const })),
+      ];
+      const pending = await tx.replica.findMany({
+        where: { endpointId, state: "pending" },
+        select: { id: true },
+      });
+      const undispatched = await tx.coldStart.findMany({
+        where: {
+          endpointId,
+          status: "scheduled",
+          requestedAt: { lt: new Date(now.getTime() - UNDISPATCHED_AFTER_MS) },
+        },
+        select: { id: true },
+      });
+      return {
+        desired,
+        counted: counted.length - surplus.length + created.length,
+        created,
+        toPlace: pending.map((r) => r.id),
+        toStop: drainingNow.map((r) => ({
+          replicaId: r.id,
+          nodeId: r.nodeId,
+          // A lost node may come back still running the replica: wait and stop it then.
+          action:
+            !r.node || r.node.state === "terminated"
+              ? ("release" as const)
+              : r.node.state === "lost"
+                ? ("wait" as const)
+                : ("stop-on-node" as const),
+        })),
+        toDispatch: undispatched.map((c) => c.id),
+        backoff,
+      };
+    },
+    { timeout: 30_000 },
+  );
+}

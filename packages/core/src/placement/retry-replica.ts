@@ -1,0 +1,25 @@
+import type { DbTransaction } from "@thaw/db";
+
+/**
+ * Puts a replica whose start failed back to `pending`, off its node and with its GPUs freed,
+ * so that `place` picks the next-best option (the failed node × path is excluded there).
+ * Returns false when the replica moved on meanwhile (drained, stopped) — then nothing retries.
+ */
+export async function returnReplicaToPending(
+  tx: DbTransaction,
+  replicaId: string,
+  reason: string,
+): Promise<boolean> {
+  const { count } = await tx.replica.updateMany({
+    where: { id: replicaId, state: { in: ["placed", "starting", "failed"] } },
+    data: {
+      state: "pending",
+      nodeId: null,
+      stateVersion: { increment: 1 },
+      pendingReason: reason,
+    },
+  });
+  if (count === 0) return false;
+  await tx.gpuReservation.deleteMany({ where: { replicaId } });
+  return true;
+}
