@@ -87,7 +87,15 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
     throw new Error(
       "REDIS_URL is not set: run 'bash infra/dev/services.sh' and source .data/services.env.",
     );
-  const common = { DATABASE_URL: database.url, REDIS_URL: redisUrl, NEXT_TELEMETRY_DISABLED: "1" };
+  const common = {
+    DATABASE_URL: database.url,
+    REDIS_URL: redisUrl,
+    NEXT_TELEMETRY_DISABLED: "1",
+    // Web derives node credentials from it; the scheduler derives them again to call agents.
+    THAW_NODE_CREDENTIAL_SECRET: randomBytes(32).toString("base64url"),
+    // Web enqueues, the scheduler consumes: one prefix, of this stack alone.
+    THAW_QUEUE_PREFIX: `e2e-${randomBytes(4).toString("hex")}`,
+  };
 
   const children: ChildProcess[] = [];
   const named = new Map<string, ChildProcess>();
@@ -109,13 +117,7 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
     ),
   );
   children.push(
-    start(
-      "scheduler",
-      "apps/scheduler",
-      ["node_modules/.bin/tsx", "src/main.ts"],
-      { ...common, THAW_QUEUE_PREFIX: `e2e-${randomBytes(4).toString("hex")}` },
-      logs,
-    ),
+    start("scheduler", "apps/scheduler", ["node_modules/.bin/tsx", "src/main.ts"], common, logs),
   );
   await waitFor(
     "the dashboard answering",
@@ -149,6 +151,8 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
         THAW_JOIN_TOKENS_FILE: join(state, "join-tokens"),
         THAW_AGENT_STATE_DIR: state,
         THAW_SIM_HOST_PREFIX: "e2e",
+        // Simulated phases 50× faster than the durations they report: starts finish in seconds.
+        THAW_SIM_TIME_FACTOR: "50",
       },
       logs,
     ),

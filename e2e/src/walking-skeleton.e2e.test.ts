@@ -50,6 +50,10 @@ describe("walking skeleton", () => {
     await page.getByLabel("Password").fill(DEMO_USER.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByTestId("endpoints-table").waitFor();
+    // The table renders its loading state first; the rows come with the first tRPC answer.
+    await expect
+      .poll(() => page.getByTestId("endpoint-row").count(), { timeout: 15_000 })
+      .toBe(DEMO_ENDPOINTS.length);
 
     const slugs = await page
       .getByTestId("endpoint-row")
@@ -89,6 +93,64 @@ describe("walking skeleton", () => {
     for (const age of ages) expect(age).toBeLessThan(15);
 
     await page.screenshot({ path: join(screenshots, "dashboard.png"), fullPage: true });
+  });
+
+  it("creates an API key, scales through REST with it, and the cold start finishes on the sim fleet", async () => {
+    await page.getByLabel("Name").fill("e2e autoscaler");
+    await page.getByRole("button", { name: "Create API key" }).click();
+    const key = (await page.getByTestId("api-key-value").textContent())?.trim() ?? "";
+    expect(key).toMatch(/^thaw_[0-9a-f]{12}_/);
+
+    const slug = "llama-3-2-1b-gguf";
+    const scaled = await fetch(`${stack.baseUrl}/api/v1/endpoints/${slug}/replicas`, {
+      method: "PUT",
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        "idempotency-key": "e2e-scale-1",
+      },
+      body: JSON.stringify({ replicas: 1 }),
+    });
+    expect(scaled.status).toBe(200);
+    expect(await scaled.json()).toMatchObject({ slug, desiredReplicas: 1 });
+
+    // The dashboard shows the replica ready (ready / warm / starting) once its phases are in.
+    const replicas = page
+      .locator(`[data-testid="endpoint-row"][data-slug="${slug}"]`)
+      .getByTestId("endpoint-replicas");
+    await expect
+      .poll(async () => (await replicas.textContent())?.trim(), { timeout: 60_000 })
+      .toMatch(/^1 \//);
+    const start = await stack.database.db.coldStart.findFirstOrThrow({
+      where: { endpoint: { slug }, status: "succeeded" },
+      include: { phases: true },
+    });
+    expect(start.phases.map((p) => p.phase)).toContain("ready");
+    expect(start.actualSeconds).toBeGreaterThan(0);
+
+    const status = await fetch(`${stack.baseUrl}/api/v1/endpoints/${slug}/status`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(await status.json()).toMatchObject({ replicas: { ready: 1 } });
+    await page.screenshot({ path: join(screenshots, "scaled-through-rest.png"), fullPage: true });
+
+    // Its breakdown: the phases as a waterfall, and the options the scheduler weighed.
+    const row = page.locator(
+      `[data-testid="cold-start-row"][data-endpoint="${slug}"][data-status="succeeded"]`,
+    );
+    await row.first().waitFor({ timeout: 15_000 });
+    await row.first().getByRole("button", { name: "Breakdown" }).click();
+    const detail = page.getByTestId("cold-start-detail");
+    await detail.waitFor();
+    await expect
+      .poll(() =>
+        detail
+          .getByTestId("phase")
+          .evaluateAll((els) => els.map((e) => e.getAttribute("data-phase"))),
+      )
+      .toEqual(start.phases.sort((a, b) => a.sequence - b.sequence).map((p) => p.phase));
+    expect(await page.getByTestId("cold-start-options").textContent()).toContain("chosen");
+    await detail.screenshot({ path: join(screenshots, "cold-start-breakdown.png") });
   });
 
   it("shows the scheduler as down once it stops", async () => {

@@ -4,6 +4,7 @@ import { parseWebEnv } from "./env.ts";
 const valid = {
   DATABASE_URL: "postgresql://u:p@localhost:5432/thaw",
   BETTER_AUTH_SECRET: "x".repeat(32),
+  THAW_NODE_CREDENTIAL_SECRET: "n".repeat(32),
 };
 
 describe("web environment", () => {

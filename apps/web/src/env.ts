@@ -14,9 +14,17 @@ const WebEnv = z.object({
     .string()
     .regex(/^rediss?:\/\//, "must be a redis:// URL")
     .optional(),
+  /** BullMQ key prefix; the same as the scheduler's THAW_QUEUE_PREFIX. */
+  THAW_QUEUE_PREFIX: z.string().min(1).max(64).default("thaw"),
   BETTER_AUTH_SECRET: z
     .string({
       error: "is required (at least 32 random characters; e.g. `openssl rand -base64 32`)",
+    })
+    .min(32, "must be at least 32 characters long"),
+  THAW_NODE_CREDENTIAL_SECRET: z
+    .string({
+      error:
+        "is required (at least 32 random characters, the same for web and scheduler; e.g. `openssl rand -base64 32`)",
     })
     .min(32, "must be at least 32 characters long"),
   BETTER_AUTH_URL: z

@@ -9,3 +9,8 @@ export * from "./system/index.ts";
 export * from "./telemetry/index.ts";
 export * from "./vocabulary/index.ts";
 export * from "./scheduling/index.ts";
+export * from "./placement/index.ts";
+export * from "./api-keys/index.ts";
+export * from "./audit/index.ts";
+export * from "./cold-starts/index.ts";
+export * from "./fleet-provisioning/index.ts";

@@ -1,5 +1,7 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { ApiKeysCard } from "../components/api-keys-card.tsx";
+import { ColdStartsCard } from "../components/cold-starts-card.tsx";
 import { DashboardHeader } from "../components/dashboard-header.tsx";
 import { EndpointsTable } from "../components/endpoints-table.tsx";
 import { FleetTable } from "../components/fleet-table.tsx";
@@ -25,7 +27,9 @@ export default async function DashboardPage() {
           <>
             <HealthCard />
             <EndpointsTable />
+            <ColdStartsCard />
             <FleetTable canCreateJoinToken={me.can.createJoinToken} />
+            {me.can.manageApiKeys && <ApiKeysCard />}
           </>
         ) : (
           <section className="card">

@@ -13,3 +13,9 @@ export function formatAge(seconds: number | null | undefined): string {
   if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
   return `${Math.round(seconds / 3600)} h`;
 }
+
+/** A duration, e.g. "4.2 s", "376 s"; "—" when unknown. */
+export function formatSeconds(value: number | null | undefined): string {
+  if (value == null) return "—";
+  return value < 10 ? `${value.toFixed(1)} s` : `${Math.round(value)} s`;
+}

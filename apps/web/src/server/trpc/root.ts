@@ -1,4 +1,6 @@
 import { createCallerFactory, router } from "./init.ts";
+import { apiKeysRouter } from "./routers/api-keys.ts";
+import { coldStartsRouter } from "./routers/cold-starts.ts";
 import { endpointsRouter } from "./routers/endpoints.ts";
 import { fleetRouter } from "./routers/fleet.ts";
 import { meProcedure } from "./routers/me.ts";
@@ -8,6 +10,8 @@ export const appRouter = router({
   me: meProcedure,
   endpoints: endpointsRouter,
   fleet: fleetRouter,
+  apiKeys: apiKeysRouter,
+  coldStarts: coldStartsRouter,
   system: systemRouter,
 });
 

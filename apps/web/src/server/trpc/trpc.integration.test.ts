@@ -51,6 +51,7 @@ describe("tRPC authorization", () => {
 
     vi.stubEnv("DATABASE_URL", t.url);
     vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
+    vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", "test-node-credential-secret-32-chars-long");
     vi.stubEnv("BETTER_AUTH_URL", BASE);
     vi.stubEnv("LOG_LEVEL", "silent");
     root = await import("./root.ts");
@@ -97,6 +98,40 @@ describe("tRPC authorization", () => {
     expect(me.can.createJoinToken).toBe(false);
   });
 
+  it("API keys: an owner creates (secret once), lists (no secret) and revokes; a viewer may not", async () => {
+    const demo = await t.db.user.findFirstOrThrow({ where: { email: "demo@thaw.dev" } });
+    const owner = root.createCaller(ctx({ id: demo.id, email: demo.email, name: demo.name }));
+    const created = await owner.apiKeys.create({ name: "autoscaler", scopes: ["endpoints:scale"] });
+    expect(created.secret).toMatch(/^thaw_[0-9a-f]{12}_/);
+    const listed = await owner.apiKeys.list();
+    expect(listed).toHaveLength(1);
+    expect(JSON.stringify(listed)).not.toContain(created.secret);
+    await owner.apiKeys.revoke({ id: created.id });
+    expect((await owner.apiKeys.list())[0]!.revokedAt).not.toBeNull();
+    await expect(owner.apiKeys.create({ name: "x", scopes: [] })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    const viewer = root.createCaller(ctx(viewerOfA));
+    for (const call of [
+      () => viewer.apiKeys.list(),
+      () => viewer.apiKeys.create({ name: "v", scopes: ["endpoints:read"] }),
+      () => viewer.apiKeys.revoke({ id: created.id }),
+    ])
+      await expect(call()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await t.db.apiKey.count()).toBe(1);
+  });
+
+  it("cold starts: listed per org, another org's (or an unknown) id is NOT_FOUND, limit bounded", async () => {
+    const viewer = root.createCaller(ctx(viewerOfA));
+    expect(await viewer.coldStarts.list({})).toEqual([]);
+    await expect(viewer.coldStarts.get({ id: crypto.randomUUID() })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(viewer.coldStarts.list({ limit: 1e9 })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+  });
+
   it("a signed-out caller gets UNAUTHORIZED from every procedure", async () => {
     const caller = root.createCaller(ctx(null));
     for (const call of [
@@ -105,6 +140,10 @@ describe("tRPC authorization", () => {
       () => caller.system.health(),
       () => caller.me(),
       () => caller.fleet.createJoinToken({ ttlSeconds: 600 }),
+      () => caller.apiKeys.list(),
+      () => caller.apiKeys.create({ name: "k", scopes: ["endpoints:read"] }),
+      () => caller.coldStarts.list({}),
+      () => caller.coldStarts.get({ id: crypto.randomUUID() }),
     ]) {
       await expect(call()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     }

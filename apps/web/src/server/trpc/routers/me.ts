@@ -13,6 +13,9 @@ export const meProcedure = authedProcedure.query(async ({ ctx }) => {
     user: ctx.user,
     orgs,
     org,
-    can: { createJoinToken: actor ? actorCan(actor, "fleet:write") : false },
+    can: {
+      createJoinToken: actor ? actorCan(actor, "fleet:write") : false,
+      manageApiKeys: actor ? actorCan(actor, "api_keys:manage") : false,
+    },
   };
 });

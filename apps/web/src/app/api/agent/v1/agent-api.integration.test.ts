@@ -68,6 +68,7 @@ describe("agent API /api/agent/v1", () => {
     // The web app reads its environment on first use: set it before importing the routes.
     vi.stubEnv("DATABASE_URL", t.url);
     vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
+    vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", "test-node-credential-secret-32-chars-long");
     vi.stubEnv("LOG_LEVEL", "silent");
     join = (await import("./join/route.ts")).POST;
     heartbeat = (await import("./heartbeat/route.ts")).POST;

@@ -68,6 +68,7 @@ describe("POST /api/agent/v1/telemetry", () => {
         figures,
       },
       db: t.db,
+      credentialSecret: "test-node-credential-secret-32-chars-long",
     });
   };
   const placeColdStart = async (nodeId: string) => {
@@ -110,6 +111,7 @@ describe("POST /api/agent/v1/telemetry", () => {
     // The web app reads its environment on first use: set it before importing the route.
     vi.stubEnv("DATABASE_URL", t.url);
     vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
+    vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", "test-node-credential-secret-32-chars-long");
     vi.stubEnv("LOG_LEVEL", "silent");
     telemetry = (await import("./route.ts")).POST;
     closeDb = (await import("../../../../../server/db.ts")).closeDb;

@@ -1,0 +1,17 @@
+import { applyLoadSignal } from "@thaw/core";
+import { readJsonBody } from "../../../../../../server/http/json-route.ts";
+import { enqueue } from "../../../../../../server/queue-producer.ts";
+import { restRoute } from "../../../../../../server/rest/rest-route.ts";
+
+/** POST /api/v1/endpoints/{endpoint}/signals {"inFlightRequests", "queueDepth"} → desired count. */
+export const POST = restRoute("endpoints:scale", async ({ request, actor, params, db }) => {
+  const decision = await applyLoadSignal({
+    actor,
+    endpoint: params.endpoint ?? "",
+    input: await readJsonBody(request, 4_096),
+    db,
+  });
+  if (decision.desiredReplicas !== decision.previousReplicas)
+    await enqueue("reconcile", { endpointId: decision.endpointId });
+  return { body: decision };
+});

@@ -1,0 +1,276 @@
+import {
+  createApiKey,
+  EndpointPredictionsResponse,
+  EndpointStatusResponse,
+  ErrorResponse,
+  LoadSignalResponse,
+  SetDesiredReplicasResponse,
+  type Actor,
+} from "@thaw/core";
+import { seedDemo } from "@thaw/db/seed";
+import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
+import { Queue } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+// REST v1 through its route handlers (the same modules Next serves), on a real database:
+// API keys, scopes, org isolation, idempotency and bad input.
+
+type Handler = (
+  request: Request,
+  context: { params: Promise<Record<string, string>> },
+) => Promise<Response>;
+
+const SLUG = "llama-3-2-1b-gguf"; // min 0, max 4
+const PREFIX = `rest-test-${Date.now()}`;
+
+describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
+  let t: TestDatabase;
+  let owner: Actor;
+  let put: Handler;
+  let get: Handler;
+  let predictions: Handler;
+  let signals: Handler;
+  let closeDb: () => Promise<void>;
+  let closeQueues: () => Promise<void>;
+  const keys: Record<string, string> = {};
+
+  const call = (
+    handler: Handler,
+    method: string,
+    endpoint: string,
+    init: { key?: string | null; body?: string; headers?: Record<string, string> } = {},
+  ) =>
+    handler(
+      new Request(`http://localhost/api/v1/endpoints/${encodeURIComponent(endpoint)}/x`, {
+        method,
+        headers: {
+          ...(init.key === null ? {} : { authorization: `Bearer ${init.key ?? keys.scale}` }),
+          "content-type": "application/json",
+          ...init.headers,
+        },
+        ...(init.body !== undefined ? { body: init.body } : {}),
+      }),
+      { params: Promise.resolve({ endpoint }) },
+    );
+  const desired = async () =>
+    (await t.db.endpoint.findFirstOrThrow({ where: { slug: SLUG, orgId: owner.orgId } }))
+      .desiredReplicas;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    const { orgId, userId } = await seedDemo(t.db);
+    owner = { type: "user", userId, orgId, role: "owner" };
+    const make = async (actor: Actor, scopes: string[], extra: object = {}) =>
+      (await createApiKey({ actor, input: { name: "k", scopes, ...extra }, db: t.db })).secret;
+    keys.scale = await make(owner, ["endpoints:read", "endpoints:scale"]);
+    keys.read = await make(owner, ["endpoints:read"]);
+    keys.revoked = await make(owner, ["endpoints:read", "endpoints:scale"]);
+    const revokedRow = await t.db.apiKey.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
+    await t.db.apiKey.update({ where: { id: revokedRow.id }, data: { revokedAt: new Date() } });
+    keys.expired = await make(owner, ["endpoints:read"], { expiresInDays: 1 });
+    const expiredRow = await t.db.apiKey.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
+    await t.db.apiKey.update({
+      where: { id: expiredRow.id },
+      data: { expiresAt: new Date(Date.now() - 1_000) },
+    });
+    const other = await t.db.org.create({ data: { slug: "other", name: "Other" } });
+    keys.otherOrg = await make({ type: "system", orgId: other.id }, [
+      "endpoints:read",
+      "endpoints:scale",
+    ]);
+    vi.stubEnv("DATABASE_URL", t.url);
+    vi.stubEnv("REDIS_URL", process.env.REDIS_URL ?? "");
+    vi.stubEnv("THAW_QUEUE_PREFIX", PREFIX);
+    vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
+    vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", "test-node-credential-secret-32-chars-long");
+    vi.stubEnv("LOG_LEVEL", "silent");
+    put = (await import("./endpoints/[endpoint]/replicas/route.ts")).PUT;
+    get = (await import("./endpoints/[endpoint]/status/route.ts")).GET;
+    predictions = (await import("./endpoints/[endpoint]/predictions/route.ts")).GET;
+    signals = (await import("./endpoints/[endpoint]/signals/route.ts")).POST;
+    closeDb = (await import("../../../server/db.ts")).closeDb;
+    closeQueues = (await import("../../../server/queue-producer.ts")).closeQueues;
+  });
+  afterAll(async () => {
+    await closeQueues();
+    await closeDb();
+    await t.drop();
+    vi.unstubAllEnvs();
+  });
+
+  it("refuses a missing, malformed, unknown, revoked or expired key with 401", async () => {
+    for (const key of [
+      null,
+      "nope",
+      "thaw_000000000000_notarealkeynotarealkeynotreal",
+      keys.revoked,
+      keys.expired,
+    ]) {
+      const response = await call(get, "GET", SLUG, { key });
+      expect(response.status, String(key)).toBe(401);
+      expect(await response.json()).toMatchObject({ error: { code: "UNAUTHENTICATED" } });
+    }
+  });
+
+  it("refuses a key without the scope with 403, and another org's endpoint is a 404", async () => {
+    const forbidden = await call(put, "PUT", SLUG, { key: keys.read, body: '{"replicas":1}' });
+    expect(forbidden.status).toBe(403);
+    expect(await forbidden.json()).toMatchObject({
+      error: { code: "FORBIDDEN", details: { permission: "endpoints:scale" } },
+    });
+    expect((await call(get, "GET", SLUG, { key: keys.otherOrg })).status).toBe(404);
+    expect(
+      (await call(put, "PUT", SLUG, { key: keys.otherOrg, body: '{"replicas":1}' })).status,
+    ).toBe(404);
+    expect(await desired()).toBe(0);
+  });
+
+  it("scales, records the change, enqueues reconcile, and honours Idempotency-Key", async () => {
+    const headers = { "idempotency-key": "scale-1" };
+    const first = await call(put, "PUT", SLUG, { body: '{"replicas":2}', headers });
+    expect(first.status).toBe(200);
+    const body = SetDesiredReplicasResponse.parse(await first.json());
+    expect(body).toMatchObject({ slug: SLUG, previousReplicas: 0, desiredReplicas: 2 });
+    const again = await call(put, "PUT", SLUG, { body: '{"replicas":2}', headers });
+    expect(await again.json()).toEqual(body);
+    const clash = await call(put, "PUT", SLUG, { body: '{"replicas":3}', headers });
+    expect(clash.status).toBe(409);
+    ErrorResponse.parse(await clash.json());
+    expect(await desired()).toBe(2);
+    expect(await t.db.scaleEvent.count({ where: { source: "api" } })).toBe(1);
+    const queue = new Queue("reconcile", {
+      connection: { url: process.env.REDIS_URL! },
+      prefix: PREFIX,
+    });
+    try {
+      expect((await queue.getJobs(["waiting"])).map((j) => j.data as unknown)).toContainEqual({
+        endpointId: body.endpointId,
+      });
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  });
+
+  it.each([
+    ["a string", '{"replicas":"3"}', "body.replicas"],
+    ["a negative count", '{"replicas":-1}', "body.replicas"],
+    ["a fraction", '{"replicas":1.5}', "body.replicas"],
+    ["2^53+1", '{"replicas":9007199254740993}', "body.replicas"],
+    ["above the endpoint's max", '{"replicas":5}', "body.replicas"],
+    ["a mass-assigned orgId", '{"replicas":1,"orgId":"x"}', "body.orgId"],
+    ["no body", "", "body"],
+    ["malformed JSON", '{"replicas":', "body"],
+  ])("answers %s with 400 naming the field, and stores nothing", async (_what, body, field) => {
+    const before = await desired();
+    const response = await call(put, "PUT", SLUG, { body });
+    expect(response.status).toBe(400);
+    expect(ErrorResponse.parse(await response.json())).toMatchObject({
+      error: { code: "BAD_REQUEST", details: { field } },
+    });
+    expect(await desired()).toBe(before);
+  });
+
+  it("answers an oversized body with 413 and a malformed endpoint name with 404", async () => {
+    const big = JSON.stringify({ replicas: 1, pad: "x".repeat(10_000) });
+    expect((await call(put, "PUT", SLUG, { body: big })).status).toBe(413);
+    expect((await call(get, "GET", "bad\u0000name")).status).toBe(404);
+    expect((await call(get, "GET", "x".repeat(500))).status).toBe(404);
+  });
+
+  it("reports the status an autoscaler reads", async () => {
+    const response = await call(get, "GET", SLUG);
+    expect(response.status).toBe(200);
+    expect(EndpointStatusResponse.parse(await response.json())).toMatchObject({
+      endpoint: { slug: SLUG },
+      desiredReplicas: 2,
+      minReplicas: 0,
+      maxReplicas: 4,
+      replicas: { ready: 0, pending: 0 },
+      timeToReadySeconds: { p50: null, samples: 0 },
+      lastColdStart: null,
+    });
+  });
+
+  it("serves the OpenAPI 3.1 document of these routes, generated from their schemas", async () => {
+    const { GET } = await import("./openapi.json/route.ts");
+    const document = (await GET().json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
+    expect(document.openapi).toBe("3.1.0");
+    expect(Object.keys(document.paths["/api/v1/endpoints/{endpoint}/replicas"]!)).toEqual(["put"]);
+    expect(Object.keys(document.paths["/api/v1/endpoints/{endpoint}/status"]!)).toEqual(["get"]);
+    expect(JSON.stringify(document)).toContain('"maximum":1000');
+  });
+
+  it("predicts each path's time-to-ready on the node that would serve it best now", async () => {
+    await t.db.node.create({
+      data: {
+        orgId: owner.orgId,
+        name: "g5-1",
+        provider: "sim",
+        runtime: "sim",
+        instanceType: "g5.xlarge",
+        gpuModel: "A10G",
+        gpuCount: 1,
+        vcpus: 4,
+        networkGbps: 10,
+        diskReadMiBps: 125,
+        diskWriteMiBps: 125,
+        pcieGBps: 12,
+        state: "ready",
+        lastHeartbeatAt: new Date(),
+      },
+    });
+    const response = await call(predictions, "GET", SLUG, { key: keys.read });
+    expect(response.status).toBe(200);
+    const body = EndpointPredictionsResponse.parse(await response.json());
+    const byPath = Object.fromEntries(body.paths.map((p) => [p.path, p]));
+    expect(byPath.pull).toMatchObject({ available: true, nodeName: "g5-1", locality: "cold" });
+    expect(byPath.pull!.meanSeconds).toBeGreaterThan(1);
+    expect(byPath.pull!.p90Seconds).toBeGreaterThan(byPath.pull!.meanSeconds!);
+    expect(byPath.warm).toMatchObject({ available: false });
+    expect(byPath.restore).toMatchObject({ available: false });
+    expect(byPath.restore!.reason).toMatch(/snapshot/);
+    expect((await call(predictions, "GET", SLUG, { key: keys.otherOrg })).status).toBe(404);
+  });
+
+  it("turns load signals into a desired count with the KPA rule, bounded by the endpoint", async () => {
+    const slug = "llama-3-2-3b-instruct";
+    const signal = async (body: object) => {
+      const response = await call(signals, "POST", slug, { body: JSON.stringify(body) });
+      expect(response.status).toBe(200);
+      return LoadSignalResponse.parse(await response.json());
+    };
+    const row = await t.db.endpoint.findFirstOrThrow({ where: { slug, orgId: owner.orgId } });
+    // 12 in flight + 12 queued at 8 per replica from nothing: a panic to ceil(24/8) = 3,
+    // within the endpoint's bounds.
+    const burst = await signal({ inFlightRequests: 12, queueDepth: 12 });
+    expect(burst).toMatchObject({ mode: "panic", desiredReplicas: Math.min(3, row.maxReplicas) });
+    // A huge burst is capped at maxReplicas.
+    const huge = await signal({ inFlightRequests: 10_000 });
+    expect(huge.desiredReplicas).toBe(row.maxReplicas);
+    expect(huge.reason).toMatch(/bounded/);
+    const events = await t.db.scaleEvent.findMany({
+      where: { endpointId: row.id, source: "signal" },
+    });
+    expect(events.length).toBeGreaterThanOrEqual(1);
+    const stored = await t.db.endpoint.findUniqueOrThrow({ where: { id: row.id } });
+    expect(stored.desiredReplicas).toBe(row.maxReplicas);
+    expect((stored.autoscalerState as { samples: unknown[] }).samples).toHaveLength(2);
+
+    for (const bad of [{ inFlightRequests: -1 }, { inFlightRequests: 1.5 }, { queueDepth: 3 }]) {
+      const response = await call(signals, "POST", slug, { body: JSON.stringify(bad) });
+      expect(response.status).toBe(400);
+    }
+    const readOnly = await call(signals, "POST", slug, {
+      key: keys.read,
+      body: '{"inFlightRequests":1}',
+    });
+    expect(readOnly.status).toBe(403);
+    expect((await t.db.endpoint.findUniqueOrThrow({ where: { id: row.id } })).desiredReplicas).toBe(
+      row.maxReplicas,
+    );
+  });
+});

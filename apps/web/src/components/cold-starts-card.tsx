@@ -1,0 +1,71 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "../trpc/client.tsx";
+import { formatAge, formatSeconds as seconds } from "./format.ts";
+import { QueryTable } from "./query-table.tsx";
+import { ColdStartDetail } from "./cold-start-detail.tsx";
+
+const COLUMNS = ["Endpoint", "Path", "Node", "Status", "Predicted", "Actual", "Requested", ""];
+
+/** Recent cold starts; one opens into its phase waterfall and the decision behind it. */
+export function ColdStartsCard() {
+  const trpc = useTRPC();
+  const starts = useQuery(
+    trpc.coldStarts.list.queryOptions({ limit: 15 }, { refetchInterval: 3_000 }),
+  );
+  const [open, setOpen] = useState<string | null>(null);
+
+  return (
+    <section className="card" aria-labelledby="cold-starts-title">
+      <div className="card-head">
+        <h2 id="cold-starts-title">Cold starts</h2>
+      </div>
+      <QueryTable
+        testId="cold-starts-table"
+        columns={COLUMNS}
+        query={starts}
+        noun="cold starts"
+        empty={<>No cold starts yet — scale an endpoint up.</>}
+      >
+        {(rows) =>
+          rows.map((c) => (
+            <tr
+              key={c.id}
+              data-testid="cold-start-row"
+              data-endpoint={c.endpointSlug}
+              data-status={c.status}
+            >
+              <td className="strong">{c.endpointSlug}</td>
+              <td>
+                <span className="path-tag">{c.path}</span>
+                {c.explored && <span className="muted"> explored</span>}
+                <div className="muted">{c.locality}</div>
+              </td>
+              <td>{c.nodeName ?? "—"}</td>
+              <td>
+                <span className={`status cold-${c.status}`}>{c.status}</span>
+                {c.attempt > 1 && <div className="muted">attempt {c.attempt}</div>}
+              </td>
+              <td className="num">{seconds(c.predictedSeconds)}</td>
+              <td className="num">{seconds(c.actualSeconds)}</td>
+              <td>{formatAge((Date.now() - c.requestedAt.getTime()) / 1000)} ago</td>
+              <td>
+                <button
+                  type="button"
+                  className="button"
+                  aria-expanded={open === c.id}
+                  onClick={() => setOpen(open === c.id ? null : c.id)}
+                >
+                  {open === c.id ? "Close" : "Breakdown"}
+                </button>
+              </td>
+            </tr>
+          ))
+        }
+      </QueryTable>
+      {open && <ColdStartDetail id={open} />}
+    </section>
+  );
+}

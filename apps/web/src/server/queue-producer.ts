@@ -1,0 +1,67 @@
+import { DEFAULT_JOB_OPTIONS, QUEUES, type QueueKey, type QueuePayload } from "@thaw/core";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { env } from "../env.ts";
+import { log } from "./logger.ts";
+
+// Producers for the scheduler's queues (DESIGN.md §3): the web app only enqueues. The
+// connection fails fast (an API call must not hang on Redis), and an enqueue that fails is
+// logged, not thrown: what was asked is already committed in Postgres, and the scheduler's
+// sweep picks it up from there within RECONCILE_SWEEP_MS.
+
+const holder = globalThis as typeof globalThis & {
+  __thawQueues?: { redis: Redis; queues: Map<QueueKey, Queue> };
+};
+
+function queueFor(key: QueueKey): Queue | undefined {
+  const { REDIS_URL, THAW_QUEUE_PREFIX } = env();
+  if (!REDIS_URL) return undefined;
+  holder.__thawQueues ??= {
+    redis: new Redis(REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false }),
+    queues: new Map(),
+  };
+  const { redis, queues } = holder.__thawQueues;
+  let queue = queues.get(key);
+  if (!queue) {
+    queue = new Queue(QUEUES[key].name, {
+      connection: redis,
+      prefix: THAW_QUEUE_PREFIX,
+      defaultJobOptions: DEFAULT_JOB_OPTIONS,
+    });
+    queues.set(key, queue);
+  }
+  return queue;
+}
+
+/** Enqueues a job deduplicated on its entity (see apps/scheduler/src/queues.ts for why). */
+export async function enqueue<K extends QueueKey>(
+  queue: K,
+  payload: QueuePayload<K>,
+): Promise<void> {
+  const contract = QUEUES[queue];
+  const data = contract.payload.parse(payload) as QueuePayload<K>;
+  const target = queueFor(queue);
+  if (!target) return;
+  try {
+    await target.add(contract.name, data, {
+      deduplication: {
+        id: (contract.jobId as (p: QueuePayload<K>) => string)(data),
+        keepLastIfActive: true,
+      },
+    });
+  } catch (error) {
+    log().warn(
+      { queue, err: error instanceof Error ? error.message : String(error) },
+      "enqueue failed; the scheduler's sweep will pick the work up from Postgres",
+    );
+  }
+}
+
+/** Closes the producer connection (tests, shutdown). */
+export async function closeQueues(): Promise<void> {
+  const held = holder.__thawQueues;
+  holder.__thawQueues = undefined;
+  if (!held) return;
+  await Promise.all([...held.queues.values()].map((q) => q.close()));
+  held.redis.disconnect();
+}

@@ -1,0 +1,123 @@
+import {
+  EndpointPredictionsResponse,
+  EndpointStatusResponse,
+  ErrorResponse,
+  LoadSignalBody,
+  LoadSignalResponse,
+  SetDesiredReplicasBody,
+  SetDesiredReplicasResponse,
+} from "@thaw/core";
+import { z } from "zod";
+import { createDocument } from "zod-openapi";
+
+// The REST API's OpenAPI 3.1 document, generated from the same zod schemas the routes parse
+// with and answer in. Served at /api/v1/openapi.json and printed by `pnpm --silent openapi`.
+
+const endpointParam = z.object({
+  endpoint: z
+    .string()
+    .meta({ description: "The endpoint's slug or id.", example: "meta-llama-3-8b" }),
+});
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      {
+        description: ERROR_TEXT[status] ?? "Error",
+        content: { "application/json": { schema: ErrorResponse } },
+      },
+    ]),
+  );
+const ERROR_TEXT: Record<number, string> = {
+  400: "Bad input; `error.details.field` names it",
+  401: "No, malformed, unknown, revoked or expired API key",
+  403: "The key lacks the scope",
+  404: "No such endpoint in the key's org",
+  409: "Idempotency-Key reused for a different request, or no active deployment",
+  413: "Body too large",
+};
+
+export function openApiDocument() {
+  return createDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Thaw REST API",
+      version: "1",
+      description:
+        'Scale model endpoints and read their state. Authenticate with `Authorization: Bearer thaw_…` (an API key from the dashboard); every error answers `{"error":{"code","message","details"}}`.',
+    },
+    components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } },
+    security: [{ apiKey: [] }],
+    paths: {
+      "/api/v1/endpoints/{endpoint}/replicas": {
+        put: {
+          operationId: "setDesiredReplicas",
+          summary: "Set the desired replica count (scope endpoints:scale)",
+          requestParams: {
+            path: endpointParam,
+            header: z.object({
+              "idempotency-key": z
+                .string()
+                .max(128)
+                .optional()
+                .meta({ description: "A retry with the same key gets the first answer." }),
+            }),
+          },
+          requestBody: { content: { "application/json": { schema: SetDesiredReplicasBody } } },
+          responses: {
+            "200": {
+              description: "Desired count recorded; the scheduler reconciles",
+              content: { "application/json": { schema: SetDesiredReplicasResponse } },
+            },
+            ...errors(400, 401, 403, 404, 409, 413),
+          },
+        },
+      },
+      "/api/v1/endpoints/{endpoint}/status": {
+        get: {
+          operationId: "getEndpointStatus",
+          summary: "Replicas by state and recent time-to-ready (scope endpoints:read)",
+          requestParams: { path: endpointParam },
+          responses: {
+            "200": {
+              description: "The endpoint's status",
+              content: { "application/json": { schema: EndpointStatusResponse } },
+            },
+            ...errors(401, 403, 404),
+          },
+        },
+      },
+      "/api/v1/endpoints/{endpoint}/signals": {
+        post: {
+          operationId: "postLoadSignal",
+          summary:
+            "Report load (in flight + queued); the KPA-style autoscaler sets the desired count (scope endpoints:scale)",
+          requestParams: { path: endpointParam },
+          requestBody: { content: { "application/json": { schema: LoadSignalBody } } },
+          responses: {
+            "200": {
+              description: "The autoscaler's decision",
+              content: { "application/json": { schema: LoadSignalResponse } },
+            },
+            ...errors(400, 401, 403, 404, 413),
+          },
+        },
+      },
+      "/api/v1/endpoints/{endpoint}/predictions": {
+        get: {
+          operationId: "getEndpointPredictions",
+          summary:
+            "Predicted time-to-ready of each start path right now — the scheduler's own predictor (scope endpoints:read)",
+          requestParams: { path: endpointParam },
+          responses: {
+            "200": {
+              description: "One entry per path: warm, restore, lazy, pull",
+              content: { "application/json": { schema: EndpointPredictionsResponse } },
+            },
+            ...errors(401, 403, 404, 409),
+          },
+        },
+      },
+    },
+  });
+}

@@ -1,0 +1,62 @@
+import type { DbClient } from "@thaw/db";
+import { z } from "zod";
+import { actorIdOf, API_KEY_SCOPES, assertCan, type Actor } from "../auth/index.ts";
+import { recordAudit } from "../audit/index.ts";
+import { issuePrefixedSecret } from "../crypto/index.ts";
+import { parseInput } from "../errors/index.ts";
+import { API_KEY_PUBLIC_FIELDS } from "./list-api-keys.ts";
+
+/** Keys look like `thaw_<12 hex>_<43 chars>`: recognisable in a leak scan, prefix public. */
+export const API_KEY_KIND = "thaw";
+
+export const CreateApiKeyInput = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    scopes: z
+      .array(z.enum(API_KEY_SCOPES))
+      .min(1)
+      .max(API_KEY_SCOPES.length)
+      .refine((s) => new Set(s).size === s.length, "a scope appears twice"),
+    /** Omitted: the key does not expire (revoke it when it is no longer needed). */
+    expiresInDays: z.number().int().min(1).max(3_650).optional(),
+  })
+  .strict();
+
+/** Creates an API key; the secret is in the answer and nowhere else, ever. */
+export async function createApiKey({
+  actor,
+  input,
+  db,
+}: {
+  actor: Actor;
+  input: unknown;
+  db: DbClient;
+}) {
+  assertCan(actor, "api_keys:manage");
+  const parsed = parseInput(CreateApiKeyInput, input);
+  const { secret, prefix, hash } = issuePrefixedSecret(API_KEY_KIND);
+  const expiresAt = parsed.expiresInDays
+    ? new Date(Date.now() + parsed.expiresInDays * 86_400_000)
+    : null;
+  return db.$transaction(async (tx) => {
+    const key = await tx.apiKey.create({
+      data: {
+        orgId: actor.orgId,
+        name: parsed.name,
+        prefix,
+        hash,
+        scopes: parsed.scopes,
+        expiresAt,
+        createdById: actorIdOf(actor),
+      },
+      select: API_KEY_PUBLIC_FIELDS,
+    });
+    await recordAudit(tx, actor, {
+      action: "api_key.created",
+      targetType: "api_key",
+      targetId: key.id,
+      metadata: { name: key.name, prefix, scopes: parsed.scopes },
+    });
+    return { ...key, secret };
+  });
+}

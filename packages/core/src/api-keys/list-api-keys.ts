@@ -1,0 +1,23 @@
+import type { Db } from "@thaw/db";
+import { assertCan, orgScope, type Actor } from "../auth/index.ts";
+
+/** What may be shown of a key: never its hash (and the secret is never stored at all). */
+export const API_KEY_PUBLIC_FIELDS = {
+  id: true,
+  name: true,
+  prefix: true,
+  scopes: true,
+  expiresAt: true,
+  createdAt: true,
+} as const;
+
+/** The org's keys, newest first — prefixes and metadata only; secrets are never stored. */
+export async function listApiKeys({ actor, db }: { actor: Actor; db: Db }) {
+  assertCan(actor, "api_keys:manage");
+  return db.apiKey.findMany({
+    where: orgScope(actor),
+    orderBy: { createdAt: "desc" },
+    take: 500,
+    select: { ...API_KEY_PUBLIC_FIELDS, revokedAt: true, lastUsedAt: true },
+  });
+}

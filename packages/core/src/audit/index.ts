@@ -1,0 +1,1 @@
+export { recordAudit } from "./record-audit.ts";

@@ -1,0 +1,2 @@
+export { getColdStart, GetColdStartInput } from "./get-cold-start.ts";
+export { listColdStarts, ListColdStartsInput } from "./list-cold-starts.ts";

@@ -1,0 +1,118 @@
+import type { DbClient } from "@thaw/db";
+import { z } from "zod";
+import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
+import { parseInput } from "../errors/index.ts";
+import {
+  autoscaleFromSignal,
+  INITIAL_AUTOSCALER_STATE,
+  KPA_DEFAULTS,
+  type AutoscalerState,
+} from "../scheduling/index.ts";
+import { findEndpoint } from "./find-endpoint.ts";
+
+export const LoadSignalBody = z
+  .object({
+    inFlightRequests: z.number().int().min(0).max(1_000_000),
+    queueDepth: z.number().int().min(0).max(1_000_000).default(0),
+  })
+  .strict();
+
+export const LoadSignalResponse = z
+  .object({
+    endpointId: z.uuid(),
+    slug: z.string(),
+    previousReplicas: z.number().int().min(0),
+    desiredReplicas: z.number().int().min(0),
+    mode: z.enum(["stable", "panic"]),
+    reason: z.string(),
+  })
+  .meta({ id: "LoadSignalDecision" });
+export type LoadSignalResponse = z.infer<typeof LoadSignalResponse>;
+
+const StoredState = z.object({
+  samples: z.array(z.object({ atSeconds: z.number(), concurrency: z.number() })),
+  panicStartedAtSeconds: z.number().nullable(),
+  lastPanicTriggerAtSeconds: z.number().nullable(),
+  lastActiveAtSeconds: z.number().nullable(),
+});
+
+/**
+ * A load signal (requests in flight + queued) through the scheduler's autoscaling rule
+ * (Knative KPA: stable and panic windows) into the endpoint's desired count. The rule's
+ * windows are stored with the endpoint, under its row lock, so concurrent signals and
+ * several web processes see one history. A change of desire gets its ScaleEvent.
+ */
+export async function applyLoadSignal({
+  actor,
+  endpoint,
+  input,
+  db,
+  now = new Date(),
+}: {
+  actor: Actor;
+  endpoint: string;
+  input: unknown;
+  db: DbClient;
+  now?: Date;
+}): Promise<LoadSignalResponse> {
+  assertCan(actor, "endpoints:scale");
+  const body = parseInput(LoadSignalBody, input, "body");
+  return db.$transaction(async (tx) => {
+    const found = await findEndpoint(tx, actor, endpoint);
+    await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
+    const row = await tx.endpoint.findUniqueOrThrow({ where: { id: found.id } });
+    const stored = StoredState.safeParse(row.autoscalerState);
+    const state: AutoscalerState = stored.success ? stored.data : INITIAL_AUTOSCALER_STATE;
+    const current = await tx.replica.count({
+      where: { endpointId: row.id, state: { in: ["pending", "placed", "starting", "ready"] } },
+    });
+    const decision = autoscaleFromSignal({
+      nowSeconds: now.getTime() / 1000,
+      observedConcurrency: body.inFlightRequests + body.queueDepth,
+      currentReplicas: current,
+      settings: {
+        ...KPA_DEFAULTS,
+        targetConcurrencyPerReplica: row.targetConcurrency,
+        minReplicas: row.minReplicas,
+        maxReplicas: row.maxReplicas,
+        scaleToZeroIdleSeconds: row.scaleToZeroIdleSeconds,
+      },
+      state,
+    });
+    const changed = decision.desiredReplicas !== row.desiredReplicas;
+    await tx.endpoint.update({
+      where: { id: row.id },
+      data: {
+        autoscalerState: {
+          ...decision.state,
+          samples: decision.state.samples.map((x) => ({
+            atSeconds: x.atSeconds,
+            concurrency: x.concurrency,
+          })),
+        },
+        ...(changed && { desiredReplicas: decision.desiredReplicas, version: { increment: 1 } }),
+      },
+    });
+    if (changed)
+      await tx.scaleEvent.create({
+        data: {
+          orgId: actor.orgId,
+          endpointId: row.id,
+          source: "signal",
+          previousDesired: row.desiredReplicas,
+          desired: decision.desiredReplicas,
+          reason: decision.reason.slice(0, 500),
+          actorType: actor.type,
+          actorId: actorIdOf(actor),
+        },
+      });
+    return {
+      endpointId: row.id,
+      slug: row.slug,
+      previousReplicas: row.desiredReplicas,
+      desiredReplicas: decision.desiredReplicas,
+      mode: decision.mode,
+      reason: decision.reason,
+    };
+  });
+}

@@ -1,0 +1,25 @@
+import type { Db } from "@thaw/db";
+import { orgScope, type Actor } from "../auth/index.ts";
+import { AppError } from "../errors/index.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/**
+ * An endpoint of the actor's org by id or slug (how REST paths name it). Anything else —
+ * another org's endpoint, a deleted one, a malformed name — is the same NOT_FOUND.
+ */
+export async function findEndpoint(db: Db, actor: Actor, endpoint: string) {
+  const notFound = () =>
+    new AppError("NOT_FOUND", `No endpoint '${endpoint.slice(0, 80)}'.`, { field: "endpoint" });
+  if (!UUID.test(endpoint) && !SLUG.test(endpoint)) throw notFound();
+  const row = await db.endpoint.findFirst({
+    where: {
+      ...orgScope(actor),
+      deletedAt: null,
+      ...(UUID.test(endpoint) ? { id: endpoint.toLowerCase() } : { slug: endpoint }),
+    },
+  });
+  if (!row) throw notFound();
+  return row;
+}

@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { ColdStartStatus, StartPath } from "../vocabulary/index.ts";
+
+// Response schemas of REST v1, declared once: the OpenAPI document is generated from them
+// and the API tests check every answer against them.
+
+export const ErrorResponse = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ example: "BAD_REQUEST" }),
+      message: z.string(),
+      details: z
+        .looseObject({ field: z.string().optional() })
+        .nullable()
+        .meta({ description: "`field` names the input that failed, e.g. `body.replicas`." }),
+    }),
+  })
+  .meta({ id: "Error" });
+
+export const SetDesiredReplicasResponse = z
+  .object({
+    endpointId: z.uuid(),
+    slug: z.string(),
+    previousReplicas: z.number().int().min(0),
+    desiredReplicas: z.number().int().min(0),
+  })
+  .meta({ id: "DesiredReplicas" });
+
+const seconds = z.number().min(0).nullable();
+
+export const EndpointStatusResponse = z
+  .object({
+    endpoint: z.object({ id: z.uuid(), slug: z.string() }),
+    desiredReplicas: z.number().int().min(0),
+    minReplicas: z.number().int().min(0),
+    maxReplicas: z.number().int().min(0),
+    replicas: z.object({
+      ready: z.number().int().min(0),
+      starting: z.number().int().min(0),
+      pending: z.number().int().min(0),
+      warm: z.number().int().min(0),
+      draining: z.number().int().min(0),
+      failed: z.number().int().min(0),
+    }),
+    timeToReadySeconds: z.object({ p50: seconds, p95: seconds, samples: z.number().int() }),
+    lastColdStart: z
+      .object({ path: StartPath, status: ColdStartStatus, requestedAt: z.iso.datetime() })
+      .nullable(),
+  })
+  .meta({ id: "EndpointStatus" });
