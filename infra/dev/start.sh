@@ -4,6 +4,7 @@
 #
 #   THAW_WEB_PORT      dashboard port (3000)
 #   THAW_SIM_HOSTS     demo fleet, e.g. "g5.xlarge:2,g6e.xlarge:2" (the default)
+#   THAW_SIM_TIME_FACTOR  simulated phases run this many times faster (10); reported durations stay simulated
 #   THAW_WEB_MODE      "production" (next build + start, the default) or "dev" (next dev)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -22,6 +23,9 @@ port_open 127.0.0.1 "$WEB_PORT" && die "port $WEB_PORT is taken by another proce
 # The session-signing secret is generated once per checkout and kept out of the repo.
 if [ ! -s "$DATA/auth-secret" ]; then (umask 077 && node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))' > "$DATA/auth-secret"); fi
 export BETTER_AUTH_SECRET="$(cat "$DATA/auth-secret")"
+# Node credentials are derived from this secret (web issues them, the scheduler uses them).
+if [ ! -s "$DATA/node-credential-secret" ]; then (umask 077 && node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))' > "$DATA/node-credential-secret"); fi
+export THAW_NODE_CREDENTIAL_SECRET="$(cat "$DATA/node-credential-secret")"
 export BETTER_AUTH_URL="http://localhost:$WEB_PORT"
 
 if [ "${THAW_WEB_MODE:-production}" = production ]; then
@@ -59,7 +63,7 @@ port_open 127.0.0.1 "$WEB_PORT" || { tail -30 "$LOGS/web.log" >&2; die "the dash
 hosts=$(node -e 'console.log(process.argv[1].split(",").reduce((n,p)=>n+Number(p.split(":")[1]),0))' "$SIM_HOSTS")
 (cd "$ROOT/apps/scheduler" && node_modules/.bin/tsx src/cli/issue-join-tokens.ts --org demo --count "$hosts" --ttl 3600) > "$DATA/agent/join-tokens"
 chmod 600 "$DATA/agent/join-tokens"
-(cd "$ROOT/apps/agent" && THAW_CONTROL_PLANE_URL="http://127.0.0.1:$WEB_PORT" THAW_SIM_HOSTS="$SIM_HOSTS" \
+(cd "$ROOT/apps/agent" && THAW_CONTROL_PLANE_URL="http://127.0.0.1:$WEB_PORT" THAW_SIM_HOSTS="$SIM_HOSTS" THAW_SIM_TIME_FACTOR="${THAW_SIM_TIME_FACTOR:-10}" \
   THAW_JOIN_TOKENS_FILE="$DATA/agent/join-tokens" THAW_AGENT_STATE_DIR="$DATA/agent" exec node_modules/.bin/tsx src/main.ts) >"$LOGS/agent.log" 2>&1 &
 PIDS+=($!)
 
