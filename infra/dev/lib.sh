@@ -51,3 +51,20 @@ load_service_env() {
   fi
   export DATABASE_URL REDIS_URL
 }
+
+# moto, the EC2 API emulator the fleet's aws provider is tested against, in a venv under
+# .data/moto (pinned; the tests start their own `moto_server` from THAW_MOTO_SERVER).
+MOTO_VERSION=5.2.5
+ensure_moto() {
+  local venv="$DATA/moto"
+  export THAW_MOTO_SERVER="$venv/bin/moto_server"
+  if [ -x "$THAW_MOTO_SERVER" ] && [ "$(cat "$venv/.version" 2>/dev/null)" = "$MOTO_VERSION" ]; then return 0; fi
+  command -v python3 >/dev/null || apt_ensure python3
+  python3 -c 'import venv, ensurepip' 2>/dev/null || apt_ensure python3-venv
+  say "installing moto $MOTO_VERSION (EC2 emulator) into .data/moto"
+  rm -rf "$venv"
+  python3 -m venv "$venv" >&2 || die "could not create a Python venv in $venv; install python3-venv and try again."
+  "$venv/bin/pip" install -q "moto[server]==$MOTO_VERSION" >&2 \
+    || die "could not install moto[server]==$MOTO_VERSION with pip (is PyPI reachable?)."
+  echo "$MOTO_VERSION" > "$venv/.version"
+}

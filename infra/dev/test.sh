@@ -9,6 +9,7 @@ ensure_node_and_pnpm
 # busybox-static for the agent's real pull-path test (it skips only without root).
 if is_root; then apt_ensure chromium containerd runc docker-registry umoci skopeo busybox-static; else apt_ensure chromium; fi
 pnpm_install
+ensure_moto
 bash "$ROOT/infra/dev/services.sh"
 load_service_env
 

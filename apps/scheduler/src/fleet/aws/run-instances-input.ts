@@ -1,0 +1,92 @@
+import { createHash } from "node:crypto";
+import type { RunInstancesCommandInput, Tag } from "@aws-sdk/client-ec2";
+import { type Offering, offeringKey } from "@thaw/core";
+import type { AwsFleetConfig } from "./aws-fleet-config.ts";
+
+export const TAG_CLUSTER = "thaw:cluster";
+export const TAG_NODE = "thaw:node-id";
+export const TAG_ORG = "thaw:org-id";
+
+/**
+ * RunInstances' idempotency token for one node on one offering: a retry of the same launch
+ * (after a timeout) reuses it, so EC2 answers with the first instance instead of a second.
+ * At most 64 ASCII characters.
+ */
+export function launchClientToken(nodeId: string, offering: Offering): string {
+  return `thaw-${createHash("sha256")
+    .update(`${nodeId}|${offeringKey(offering)}`)
+    .digest("hex")
+    .slice(0, 40)}`;
+}
+
+export function hostTags(config: AwsFleetConfig, nodeId: string, orgId: string): Tag[] {
+  return [
+    { Key: TAG_CLUSTER, Value: config.clusterName },
+    { Key: TAG_NODE, Value: nodeId },
+    { Key: TAG_ORG, Value: orgId },
+    { Key: "Name", Value: `thaw-${config.clusterName}-${nodeId.slice(0, 8)}` },
+  ];
+}
+
+/** The RunInstances request for one GPU host: one instance, IMDSv2 only, tagged, with user-data. */
+export function runInstancesInput(o: {
+  config: AwsFleetConfig;
+  offering: Offering;
+  nodeId: string;
+  orgId: string;
+  userData: string;
+}): RunInstancesCommandInput {
+  const { config, offering } = o;
+  const subnetId = config.subnetIdByZone[offering.zone];
+  const tags = hostTags(config, o.nodeId, o.orgId);
+  const localNvme = config.localNvmeInstanceTypes.includes(offering.instanceType);
+  return {
+    MinCount: 1,
+    MaxCount: 1,
+    ClientToken: launchClientToken(o.nodeId, offering),
+    InstanceType: offering.instanceType as RunInstancesCommandInput["InstanceType"],
+    ...(config.launchTemplate
+      ? {
+          LaunchTemplate: {
+            ...(config.launchTemplate.id
+              ? { LaunchTemplateId: config.launchTemplate.id }
+              : { LaunchTemplateName: config.launchTemplate.name }),
+            Version: config.launchTemplate.version,
+          },
+        }
+      : {}),
+    ...(config.imageId ? { ImageId: config.imageId } : {}),
+    ...(subnetId ? { SubnetId: subnetId } : { Placement: { AvailabilityZone: offering.zone } }),
+    ...(config.securityGroupIds.length ? { SecurityGroupIds: config.securityGroupIds } : {}),
+    ...(config.instanceProfileArn
+      ? { IamInstanceProfile: { Arn: config.instanceProfileArn } }
+      : {}),
+    MetadataOptions: {
+      HttpTokens: "required",
+      HttpEndpoint: "enabled",
+      HttpPutResponseHopLimit: 2,
+    },
+    ...(localNvme
+      ? {}
+      : {
+          BlockDeviceMappings: [
+            {
+              DeviceName: config.dataVolume.deviceName,
+              Ebs: {
+                VolumeType: "gp3",
+                VolumeSize: config.dataVolume.sizeGiB,
+                Throughput: config.dataVolume.throughputMiBps,
+                Iops: config.dataVolume.iops,
+                DeleteOnTermination: true,
+                Encrypted: true,
+              },
+            },
+          ],
+        }),
+    TagSpecifications: [
+      { ResourceType: "instance", Tags: tags },
+      { ResourceType: "volume", Tags: tags },
+    ],
+    UserData: Buffer.from(o.userData, "utf8").toString("base64"),
+  };
+}
