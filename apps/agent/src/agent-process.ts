@@ -11,12 +11,13 @@ import { HeartbeatLoop } from "./host/heartbeat-loop.ts";
 import { keepAliveFetch } from "./http/keep-alive-fetch.ts";
 import { detectGpuDriver } from "./host/gpu-driver.ts";
 import { HostAgent, type MembershipStatus } from "./host/host-agent.ts";
-import { JoinTokenPool } from "./join-tokens.ts";
+import { JoinTokenPool, SingleJoinToken } from "./join-tokens.ts";
 import { AgentMetrics } from "./metrics.ts";
 import { ContainerdRuntime } from "./runtimes/containerd/containerd-runtime.ts";
 import { SimClock } from "./runtimes/sim/sim-clock.ts";
 import { SimRuntime, hostSeed } from "./runtimes/sim/sim-runtime.ts";
 import { hostFiguresFor, hostProfileFor } from "./sim/host-figures.ts";
+import { SimCloud } from "./sim/sim-cloud.ts";
 import { TelemetryPipeline } from "./telemetry/telemetry-pipeline.ts";
 import { TelemetrySpool } from "./telemetry/spool.ts";
 
@@ -31,6 +32,7 @@ export interface AgentProcess {
   advertiseBase: string;
   metrics: AgentMetrics;
   telemetry: TelemetryPipeline;
+  simCloud: SimCloud | undefined;
   /** Graceful: refuse starts, let in-flight ones finish (up to the grace), flush telemetry. */
   shutdown(reason: string): Promise<void>;
 }
@@ -76,7 +78,66 @@ export async function startAgent(
     metrics,
   });
 
-  const server = createAgentServer({ hosts, log, metrics, isDraining: () => draining });
+  // Hosts launched by the sim cloud after start; the heartbeat loop exists by then.
+  const late: { loop?: HeartbeatLoop } = {};
+  const clock = new SimClock(config.sim.timeFactor);
+  const simRuntime = (name: string, instanceType: string) =>
+    new SimRuntime({
+      profile: hostProfileFor(instanceType),
+      figures: hostFiguresFor(instanceType),
+      clock,
+      seed: hostSeed(config.sim.seed, name),
+      failures: {
+        restoreFailureProbability: config.sim.restoreFailureProbability,
+        pullStallProbability: config.sim.pullStallProbability,
+      },
+      estargz: config.sim.estargz,
+      restore: config.sim.restore,
+    });
+  const simCloud =
+    config.runtime === "sim" && config.sim.cloudToken
+      ? new SimCloud({
+          token: config.sim.cloudToken,
+          timeFactor: config.sim.timeFactor,
+          checkInstanceType: (instanceType) => void hostProfileFor(instanceType),
+          addHost: ({ name, instanceType, zone, instanceId, joinToken }) => {
+            const host = new HostAgent(
+              name,
+              hostFiguresFor(instanceType),
+              simRuntime(name, instanceType),
+              {
+                ...hostDeps,
+                tokens: new SingleJoinToken(joinToken),
+                agentUrl: `${advertiseBase}/hosts/${encodeURIComponent(name)}`,
+                provider: "sim",
+                zone,
+                instanceId,
+              },
+            );
+            hosts.set(name, host);
+            late.loop?.add(host);
+            log.info({ host: name, instanceId, instanceType, zone }, "sim cloud host booted");
+          },
+          removeHost: async (name) => {
+            const host = hosts.get(name);
+            if (!host) return;
+            host.drain();
+            await Promise.allSettled(host.abortStarts("instance terminated"));
+            await late.loop?.remove(host);
+            hosts.delete(name);
+            credentials.delete(name);
+            log.info({ host: name }, "sim cloud host terminated");
+          },
+        })
+      : undefined;
+
+  const server = createAgentServer({
+    hosts,
+    log,
+    metrics,
+    isDraining: () => draining,
+    ...(simCloud ? { simCloud } : {}),
+  });
   const address = await listen(server, config, log);
   const listenUrl = `http://${urlHost(address.address)}:${address.port}`;
   const advertiseBase = (
@@ -108,29 +169,17 @@ export async function startAgent(
         agentUrl: advertiseBase,
         provider: config.host.provider,
         ...(config.host.zone ? { zone: config.host.zone } : {}),
+        ...(config.host.instanceId ? { instanceId: config.host.instanceId } : {}),
       }),
     );
   }
 
-  const clock = new SimClock(config.sim.timeFactor);
   const simHosts = config.runtime === "sim" ? parseSimHosts(config.sim.hosts) : [];
   for (const { instanceType, count } of simHosts) {
-    const profile = hostProfileFor(instanceType);
     const figures = hostFiguresFor(instanceType);
     for (let i = 0; i < count; i++) {
       const name = `${config.sim.hostPrefix}-${instanceType.replace(/\./g, "-")}-${i + 1}`;
-      const runtime = new SimRuntime({
-        profile,
-        figures,
-        clock,
-        seed: hostSeed(config.sim.seed, name),
-        failures: {
-          restoreFailureProbability: config.sim.restoreFailureProbability,
-          pullStallProbability: config.sim.pullStallProbability,
-        },
-        estargz: config.sim.estargz,
-        restore: config.sim.restore,
-      });
+      const runtime = simRuntime(name, instanceType);
       hosts.set(
         name,
         new HostAgent(name, figures, runtime, {
@@ -143,7 +192,7 @@ export async function startAgent(
   }
 
   const lastReported = new Map<string, string>();
-  const loop = new HeartbeatLoop([...hosts.values()], {
+  const loop = (late.loop = new HeartbeatLoop([...hosts.values()], {
     intervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS,
     afterTick: (beating) => {
       const host = beating as HostAgent;
@@ -159,7 +208,7 @@ export async function startAgent(
       if (host.lastError) log.warn(fields, "host status");
       else log.info(fields, "host status");
     },
-  });
+  }));
   const countHosts = () => {
     const counts: Record<MembershipStatus, number> = {
       unjoined: 0,
@@ -216,6 +265,7 @@ export async function startAgent(
         await Promise.allSettled(handedBack);
       }
       clearInterval(gaugeTimer);
+      simCloud?.close();
       await loop.stop();
       await telemetry.stop(5_000);
       if (telemetry.depth > 0)
@@ -232,7 +282,7 @@ export async function startAgent(
       log.info("agent stopped");
     })());
 
-  return { hosts, listenUrl, advertiseBase, metrics, telemetry, shutdown };
+  return { hosts, listenUrl, advertiseBase, metrics, telemetry, simCloud, shutdown };
 }
 
 async function listen(server: Server, config: AgentConfig, log: Logger): Promise<AddressInfo> {

@@ -69,6 +69,13 @@ const FIELDS = [
     default: "aws",
   },
   { path: "host.zone", env: "THAW_AGENT_ZONE", schema: z.string().min(1).max(64) },
+  // The provider's id of this host (cloud-init reads it from IMDSv2): a host that rejoins
+  // after losing its credential is the same node, and the fleet worker finds its instance.
+  {
+    path: "host.instanceId",
+    env: "THAW_AGENT_INSTANCE_ID",
+    schema: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "an instance id, e.g. 'i-0abc…'"),
+  },
   {
     path: "containerd.address",
     env: "THAW_CONTAINERD_ADDRESS",
@@ -134,10 +141,17 @@ const FIELDS = [
     schema: z
       .string()
       .regex(
-        /^[a-z0-9.]+:\d+(,[a-z0-9.]+:\d+)*$/,
-        "expected '<instance-type>:<count>[,…]', e.g. 'g5.xlarge:2,g6e.xlarge:1'",
+        /^$|^[a-z0-9.]+:\d+(,[a-z0-9.]+:\d+)*$/,
+        "expected '<instance-type>:<count>[,…]', e.g. 'g5.xlarge:2,g6e.xlarge:1', or empty",
       ),
     default: "g5.xlarge:2,g6e.xlarge:2",
+  },
+  // The sim cloud: the scheduler's `sim` fleet provider launches and terminates simulated
+  // hosts here, authenticated with this shared secret (unset: no sim cloud).
+  {
+    path: "sim.cloudToken",
+    env: "THAW_SIM_CLOUD_TOKEN",
+    schema: z.string().min(16, "at least 16 characters (a shared secret)").max(256),
   },
   {
     path: "sim.hostPrefix",
@@ -204,6 +218,7 @@ export interface AgentConfig {
   sim: {
     hosts: string;
     hostPrefix: string;
+    cloudToken?: string;
     timeFactor: number;
     seed: number;
     restoreFailureProbability: number;
@@ -213,7 +228,13 @@ export interface AgentConfig {
   };
   telemetry: { flushIntervalMs: number; retryBaseMs: number; retryMaxMs: number };
   /** Used when runtime = containerd. */
-  host: { name?: string; instanceType: string; provider: "aws" | "sim"; zone?: string };
+  host: {
+    name?: string;
+    instanceType: string;
+    provider: "aws" | "sim";
+    zone?: string;
+    instanceId?: string;
+  };
   containerd: {
     address: string;
     namespace: string;
@@ -342,6 +363,7 @@ function setPath(object: Record<string, unknown>, path: string, value: unknown):
 }
 
 export function parseSimHosts(spec: string): { instanceType: string; count: number }[] {
+  if (spec === "") return [];
   return spec.split(",").map((part) => {
     const [instanceType = "", count = "0"] = part.split(":");
     return { instanceType, count: Number(count) };

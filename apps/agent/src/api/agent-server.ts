@@ -10,6 +10,7 @@ import { z } from "zod";
 import { AgentError } from "../agent-error.ts";
 import { type HostAgent } from "../host/host-agent.ts";
 import { type AgentMetrics } from "../metrics.ts";
+import { type SimCloud, SimCloudLaunchRequest } from "../sim/sim-cloud.ts";
 import { errorBody, parseBody, readJsonBody, sendJson } from "./http-json.ts";
 
 // The agent's HTTP API for the scheduler (node:http, one small router).
@@ -22,6 +23,9 @@ import { errorBody, parseBody, readJsonBody, sendJson } from "./http-json.ts";
 //   DELETE /hosts/{name}/v1/replicas/{id}         stop a replica (idempotent)
 //   POST   /hosts/{name}/v1/snapshots             capture a snapshot of a running replica
 //   GET    /hosts/{name}/v1/inventory             what the host holds
+//   POST   /sim-cloud/v1/instances                launch a simulated host (sim cloud only)
+//   GET    /sim-cloud/v1/instances                the sim cloud's instances
+//   DELETE /sim-cloud/v1/instances/{id}           terminate one (idempotent)
 //
 // One process may serve many hosts (a sim fleet); each is addressed by its node name under
 // /hosts/{name}, which is the `agentUrl` it joined with. When the process serves exactly
@@ -34,6 +38,8 @@ export interface AgentServerOptions {
   metrics: AgentMetrics;
   /** True once shutdown began: starts are refused with 503. */
   isDraining: () => boolean;
+  /** The sim cloud this process runs, if any (THAW_SIM_CLOUD_TOKEN). */
+  simCloud?: SimCloud;
 }
 
 const ReplicaId = z.uuid({ message: "expected a replica id (UUID)" });
@@ -143,6 +149,24 @@ async function handle(
         hosts: options.hosts.size,
         ...(only ? { joined: only.credential !== undefined } : {}),
       });
+      return;
+    }
+
+    const cloudPath = /^\/sim-cloud\/v1\/instances(?:\/([^/]+))?$/.exec(path);
+    if (cloudPath && options.simCloud) {
+      const cloud = options.simCloud;
+      const id = cloudPath[1];
+      label = `${method} /sim-cloud/v1/instances${id === undefined ? "" : "/{id}"}`;
+      allowMethods(method, id === undefined ? ["GET", "POST"] : ["DELETE"]);
+      cloud.authenticate(request.headers.authorization);
+      if (method === "GET") sendJson(response, 200, { instances: cloud.list() });
+      else if (method === "POST")
+        sendJson(
+          response,
+          201,
+          cloud.launch(parseBody(SimCloudLaunchRequest, await requireBody(request))),
+        );
+      else sendJson(response, 200, await cloud.terminate(decodePart(id ?? "", "instanceId")));
       return;
     }
 

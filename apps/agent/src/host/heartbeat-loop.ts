@@ -42,6 +42,19 @@ export class HeartbeatLoop {
     }));
   }
 
+  /** A host that appeared (a sim cloud launch): due at once, then on the common cadence. */
+  add(host: Beating): void {
+    this.slots.push({ host, dueAt: this.now(), running: undefined });
+  }
+
+  /** Stops beating for a host (terminated); waits for its call in flight, if any. */
+  async remove(host: Beating): Promise<void> {
+    const index = this.slots.findIndex((slot) => slot.host === host);
+    if (index < 0) return;
+    const [slot] = this.slots.splice(index, 1);
+    await slot?.running;
+  }
+
   start(): void {
     this.poll();
     this.timer ??= setInterval(() => this.poll(), this.options.resolutionMs ?? 100);

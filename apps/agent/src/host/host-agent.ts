@@ -18,7 +18,7 @@ import {
 import { type Logger } from "pino";
 import { AgentError } from "../agent-error.ts";
 import { type CredentialStore } from "../credential-store.ts";
-import { type JoinTokenPool } from "../join-tokens.ts";
+import { type JoinTokenSource } from "../join-tokens.ts";
 import { type AgentMetrics } from "../metrics.ts";
 import { type EmitPhase, PhaseFailedError, type RuntimeInventory } from "../runtimes/runtime.ts";
 import { type HostRuntime } from "./host-runtime.ts";
@@ -36,7 +36,7 @@ export interface TelemetrySink {
 export interface HostAgentDeps {
   client: ControlPlaneClient;
   credentials: CredentialStore;
-  tokens: JoinTokenPool;
+  tokens: JoinTokenSource;
   telemetry: TelemetrySink;
   log: Logger;
   metrics?: AgentMetrics;
@@ -44,6 +44,8 @@ export interface HostAgentDeps {
   agentUrl?: string;
   provider?: "aws" | "sim";
   zone?: string;
+  /** The provider's id of this host (EC2 instance id); default `{runtime}-{name}`. */
+  instanceId?: string;
 }
 
 type ReplicaState = "starting" | "running" | "warm" | "failed" | "stopped";
@@ -155,7 +157,7 @@ export class HostAgent {
         name: this.name,
         provider: this.deps.provider ?? "sim",
         runtime: this.runtime.kind,
-        instanceId: `${this.runtime.kind}-${this.name}`,
+        instanceId: this.deps.instanceId ?? `${this.runtime.kind}-${this.name}`,
         zone: this.deps.zone ?? "sim-a",
         agentVersion: AGENT_VERSION,
         ...(this.deps.agentUrl ? { agentUrl: this.deps.agentUrl } : {}),

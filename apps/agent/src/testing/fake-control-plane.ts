@@ -20,6 +20,9 @@ export interface FakeNode {
   name: string;
   credential: string;
   agentUrl: string | undefined;
+  joinToken: string;
+  instanceId: string | undefined;
+  zone: string | undefined;
 }
 
 export class FakeControlPlane {
@@ -93,6 +96,9 @@ export class FakeControlPlane {
         name: join.name,
         credential: `thawnode_${randomBytes(24).toString("base64url")}`,
         agentUrl: join.agentUrl,
+        joinToken: join.joinToken,
+        instanceId: join.instanceId,
+        zone: join.zone,
       };
       this.nodes.set(node.nodeId, node);
       this.byCredential.set(node.credential, node);
