@@ -6,6 +6,10 @@
 #   THAW_SIM_HOSTS     demo fleet, e.g. "g5.xlarge:2,g6e.xlarge:2" (the default)
 #   THAW_SIM_TIME_FACTOR  simulated phases run this many times faster (10); reported durations stay simulated
 #   THAW_WEB_MODE      "production" (next build + start, the default) or "dev" (next dev)
+#   THAW_FLEET_CONFIG  the scheduler's fleet file; default .data/fleet.json, written here: the
+#                      `sim` provider grows the demo fleet from the agent's sim cloud when
+#                      replicas wait for a GPU and retires hosts it launched after 2 idle minutes
+#   THAW_AGENT_LISTEN  the sim agent's API and sim cloud (127.0.0.1:7070)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 WEB_PORT="${THAW_WEB_PORT:-3000}"
@@ -27,6 +31,26 @@ export BETTER_AUTH_SECRET="$(cat "$DATA/auth-secret")"
 if [ ! -s "$DATA/node-credential-secret" ]; then (umask 077 && node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))' > "$DATA/node-credential-secret"); fi
 export THAW_NODE_CREDENTIAL_SECRET="$(cat "$DATA/node-credential-secret")"
 export BETTER_AUTH_URL="http://localhost:$WEB_PORT"
+# The sim cloud's shared secret (the scheduler's sim fleet provider and the agent).
+if [ ! -s "$DATA/sim-cloud-token" ]; then (umask 077 && node -e 'console.log(require("crypto").randomBytes(24).toString("base64url"))' > "$DATA/sim-cloud-token"); fi
+export THAW_SIM_CLOUD_TOKEN="$(cat "$DATA/sim-cloud-token")"
+AGENT_LISTEN="${THAW_AGENT_LISTEN:-127.0.0.1:7070}"
+port_open "${AGENT_LISTEN%:*}" "${AGENT_LISTEN##*:}" && die "port ${AGENT_LISTEN##*:} (the sim agent) is taken by another process. Stop it, or run with THAW_AGENT_LISTEN=127.0.0.1:<free port>."
+if [ -z "${THAW_FLEET_CONFIG:-}" ]; then
+  cat > "$DATA/fleet.json" <<FLEET
+{
+  "provider": "sim",
+  "offerings": [
+    { "instanceType": "g5.xlarge", "zone": "sim-a", "priceUsdPerHour": 1.006 },
+    { "instanceType": "g6e.xlarge", "zone": "sim-a", "priceUsdPerHour": 1.861 }
+  ],
+  "idleCooldownSeconds": 120,
+  "bootSeconds": 90,
+  "sim": { "cloudUrl": "http://$AGENT_LISTEN" }
+}
+FLEET
+  export THAW_FLEET_CONFIG="$DATA/fleet.json"
+fi
 
 if [ "${THAW_WEB_MODE:-production}" = production ]; then
   say "building the dashboard (next build)"
@@ -64,7 +88,7 @@ hosts=$(node -e 'console.log(process.argv[1].split(",").reduce((n,p)=>n+Number(p
 (cd "$ROOT/apps/scheduler" && node_modules/.bin/tsx src/cli/issue-join-tokens.ts --org demo --count "$hosts" --ttl 3600) > "$DATA/agent/join-tokens"
 chmod 600 "$DATA/agent/join-tokens"
 (cd "$ROOT/apps/agent" && THAW_CONTROL_PLANE_URL="http://127.0.0.1:$WEB_PORT" THAW_SIM_HOSTS="$SIM_HOSTS" THAW_SIM_TIME_FACTOR="${THAW_SIM_TIME_FACTOR:-10}" \
-  THAW_JOIN_TOKENS_FILE="$DATA/agent/join-tokens" THAW_AGENT_STATE_DIR="$DATA/agent" exec node_modules/.bin/tsx src/main.ts) >"$LOGS/agent.log" 2>&1 &
+  THAW_JOIN_TOKENS_FILE="$DATA/agent/join-tokens" THAW_AGENT_STATE_DIR="$DATA/agent" THAW_AGENT_LISTEN="$AGENT_LISTEN" exec node_modules/.bin/tsx src/main.ts) >"$LOGS/agent.log" 2>&1 &
 PIDS+=($!)
 
 cat >&2 <<BANNER
@@ -72,7 +96,8 @@ cat >&2 <<BANNER
   Thaw is running.
     Dashboard   http://localhost:$WEB_PORT
     Sign in     demo@thaw.dev  /  thaw-demo-password
-    Demo fleet  $SIM_HOSTS (simulated GPU hosts, joining now)
+    Demo fleet  $SIM_HOSTS (simulated GPU hosts, joining now); more are launched from the
+                sim cloud when replicas wait for a GPU, and retired after 2 idle minutes
     Logs        .data/logs/{web,scheduler,agent}.log
 
   Press Ctrl-C to stop.

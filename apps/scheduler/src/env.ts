@@ -11,6 +11,10 @@ const Env = z.object({
     .string({ error: "is not set (the same value as the web app's)" })
     .min(32, "must be at least 32 characters long"),
   THAW_SCHEDULER_ID: z.string().min(1).max(128).optional(),
+  /** The fleet policy and provider (JSON file); unset: hosts join by hand. */
+  THAW_FLEET_CONFIG: z.string().min(1).optional(),
+  /** The sim cloud's shared secret, for the `sim` fleet provider. */
+  THAW_SIM_CLOUD_TOKEN: z.string().min(16, "must be at least 16 characters long").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
 });
 export type SchedulerEnv = z.infer<typeof Env>;

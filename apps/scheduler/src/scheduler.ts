@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { findLostWork, markLostNodes, RECONCILE_SWEEP_MS } from "@thaw/core";
+import { findLostWork, listFleetOrgs, markLostNodes, RECONCILE_SWEEP_MS } from "@thaw/core";
 import { createDbClient } from "@thaw/db";
 import type { SchedulerEnv } from "./env.ts";
+import { loadFleetSetup } from "./fleet/fleet-config.ts";
+import { OfferingAvailability } from "./fleet/offering-availability.ts";
 import type { Logger } from "./logger.ts";
 import { createQueues, enqueue } from "./queues.ts";
 import { assertNoEviction, createProducerConnection, createWorkerConnection } from "./redis.ts";
@@ -33,6 +35,8 @@ export async function startScheduler(
   const instanceId =
     env.THAW_SCHEDULER_ID ?? `scheduler-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const startedAt = new Date();
+  // A bad fleet config stops the start here, before any connection is opened.
+  const fleetSetup = env.THAW_FLEET_CONFIG ? loadFleetSetup(env.THAW_FLEET_CONFIG, env) : undefined;
   const db = createDbClient({ url: env.DATABASE_URL, maxConnections: DB_POOL_SIZE });
   const redis = createProducerConnection(env.REDIS_URL);
   redis.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
@@ -54,11 +58,15 @@ export async function startScheduler(
   workerConnection.on("error", (error) =>
     log.warn({ err: error.message }, "redis worker connection error"),
   );
+  const fleet = fleetSetup
+    ? { ...fleetSetup, availability: new OfferingAvailability(redis, env.THAW_QUEUE_PREFIX) }
+    : undefined;
   const ctx = createWorkerContext({
     db,
     queues,
     log,
     nodeCredentialSecret: env.THAW_NODE_CREDENTIAL_SECRET,
+    ...(fleet ? { fleet } : {}),
   });
   const workers = startWorkers({
     ctx,
@@ -75,6 +83,11 @@ export async function startScheduler(
     for (const endpointId of work.endpointIds) await enqueue(queues, "reconcile", { endpointId });
     for (const coldStartId of work.closedColdStartIds)
       await enqueue(queues, "history", { coldStartId });
+    if (fleet) {
+      for (const orgId of await listFleetOrgs({ db, provider: fleet.provider.kind }))
+        await enqueue(queues, "fleet", { orgId, reason: "sweep" });
+      await enqueue(queues, "fleet", { reason: "gc" });
+    }
   };
   const runSweep = () => {
     sweeping = sweep().catch((error: unknown) =>
@@ -100,7 +113,16 @@ export async function startScheduler(
   };
   runTick();
   const timer = setInterval(runTick, TICK_MS);
-  log.info({ instanceId, prefix: env.THAW_QUEUE_PREFIX }, "scheduler started");
+  log.info(
+    {
+      instanceId,
+      prefix: env.THAW_QUEUE_PREFIX,
+      fleet: fleet
+        ? { provider: fleet.provider.kind, offerings: fleet.policy.offerings.length }
+        : "joined by hand",
+    },
+    "scheduler started",
+  );
 
   return {
     instanceId,

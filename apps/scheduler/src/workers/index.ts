@@ -3,6 +3,7 @@ import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "../logger.ts";
 import { processDispatch } from "./dispatch-processor.ts";
+import { processFleet } from "./fleet-processor.ts";
 import { processHistory } from "./history-processor.ts";
 import { processPlace } from "./place-processor.ts";
 import { processReconcile } from "./reconcile-processor.ts";
@@ -18,6 +19,7 @@ export const PROCESSORS: Partial<Record<QueueKey, { run: Processor; concurrency:
   place: { run: processPlace, concurrency: 8 },
   dispatch: { run: (ctx, data, job) => processDispatch(ctx, data, job), concurrency: 32 },
   history: { run: processHistory, concurrency: 8 },
+  fleet: { run: processFleet, concurrency: 2 },
 };
 
 export function startWorkers(opts: {

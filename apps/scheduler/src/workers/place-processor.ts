@@ -1,4 +1,4 @@
-import { placeReplica, QUEUES } from "@thaw/core";
+import { placeReplica, QUEUES, recordProvisionPhases } from "@thaw/core";
 import type { WorkerContext } from "./worker-context.ts";
 
 /** place: choose node × path, reserve, record the cold start; then dispatch it. */
@@ -6,6 +6,11 @@ export async function processPlace(ctx: WorkerContext, data: unknown): Promise<u
   const { replicaId } = QUEUES.place.payload.parse(data);
   const result = await placeReplica({ db: ctx.db, replicaId });
   if (result.kind === "placed") {
+    if (ctx.fleet)
+      await recordProvisionPhases({
+        db: ctx.db,
+        coldStartIds: result.placed.map((p) => p.coldStartId),
+      });
     for (const { coldStartId } of result.placed) await ctx.enqueue("dispatch", { coldStartId });
   } else if (result.kind === "skipped" && result.retry) {
     await ctx.enqueue("place", { replicaId });
@@ -13,6 +18,7 @@ export async function processPlace(ctx: WorkerContext, data: unknown): Promise<u
     // Left pending with its reason (the dashboard shows it); the sweep places it again
     // once capacity appears.
     ctx.log.info({ replicaId, reason: result.reason }, "replica pending: no feasible option");
+    if (ctx.fleet) await ctx.enqueue("fleet", { orgId: result.orgId, reason: "pending-replicas" });
   }
   return result;
 }

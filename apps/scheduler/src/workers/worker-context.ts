@@ -1,6 +1,8 @@
 import { deriveNodeCredential, NODE_CREDENTIAL_KIND } from "@thaw/core";
 import type { DbClient } from "@thaw/db";
 import { AgentClient } from "@thaw/node-agent-client";
+import type { FleetSetup } from "../fleet/fleet-config.ts";
+import type { OfferingAvailability } from "../fleet/offering-availability.ts";
 import type { Logger } from "../logger.ts";
 import { enqueue, type SchedulerQueues } from "../queues.ts";
 
@@ -14,6 +16,12 @@ export interface WorkerContext {
     payload: Parameters<typeof enqueue<K>>[2],
   ) => Promise<void>;
   agent: (node: { id: string; agentUrl: string }) => AgentClient;
+  /** Where hosts come from (THAW_FLEET_CONFIG); absent: the fleet is joined by hand. */
+  fleet?: FleetRuntime;
+}
+
+export interface FleetRuntime extends FleetSetup {
+  availability: OfferingAvailability;
 }
 
 export function createWorkerContext(deps: {
@@ -23,8 +31,10 @@ export function createWorkerContext(deps: {
   nodeCredentialSecret: string;
   /** Agent calls: quick timeouts, and retries are BullMQ's (the job is retried). */
   agentTimeoutMs?: number;
+  fleet?: FleetRuntime;
 }): WorkerContext {
   return {
+    ...(deps.fleet ? { fleet: deps.fleet } : {}),
     db: deps.db,
     queues: deps.queues,
     log: deps.log,

@@ -46,6 +46,22 @@ describe("planFleetGarbage", () => {
     ]);
   });
 
+  it("terminates a host that was launched but never joined within the grace", () => {
+    const plan = run(
+      [
+        { instanceId: "i-stuck", nodeId: "n1" },
+        { instanceId: "i-young", nodeId: "n2" },
+      ],
+      [
+        node({ nodeId: "n1", instanceId: "i-stuck", state: "requested", createdAtSeconds: 100 }),
+        node({ nodeId: "n2", instanceId: "i-young", state: "requested", createdAtSeconds: 900 }),
+      ],
+    );
+    const reason = "instance i-stuck did not join within 600 s";
+    expect(plan.terminate).toEqual([{ instanceId: "i-stuck", reason }]);
+    expect(plan.markTerminated).toEqual([{ nodeId: "n1", reason }]);
+  });
+
   it("adopts the tagged instance of a launch that crashed before recording it, and only one", () => {
     const plan = run(
       [

@@ -23,7 +23,7 @@ export interface FleetGarbageInput {
   instances: readonly GarbageInstance[];
   /** Node rows of this provider. */
   nodes: readonly GarbageNode[];
-  /** How long a node row may wait for its launch to report an instance id. */
+  /** How long a launched host may take to report an instance id and then to join. */
   launchGraceSeconds: number;
 }
 
@@ -70,15 +70,18 @@ export function planFleetGarbage(input: FleetGarbageInput): FleetGarbage {
   const markTerminated: FleetGarbage["markTerminated"] = [];
   for (const node of input.nodes) {
     if (node.state === "terminated" || adoptedNodes.has(node.nodeId)) continue;
+    const overdue = input.nowSeconds - node.createdAtSeconds > input.launchGraceSeconds;
     if (node.instanceId !== null && !liveIds.has(node.instanceId)) {
       markTerminated.push({
         nodeId: node.nodeId,
         reason: `instance ${node.instanceId} no longer exists`,
       });
-    } else if (
-      node.instanceId === null &&
-      input.nowSeconds - node.createdAtSeconds > input.launchGraceSeconds
-    ) {
+    } else if (node.instanceId !== null && node.state === "requested" && overdue) {
+      // Launched but never joined: a broken AMI, user-data or network path. Don't pay for it.
+      const reason = `instance ${node.instanceId} did not join within ${input.launchGraceSeconds} s`;
+      terminate.push({ instanceId: node.instanceId, reason });
+      markTerminated.push({ nodeId: node.nodeId, reason });
+    } else if (node.instanceId === null && overdue) {
       markTerminated.push({
         nodeId: node.nodeId,
         reason: `launch did not report an instance within ${input.launchGraceSeconds} s`,

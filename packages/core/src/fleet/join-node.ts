@@ -86,16 +86,31 @@ export async function joinNode({
       state: "booting" as const,
       stateReason: null,
     };
-    // An instance that joined before (its credential was lost or rotated) joins again as the
-    // same node: its replicas and history stay attached to it.
-    const existing = input.instanceId
+    // A host the fleet worker launched joins as the node row made for it (its token names
+    // it). An instance that joined before (its credential was lost or rotated) joins again as
+    // the same node: its replicas and history stay attached to it.
+    const provisioned = token.nodeId
       ? await tx.node.findUnique({
-          where: {
-            provider_instanceId: { provider: input.provider, instanceId: input.instanceId },
-          },
-          select: { id: true, orgId: true },
+          where: { id: token.nodeId },
+          select: { id: true, orgId: true, state: true, instanceId: true },
         })
       : null;
+    if (provisioned?.state === "terminated")
+      throw new AppError(
+        "CONFLICT",
+        "this host's node was terminated (it took too long to join, or it was retired): shut the instance down.",
+        { field: "joinToken" },
+      );
+    const existing =
+      provisioned ??
+      (input.instanceId
+        ? await tx.node.findUnique({
+            where: {
+              provider_instanceId: { provider: input.provider, instanceId: input.instanceId },
+            },
+            select: { id: true, orgId: true },
+          })
+        : null);
     if (existing && existing.orgId !== token.orgId)
       throw new AppError(
         "CONFLICT",
@@ -103,7 +118,14 @@ export async function joinNode({
         { field: "instanceId" },
       );
     const node = existing
-      ? await tx.node.update({ where: { id: existing.id }, data: fields })
+      ? await tx.node.update({
+          where: { id: existing.id },
+          // The host may join before its launch recorded the instance id.
+          data:
+            provisioned && !provisioned.instanceId && input.instanceId
+              ? { ...fields, instanceId: input.instanceId }
+              : fields,
+        })
       : await tx.node.create({
           data: {
             ...fields,
@@ -123,7 +145,7 @@ export async function joinNode({
         orgId: token.orgId,
         actorType: "node",
         actorId: node.id,
-        action: existing ? "node.rejoined" : "node.joined",
+        action: existing && !provisioned ? "node.rejoined" : "node.joined",
         targetType: "node",
         targetId: node.id,
         metadata: { name: node.name, instanceType: node.instanceType },

@@ -254,6 +254,16 @@ async function commitDecisions(
   const nodeIds = [...new Set(decided.map((d) => d.choice.chosen!.option.nodeId))].sort();
   await tx.$queryRaw`SELECT count(pg_advisory_xact_lock(hashtextextended('thaw-node:' || id, 0)))::int AS locked
     FROM (SELECT id FROM unnest(${nodeIds}::text[]) AS id ORDER BY id) AS ordered`;
+  // A node retired (draining) or lost since the state was read takes nothing more; the
+  // retirement took the same lock, so this read sees it.
+  const stillReady = new Set(
+    (
+      await tx.node.findMany({
+        where: { id: { in: nodeIds }, state: "ready" },
+        select: { id: true },
+      })
+    ).map((n) => n.id),
+  );
   const taken = await tx.gpuReservation.findMany({
     where: { nodeId: { in: nodeIds } },
     select: { nodeId: true, gpuIndex: true },
@@ -265,6 +275,7 @@ async function commitDecisions(
   const kept: Decision[] = [];
   for (const decision of decided) {
     const option = decision.choice.chosen!.option;
+    if (!stillReady.has(option.nodeId)) continue;
     if (option.path === "warm" && option.warmReplicaId) {
       // Hand over: the idle replica's GPUs become this replica's; the idle row is retired.
       const retired = await tx.replica.updateMany({

@@ -26,8 +26,13 @@ export const QUEUES = {
   },
   fleet: {
     name: "fleet",
-    payload: z.object({ orgId: Id, reason: z.enum(["pending-replicas", "sweep"]) }).strict(),
-    jobId: (p: { orgId: string }) => `fleet-${p.orgId}`,
+    /** Grow or shrink one org's hosts; or (`gc`) reconcile the provider's instances with Postgres. */
+    payload: z.union([
+      z.object({ orgId: Id, reason: z.enum(["pending-replicas", "sweep"]) }).strict(),
+      z.object({ reason: z.literal("gc") }).strict(),
+    ]),
+    jobId: (p: { orgId: string } | { reason: "gc" }) =>
+      "orgId" in p ? `fleet-${p.orgId}` : "fleet-gc",
   },
   warmPool: {
     name: "warm-pool",

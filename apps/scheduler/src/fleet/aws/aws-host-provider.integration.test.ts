@@ -1,3 +1,4 @@
+import { gunzipSync } from "node:zlib";
 import { randomUUID } from "node:crypto";
 import {
   CreateSecurityGroupCommand,
@@ -155,7 +156,8 @@ describe("aws host provider (moto)", () => {
         Attribute: "userData",
       }),
     );
-    const text = Buffer.from(userData.UserData!.Value!, "base64").toString("utf8");
+    // Sent gzipped (cloud-init inflates it): the GPU host template is ~30 KB as text.
+    const text = gunzipSync(Buffer.from(userData.UserData!.Value!, "base64")).toString("utf8");
     expect(text).toContain(`THAW_JOIN_TOKEN=thawjoin_secret-one`);
     expect(text).toContain(`THAW_NODE=${nodeId}`);
   });

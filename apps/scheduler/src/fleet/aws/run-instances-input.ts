@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import type { RunInstancesCommandInput, Tag } from "@aws-sdk/client-ec2";
 import { type Offering, offeringKey } from "@thaw/core";
 import type { AwsFleetConfig } from "./aws-fleet-config.ts";
@@ -87,6 +88,24 @@ export function runInstancesInput(o: {
       { ResourceType: "instance", Tags: tags },
       { ResourceType: "volume", Tags: tags },
     ],
-    UserData: Buffer.from(o.userData, "utf8").toString("base64"),
+    UserData: encodeUserData(o.userData),
   };
+}
+
+/** EC2's limit on user-data, before base64. */
+export const USER_DATA_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * cloud-init user-data as EC2 takes it: gzip (cloud-init detects and inflates it) then
+ * base64. The GPU host template embeds the agent's unit and configs and is ~30 KB as text,
+ * ~10 KB compressed, so compression is what keeps it under the 16 KiB limit.
+ */
+export function encodeUserData(text: string): string {
+  const compressed = gzipSync(Buffer.from(text, "utf8"), { level: 9 });
+  if (compressed.length > USER_DATA_LIMIT_BYTES) {
+    throw new Error(
+      `user-data is ${compressed.length} bytes gzipped, over EC2's ${USER_DATA_LIMIT_BYTES}-byte limit`,
+    );
+  }
+  return compressed.toString("base64");
 }

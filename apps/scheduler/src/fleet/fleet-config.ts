@@ -1,0 +1,120 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { type ResolvedFleetPolicy, resolveFleetPolicy } from "@thaw/core";
+import { z } from "zod";
+import { AwsFleetConfig } from "./aws/aws-fleet-config.ts";
+import { AwsHostProvider } from "./aws/aws-host-provider.ts";
+import { loadUserDataTemplate, renderUserData } from "./gpu-host-user-data.ts";
+import type { HostProvider } from "./host-provider.ts";
+import { SimHostProvider } from "./sim-host-provider.ts";
+
+// THAW_FLEET_CONFIG: a JSON file with the fleet policy (core's FleetPolicy: provider,
+// offerings, timings) and the chosen provider's section. Unset: the scheduler launches and
+// retires nothing (hosts join by hand with join tokens).
+
+const DEFAULT_TEMPLATE = fileURLToPath(
+  new URL("../../../../infra/cloud-init/gpu-host.yaml", import.meta.url),
+);
+
+const SimSection = z
+  .object({
+    /** The sim agent process whose sim cloud launches hosts (its listen URL). */
+    cloudUrl: z.url({ protocol: /^https?$/ }),
+  })
+  .strict();
+
+const AwsSection = z
+  .object({
+    /** Where agents reach the control plane (THAW_CONTROL_PLANE_URL on the host). */
+    controlPlaneUrl: z.url({ protocol: /^https$|^http$/ }),
+    /** cloud-init template with ${THAW_…} placeholders; default infra/cloud-init/gpu-host.yaml. */
+    userDataTemplate: z.string().min(1).optional(),
+    /** The agent bundle hosts install (infra/deploy/Dockerfile's agent-bundle target). */
+    agentBundle: z
+      .object({
+        url: z.url({ protocol: /^https?$/ }),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/, "a hex SHA-256"),
+      })
+      .strict(),
+    /** A registry reached over plain HTTP inside the VPC (empty: none). */
+    registryHost: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]+(:\d+)?$/, "host[:port]")
+      .optional(),
+    ec2: AwsFleetConfig,
+  })
+  .strict();
+
+export interface FleetSetup {
+  policy: ResolvedFleetPolicy;
+  provider: HostProvider;
+}
+
+export class FleetConfigError extends Error {
+  override readonly name = "FleetConfigError";
+}
+
+export function loadFleetSetup(
+  file: string,
+  env: { THAW_SIM_CLOUD_TOKEN?: string | undefined },
+): FleetSetup {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new FleetConfigError(
+      `THAW_FLEET_CONFIG ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json))
+    throw new FleetConfigError(`THAW_FLEET_CONFIG ${file}: expected a JSON object`);
+  const { sim, aws, ...rest } = json as Record<string, unknown>;
+  const resolved = resolveFleetPolicy(rest);
+  if (!resolved.ok)
+    throw new FleetConfigError(`THAW_FLEET_CONFIG ${file}:\n  ${resolved.errors.join("\n  ")}`);
+  const { policy } = resolved;
+  const fail = (what: string, issues: z.core.$ZodIssue[]) =>
+    new FleetConfigError(
+      `THAW_FLEET_CONFIG ${file}:\n  ${issues.map((i) => `${[what, ...i.path].join(".")}: ${i.message}`).join("\n  ")}`,
+    );
+
+  if (policy.provider === "sim") {
+    const section = SimSection.safeParse(sim);
+    if (!section.success) throw fail("sim", section.error.issues);
+    const token = env.THAW_SIM_CLOUD_TOKEN;
+    if (!token || token.length < 16)
+      throw new FleetConfigError(
+        "THAW_SIM_CLOUD_TOKEN: is not set (at least 16 characters; the sim agent's value)",
+      );
+    return {
+      policy,
+      provider: new SimHostProvider({
+        cloudUrl: section.data.cloudUrl,
+        token,
+        bootSeconds: policy.bootSeconds,
+      }),
+    };
+  }
+
+  const section = AwsSection.safeParse(aws);
+  if (!section.success) throw fail("aws", section.error.issues);
+  const { controlPlaneUrl, ec2, agentBundle, registryHost } = section.data;
+  const template = loadUserDataTemplate(section.data.userDataTemplate ?? DEFAULT_TEMPLATE);
+  return {
+    policy,
+    provider: new AwsHostProvider({
+      config: ec2,
+      userData: ({ nodeId, joinToken, offering }) =>
+        renderUserData(template, {
+          THAW_CONTROL_PLANE_URL: controlPlaneUrl,
+          THAW_JOIN_TOKEN: joinToken,
+          THAW_NODE_ID: nodeId,
+          THAW_INSTANCE_TYPE: offering.instanceType,
+          THAW_CLUSTER: ec2.clusterName,
+          THAW_AGENT_BUNDLE_URL: agentBundle.url,
+          THAW_AGENT_BUNDLE_SHA256: agentBundle.sha256,
+          THAW_REGISTRY_HOST: registryHost ?? "",
+        }),
+    }),
+  };
+}

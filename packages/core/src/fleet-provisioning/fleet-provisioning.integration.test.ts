@@ -1,0 +1,183 @@
+import { seedDemo } from "@thaw/db/seed";
+import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { joinNode, recordNodeHeartbeat, type JoinNodeInput } from "../fleet/index.ts";
+import {
+  beginHostLaunch,
+  beginHostRetirement,
+  loadFleetSnapshot,
+  markHostsTerminated,
+  recordHostLaunch,
+} from "./index.ts";
+import type { Offering } from "./plan-fleet-change.ts";
+
+// The fleet worker's database side: a launched host joins as the row made for it, the
+// snapshot the planner sees, and a retirement that yields to placement.
+
+const SECRET = "fleet-provisioning-test-secret-0123456789";
+const A10G: Offering = {
+  instanceType: "g5.xlarge",
+  zone: "sim-a",
+  gpuModel: "A10G",
+  gpusPerHost: 1,
+  priceUsdPerHour: 1.006,
+};
+const join = (joinToken: string, instanceId: string): JoinNodeInput => ({
+  joinToken,
+  name: `cloud-${instanceId}`,
+  provider: "sim",
+  runtime: "sim",
+  instanceId,
+  zone: "sim-a",
+  agentVersion: "test",
+  figures: {
+    instanceType: "g5.xlarge",
+    gpuModel: "A10G",
+    gpuCount: 1,
+    gpuMemoryGiB: 24,
+    vcpus: 4,
+    networkGbps: 10,
+    diskReadMiBps: 1000,
+    diskWriteMiBps: 125,
+    pcieGBps: 12,
+    registryRttMs: 3,
+  },
+});
+const beat = {
+  agentVersion: "test",
+  gpusFree: 1,
+  gpusUsed: 0,
+  inventory: { images: [], snapshotIds: [], warmReplicaIds: [] },
+};
+
+describe("fleet provisioning in Postgres", () => {
+  let t: TestDatabase;
+  let orgId: string;
+  let endpointId: string;
+  let deploymentId: string;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    ({ orgId } = await seedDemo(t.db));
+    const endpoint = await t.db.endpoint.findFirstOrThrow({
+      where: { orgId, slug: "llama-3-2-1b-gguf" },
+      include: { deployments: true },
+    });
+    endpointId = endpoint.id;
+    deploymentId = endpoint.deployments[0]!.id;
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+
+  const launchAndJoin = async () => {
+    const { nodeId, joinToken } = await beginHostLaunch({
+      db: t.db,
+      orgId,
+      provider: "sim",
+      offering: A10G,
+      tokenTtlSeconds: 600,
+      reason: "test",
+    });
+    await recordHostLaunch({
+      db: t.db,
+      nodeId,
+      outcome: {
+        kind: "launched",
+        instanceId: `sim-${nodeId}`,
+        instanceType: "g5.xlarge",
+        zone: "sim-a",
+        priceUsdPerHour: 1.006,
+      },
+    });
+    const joined = await joinNode({
+      input: join(joinToken, `sim-${nodeId}`),
+      db: t.db,
+      credentialSecret: SECRET,
+    });
+    return { nodeId, joined };
+  };
+
+  it("counts the GPUs wanted by replicas placement could not place, net of free ones", async () => {
+    await t.db.replica.createMany({
+      data: [1, 2, 3].map(() => ({
+        orgId,
+        endpointId,
+        deploymentId,
+        state: "pending" as const,
+        pendingReason: "no ready node with 1 free A10G GPU: waiting for capacity",
+      })),
+    });
+    // One more, not tried by placement yet: not demand.
+    await t.db.replica.create({ data: { orgId, endpointId, deploymentId, state: "pending" } });
+    const before = await loadFleetSnapshot({ db: t.db, orgId, provider: "sim" });
+    expect(before.pending).toEqual([{ gpuModel: "A10G", gpus: 3 }]);
+    expect(before.hosts).toEqual([]);
+
+    const { nodeId, joined } = await launchAndJoin();
+    expect(joined.nodeId).toBe(nodeId);
+    const node = await t.db.node.findUniqueOrThrow({ where: { id: nodeId } });
+    expect(node).toMatchObject({
+      provisioned: true,
+      state: "booting",
+      instanceId: `sim-${nodeId}`,
+      name: `cloud-sim-${nodeId}`,
+    });
+    await recordNodeHeartbeat({ db: t.db, actor: { type: "node", nodeId, orgId }, input: beat });
+    const after = await loadFleetSnapshot({ db: t.db, orgId, provider: "sim" });
+    // The ready host's free GPU will be taken by the next placement: two are still wanted.
+    expect(after.pending).toEqual([{ gpuModel: "A10G", gpus: 2 }]);
+    expect(after.hosts).toEqual([
+      expect.objectContaining({
+        nodeId,
+        state: "ready",
+        gpus: 1,
+        replicas: 0,
+        priceUsdPerHour: 1.006,
+      }),
+    ]);
+    await t.db.replica.deleteMany({ where: { endpointId } });
+  });
+
+  it("refuses the join of a host whose node was terminated, and keeps its token unspent", async () => {
+    const { nodeId, joinToken } = await beginHostLaunch({
+      db: t.db,
+      orgId,
+      provider: "sim",
+      offering: A10G,
+      tokenTtlSeconds: 600,
+      reason: "test",
+    });
+    await markHostsTerminated({ db: t.db, hosts: [{ nodeId, reason: "did not join" }] });
+    await expect(
+      joinNode({ input: join(joinToken, `sim-${nodeId}`), db: t.db, credentialSecret: SECRET }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(await t.db.joinToken.findFirstOrThrow({ where: { nodeId } })).toMatchObject({
+      usedAt: null,
+    });
+  });
+
+  it("retires only a host that holds nothing, and never one placement has just used", async () => {
+    const { nodeId } = await launchAndJoin();
+    await recordNodeHeartbeat({ db: t.db, actor: { type: "node", nodeId, orgId }, input: beat });
+    const replica = await t.db.replica.create({
+      data: { orgId, endpointId, deploymentId, nodeId, state: "placed" },
+    });
+    await t.db.gpuReservation.create({ data: { nodeId, gpuIndex: 0, replicaId: replica.id } });
+    expect(await beginHostRetirement({ db: t.db, nodeId, reason: "idle" })).toBeNull();
+    expect((await t.db.node.findUniqueOrThrow({ where: { id: nodeId } })).state).toBe("ready");
+
+    await t.db.gpuReservation.deleteMany({ where: { nodeId } });
+    await t.db.replica.update({ where: { id: replica.id }, data: { state: "stopped" } });
+    expect(await beginHostRetirement({ db: t.db, nodeId, reason: "idle" })).toEqual({
+      instanceId: `sim-${nodeId}`,
+      orgId,
+    });
+    expect(await t.db.node.findUniqueOrThrow({ where: { id: nodeId } })).toMatchObject({
+      state: "draining",
+      stateReason: "idle",
+    });
+    // A second retirement (a retried job) finds it no longer ready and does nothing.
+    expect(await beginHostRetirement({ db: t.db, nodeId, reason: "idle" })).toBeNull();
+  });
+});

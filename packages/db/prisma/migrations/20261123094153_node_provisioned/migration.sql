@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Node" ADD COLUMN     "provisioned" BOOLEAN NOT NULL DEFAULT false;
+
