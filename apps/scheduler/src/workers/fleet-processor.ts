@@ -32,7 +32,12 @@ export async function processFleet(ctx: WorkerContext, data: unknown): Promise<u
   const { orgId } = payload;
   const { policy, provider } = fleet;
   const nowSeconds = Date.now() / 1000;
-  const snapshot = await loadFleetSnapshot({ db: ctx.db, orgId, provider: provider.kind });
+  const snapshot = await loadFleetSnapshot({
+    db: ctx.db,
+    orgId,
+    provider: provider.kind,
+    pendingGraceSeconds: policy.pendingGraceSeconds,
+  });
   const plan = planFleetChange({
     nowSeconds,
     offerings: policy.offerings,

@@ -85,6 +85,7 @@ describe("fleet worker with the sim provider", () => {
         provider: "sim",
         offerings: [{ instanceType: "g5.xlarge", zone: "sim-a", priceUsdPerHour: 1.006 }],
         idleCooldownSeconds: 2,
+        pendingGraceSeconds: 1,
         launchGraceSeconds: 120,
         bootSeconds: 90,
         sim: { cloudUrl },

@@ -21,6 +21,7 @@ describe("resolveFleetPolicy", () => {
           },
         ],
         idleCooldownSeconds: 600,
+        pendingGraceSeconds: 10,
         maxLaunchesPerDecision: 8,
         unavailableTtlSeconds: 900,
         launchGraceSeconds: 900,

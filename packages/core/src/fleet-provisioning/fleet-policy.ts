@@ -27,6 +27,11 @@ export const FleetPolicy = z
       .min(0)
       .max(7 * 24 * 3600)
       .default(600),
+    /**
+     * A replica must have waited this long before a host is launched for it: hosts that are
+     * joining (an agent restart, a fleet coming up) get to take it first.
+     */
+    pendingGraceSeconds: z.int().min(0).max(3_600).default(10),
     /** Upper bound on hosts launched per decision (a bounded blast radius). */
     maxLaunchesPerDecision: z.int().min(1).max(100).default(8),
     /** An offering refused for capacity is skipped for this long. */

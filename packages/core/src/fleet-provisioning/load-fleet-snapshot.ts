@@ -11,10 +11,13 @@ export async function loadFleetSnapshot({
   db,
   orgId,
   provider,
+  pendingGraceSeconds = 0,
 }: {
   db: Db;
   orgId: string;
   provider: "aws" | "sim";
+  /** Replicas created less than this ago are not demand yet. */
+  pendingGraceSeconds?: number;
 }): Promise<{ hosts: FleetHost[]; pending: PendingDemand[]; spendCapUsdPerHour: number | null }> {
   const [hosts, pending, org] = await Promise.all([
     db.$queryRaw<
@@ -41,6 +44,7 @@ export async function loadFleetSnapshot({
         FROM "Replica" r JOIN "Endpoint" e ON e.id = r."endpointId"
         WHERE r."orgId" = ${orgId}::uuid AND r.state = 'pending' AND r."nodeId" IS NULL
           AND r."pendingReason" IS NOT NULL AND e."deletedAt" IS NULL
+          AND r."createdAt" < now() - make_interval(secs => ${pendingGraceSeconds})
         GROUP BY e."gpuType"
       ), free AS (
         SELECT n."gpuModel" AS gpu,
