@@ -1,10 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { randomUUID } from "node:crypto";
 import {
-  CreateSecurityGroupCommand,
-  CreateSubnetCommand,
-  CreateVpcCommand,
-  DescribeImagesCommand,
   DescribeInstanceAttributeCommand,
   DescribeInstancesCommand,
   DescribeVolumesCommand,
@@ -17,7 +13,7 @@ import {
 import type { FinalizeRequestMiddleware } from "@smithy/types";
 import type { Offering } from "@thaw/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MotoServer, startMotoServer } from "../../testing/moto-server.ts";
+import { createMotoNetwork, type MotoServer, startMotoServer } from "../../testing/moto-server.ts";
 import { AwsFleetConfig } from "./aws-fleet-config.ts";
 import { AwsHostProvider } from "./aws-host-provider.ts";
 import { TAG_CLUSTER, TAG_NODE } from "./run-instances-input.ts";
@@ -43,36 +39,15 @@ describe("aws host provider (moto)", () => {
 
   beforeAll(async () => {
     moto = await startMotoServer();
-    admin = new EC2Client({
-      region: "us-east-1",
-      endpoint: moto.endpoint,
-      credentials: moto.credentials,
-    });
-    const image = (await admin.send(new DescribeImagesCommand({}))).Images![0]!;
-    const vpc = (await admin.send(new CreateVpcCommand({ CidrBlock: "10.40.0.0/16" }))).Vpc!;
-    const subnet = async (zone: string, cidr: string) =>
-      (
-        await admin.send(
-          new CreateSubnetCommand({ VpcId: vpc.VpcId!, CidrBlock: cidr, AvailabilityZone: zone }),
-        )
-      ).Subnet!.SubnetId!;
-    const sg = await admin.send(
-      new CreateSecurityGroupCommand({
-        GroupName: "thaw-gpu-hosts",
-        Description: "agents",
-        VpcId: vpc.VpcId!,
-      }),
-    );
+    const network = await createMotoNetwork(moto, ["us-east-1a", "us-east-1b"]);
+    admin = network.admin;
     config = AwsFleetConfig.parse({
       region: "us-east-1",
       endpoint: moto.endpoint,
       clusterName: "thaw-test",
-      imageId: image.ImageId,
-      subnetIdByZone: {
-        "us-east-1a": await subnet("us-east-1a", "10.40.1.0/24"),
-        "us-east-1b": await subnet("us-east-1b", "10.40.2.0/24"),
-      },
-      securityGroupIds: [sg.GroupId],
+      imageId: network.imageId,
+      subnetIdByZone: network.subnetIdByZone,
+      securityGroupIds: [network.securityGroupId],
       maxAttempts: 3,
     });
     provider = new AwsHostProvider({

@@ -1,0 +1,179 @@
+import { randomUUID } from "node:crypto";
+import {
+  DescribeInstancesCommand,
+  type EC2Client,
+  RunInstancesCommand,
+  TerminateInstancesCommand,
+} from "@aws-sdk/client-ec2";
+import { resolveFleetPolicy } from "@thaw/core";
+import { seedDemo } from "@thaw/db/seed";
+import { useTestDatabase } from "@thaw/db/testing";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AwsFleetConfig } from "../fleet/aws/aws-fleet-config.ts";
+import { AwsHostProvider } from "../fleet/aws/aws-host-provider.ts";
+import { TAG_CLUSTER, TAG_NODE } from "../fleet/aws/run-instances-input.ts";
+import { OfferingAvailability } from "../fleet/offering-availability.ts";
+import { createQueues, type SchedulerQueues } from "../queues.ts";
+import { createProducerConnection } from "../redis.ts";
+import { createMotoNetwork, type MotoServer, startMotoServer } from "../testing/moto-server.ts";
+import { processFleet } from "./fleet-processor.ts";
+import { createWorkerContext, type WorkerContext } from "./worker-context.ts";
+
+// The fleet worker with the aws provider against moto and Postgres: a launch for a replica
+// that waits, no second launch while that host boots, the spend cap, and the garbage
+// collector on instances that lost their row and rows that lost their instance.
+
+describe("fleet worker with the aws provider (moto)", () => {
+  const testDb = useTestDatabase();
+  const prefix = `test-fleet-aws-${Date.now()}`;
+  let moto: MotoServer;
+  let admin: EC2Client;
+  let producer: ReturnType<typeof createProducerConnection>;
+  let queues: SchedulerQueues;
+  let ctx: WorkerContext;
+  let orgId: string;
+  let endpointId: string;
+  let deploymentId: string;
+
+  const db = () => testDb.current.db;
+  const waiting = () =>
+    db().replica.create({
+      data: {
+        orgId,
+        endpointId,
+        deploymentId,
+        state: "pending",
+        pendingReason: "no ready node with 1 free A10G GPU: waiting for capacity",
+      },
+    });
+  const instance = async (instanceId: string) =>
+    (await admin.send(new DescribeInstancesCommand({ InstanceIds: [instanceId] })))
+      .Reservations![0]!.Instances![0]!;
+
+  beforeAll(async () => {
+    moto = await startMotoServer();
+    const network = await createMotoNetwork(moto, ["us-east-1a", "us-east-1b"]);
+    admin = network.admin;
+    ({ orgId } = await seedDemo(db()));
+    const endpoint = await db().endpoint.findFirstOrThrow({
+      where: { orgId, slug: "llama-3-2-1b-gguf" },
+      include: { deployments: true },
+    });
+    endpointId = endpoint.id;
+    deploymentId = endpoint.deployments[0]!.id;
+    producer = createProducerConnection(process.env.REDIS_URL!);
+    await producer.connect();
+    queues = createQueues(producer, prefix);
+    const resolved = resolveFleetPolicy({
+      provider: "aws",
+      offerings: [
+        { instanceType: "g5.xlarge", zone: "us-east-1a", priceUsdPerHour: 1.006 },
+        { instanceType: "g5.xlarge", zone: "us-east-1b", priceUsdPerHour: 1.006 },
+      ],
+      pendingGraceSeconds: 0,
+    });
+    if (!resolved.ok) throw new Error(resolved.errors.join("; "));
+    const config = AwsFleetConfig.parse({
+      region: "us-east-1",
+      endpoint: moto.endpoint,
+      clusterName: "thaw-fleet-test",
+      imageId: network.imageId,
+      subnetIdByZone: network.subnetIdByZone,
+      securityGroupIds: [network.securityGroupId],
+    });
+    ctx = createWorkerContext({
+      db: db(),
+      queues,
+      log: pino({ level: "silent" }),
+      nodeCredentialSecret: "fleet-aws-test-node-credential-secret-01",
+      fleet: {
+        policy: resolved.policy,
+        provider: new AwsHostProvider({
+          config,
+          userData: ({ joinToken }) => `#cloud-config\n# ${joinToken}\n`,
+          clientConfig: { credentials: moto.credentials },
+        }),
+        availability: new OfferingAvailability(producer, prefix),
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(Object.values(queues ?? {}).map((q) => q.close()));
+    producer?.disconnect();
+    admin?.destroy();
+    await moto?.stop();
+  });
+
+  it("launches one tagged host for a replica that waits, and not a second while it boots", async () => {
+    await waiting();
+    const first = (await processFleet(ctx, { orgId, reason: "sweep" })) as { launched: string[] };
+    expect(first.launched).toHaveLength(1);
+    const node = await db().node.findFirstOrThrow({ where: { provisioned: true } });
+    expect(node).toMatchObject({
+      provider: "aws",
+      state: "requested",
+      instanceId: first.launched[0],
+      instanceType: "g5.xlarge",
+      zone: "us-east-1a",
+      runtime: "containerd",
+      hourlyPriceUsd: 1.006,
+    });
+    const tags = Object.fromEntries(
+      ((await instance(node.instanceId!)).Tags ?? []).map((t) => [t.Key ?? "", t.Value ?? ""]),
+    );
+    expect(tags).toMatchObject({ [TAG_CLUSTER]: "thaw-fleet-test", [TAG_NODE]: node.id });
+    expect(await db().joinToken.count({ where: { nodeId: node.id, usedAt: null } })).toBe(1);
+
+    const again = (await processFleet(ctx, { orgId, reason: "sweep" })) as { launched: string[] };
+    expect(again.launched).toEqual([]);
+  });
+
+  it("stops at the org's spend cap and says so on the waiting replicas", async () => {
+    await db().org.update({ where: { id: orgId }, data: { spendCapUsdPerHour: 1.5 } });
+    const replica = await waiting();
+    const result = (await processFleet(ctx, { orgId, reason: "sweep" })) as {
+      launched: string[];
+      blocked: { reason: string }[];
+    };
+    expect(result.launched).toEqual([]);
+    expect(result.blocked[0]!.reason).toMatch(/^spend cap \$1\.5\/h reached/);
+    expect(
+      (await db().replica.findUniqueOrThrow({ where: { id: replica.id } })).pendingReason,
+    ).toMatch(/^waiting for a A10G host: spend cap \$1\.5\/h reached/);
+    await db().org.update({ where: { id: orgId }, data: { spendCapUsdPerHour: null } });
+  });
+
+  it("collects: closes the row of an instance terminated behind its back, terminates a tagged stray", async () => {
+    const node = await db().node.findFirstOrThrow({
+      where: { provisioned: true, provider: "aws" },
+    });
+    await admin.send(new TerminateInstancesCommand({ InstanceIds: [node.instanceId!] }));
+    const stray = await admin.send(
+      new RunInstancesCommand({
+        ImageId: (await instance(node.instanceId!)).ImageId!,
+        InstanceType: "g5.xlarge",
+        MinCount: 1,
+        MaxCount: 1,
+        TagSpecifications: [
+          {
+            ResourceType: "instance",
+            Tags: [
+              { Key: TAG_CLUSTER, Value: "thaw-fleet-test" },
+              { Key: TAG_NODE, Value: randomUUID() },
+            ],
+          },
+        ],
+      }),
+    );
+    const strayId = stray.Instances![0]!.InstanceId!;
+
+    await processFleet(ctx, { reason: "gc" });
+    expect(await db().node.findUniqueOrThrow({ where: { id: node.id } })).toMatchObject({
+      state: "terminated",
+      stateReason: `instance ${node.instanceId} no longer exists`,
+    });
+    expect((await instance(strayId)).State?.Name).toBe("terminated");
+  });
+});
