@@ -4,7 +4,7 @@ import {
   DescribeInstanceAttributeCommand,
   DescribeInstancesCommand,
   DescribeVolumesCommand,
-  EC2Client,
+  type EC2Client,
   RunInstancesCommand,
   type RunInstancesCommandInput,
   type ServiceInputTypes,
