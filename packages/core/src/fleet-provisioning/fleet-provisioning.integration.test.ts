@@ -1,3 +1,4 @@
+import { G5_XLARGE_JOIN_FIGURES, IDLE_HEARTBEAT } from "../testing/index.ts";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,25 +31,9 @@ const join = (joinToken: string, instanceId: string): JoinNodeInput => ({
   instanceId,
   zone: "sim-a",
   agentVersion: "test",
-  figures: {
-    instanceType: "g5.xlarge",
-    gpuModel: "A10G",
-    gpuCount: 1,
-    gpuMemoryGiB: 24,
-    vcpus: 4,
-    networkGbps: 10,
-    diskReadMiBps: 1000,
-    diskWriteMiBps: 125,
-    pcieGBps: 12,
-    registryRttMs: 3,
-  },
+  figures: G5_XLARGE_JOIN_FIGURES,
 });
-const beat = {
-  agentVersion: "test",
-  gpusFree: 1,
-  gpusUsed: 0,
-  inventory: { images: [], snapshotIds: [], warmReplicaIds: [] },
-};
+const beat = IDLE_HEARTBEAT;
 
 describe("fleet provisioning in Postgres", () => {
   let t: TestDatabase;

@@ -1,3 +1,4 @@
+import { G5_XLARGE_JOIN_FIGURES, IDLE_HEARTBEAT } from "../testing/index.ts";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,18 +15,7 @@ import {
 
 const TEST_NODE_SECRET = "test-node-credential-secret-32-chars-long";
 
-const figures: JoinNodeInput["figures"] = {
-  instanceType: "g5.xlarge",
-  gpuModel: "A10G",
-  gpuCount: 1,
-  gpuMemoryGiB: 24,
-  vcpus: 4,
-  networkGbps: 10,
-  diskReadMiBps: 1000,
-  diskWriteMiBps: 125,
-  pcieGBps: 12,
-  registryRttMs: 3,
-};
+const figures: JoinNodeInput["figures"] = G5_XLARGE_JOIN_FIGURES;
 const joinInput = (joinToken: string, name = "node-a"): JoinNodeInput => ({
   joinToken,
   name,
@@ -34,12 +24,7 @@ const joinInput = (joinToken: string, name = "node-a"): JoinNodeInput => ({
   agentVersion: "test",
   figures,
 });
-const beat = {
-  agentVersion: "test",
-  gpusFree: 1,
-  gpusUsed: 0,
-  inventory: { images: [], snapshotIds: [], warmReplicaIds: [] },
-};
+const beat = IDLE_HEARTBEAT;
 
 describe("node join and heartbeats", () => {
   let t: TestDatabase;

@@ -1,3 +1,4 @@
+import { G5_XLARGE_JOIN_FIGURES } from "@thaw/core/testing";
 // The agent API route handlers, called as Next calls them (a Request in, a Response out),
 // against a database of this file's own.
 import { createJoinToken, type Actor } from "@thaw/core";
@@ -8,18 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 type Handler = (request: Request) => Promise<Response>;
 
-const figures = {
-  instanceType: "g5.xlarge",
-  gpuModel: "A10G",
-  gpuCount: 1,
-  gpuMemoryGiB: 24,
-  vcpus: 4,
-  networkGbps: 10,
-  diskReadMiBps: 1000,
-  diskWriteMiBps: 125,
-  pcieGBps: 12,
-  registryRttMs: 3,
-};
+const figures = G5_XLARGE_JOIN_FIGURES;
 const joinBody = (joinToken: string, name = "node-a") => ({
   joinToken,
   name,
