@@ -30,6 +30,13 @@ const WebEnv = z.object({
   BETTER_AUTH_URL: z
     .url({ error: "must be an absolute URL such as http://localhost:3000" })
     .default("http://localhost:3000"),
+  /** REST v1 requests per API key per minute (shared by every web process through Redis). */
+  THAW_REST_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1)
+    .max(1_000_000)
+    .default(600),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 export type WebEnv = z.infer<typeof WebEnv>;

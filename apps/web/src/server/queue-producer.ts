@@ -13,14 +13,40 @@ const holder = globalThis as typeof globalThis & {
   __thawQueues?: { redis: Redis; queues: Map<QueueKey, Queue> };
 };
 
-function queueFor(key: QueueKey): Queue | undefined {
-  const { REDIS_URL, THAW_QUEUE_PREFIX } = env();
+/** The web app's one Redis connection (queues, rate limits); undefined without REDIS_URL. */
+export function webRedis(): Redis | undefined {
+  const { REDIS_URL } = env();
   if (!REDIS_URL) return undefined;
   holder.__thawQueues ??= {
     redis: new Redis(REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false }),
     queues: new Map(),
   };
-  const { redis, queues } = holder.__thawQueues;
+  return holder.__thawQueues.redis;
+}
+
+/**
+ * The connection once it is usable: commands sent before the first connect would fail
+ * (no offline queue), so the first caller waits for it — at most `timeoutMs`.
+ */
+export async function readyWebRedis(timeoutMs = 1_000): Promise<Redis | undefined> {
+  const redis = webRedis();
+  if (!redis || redis.status === "ready") return redis;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, timeoutMs);
+    function done() {
+      clearTimeout(timer);
+      redis!.off("ready", done);
+      resolve();
+    }
+    redis.once("ready", done);
+  });
+  return redis;
+}
+
+function queueFor(key: QueueKey): Queue | undefined {
+  const { THAW_QUEUE_PREFIX } = env();
+  if (!webRedis()) return undefined;
+  const { redis, queues } = holder.__thawQueues!;
   let queue = queues.get(key);
   if (!queue) {
     queue = new Queue(QUEUES[key].name, {

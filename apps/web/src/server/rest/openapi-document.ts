@@ -35,6 +35,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: "No such endpoint in the key's org",
   409: "Idempotency-Key reused for a different request, or no active deployment",
   413: "Body too large",
+  429: "The key spent its requests for the minute; `Retry-After` says when to retry",
 };
 
 export function openApiDocument() {
@@ -44,7 +45,7 @@ export function openApiDocument() {
       title: "Thaw REST API",
       version: "1",
       description:
-        'Scale model endpoints and read their state. Authenticate with `Authorization: Bearer thaw_…` (an API key from the dashboard); every error answers `{"error":{"code","message","details"}}`.',
+        'Scale model endpoints and read their state. Authenticate with `Authorization: Bearer thaw_…` (an API key from the dashboard); every error answers `{"error":{"code","message","details"}}`. Each key may make THAW_REST_RATE_LIMIT_PER_MINUTE requests a minute (600 by default); answers carry RateLimit-Limit / -Remaining / -Reset.',
     },
     components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } },
     security: [{ apiKey: [] }],
@@ -69,7 +70,7 @@ export function openApiDocument() {
               description: "Desired count recorded; the scheduler reconciles",
               content: { "application/json": { schema: SetDesiredReplicasResponse } },
             },
-            ...errors(400, 401, 403, 404, 409, 413),
+            ...errors(400, 401, 403, 404, 409, 413, 429),
           },
         },
       },
@@ -83,7 +84,7 @@ export function openApiDocument() {
               description: "The endpoint's status",
               content: { "application/json": { schema: EndpointStatusResponse } },
             },
-            ...errors(401, 403, 404),
+            ...errors(401, 403, 404, 429),
           },
         },
       },
@@ -99,7 +100,7 @@ export function openApiDocument() {
               description: "The autoscaler's decision",
               content: { "application/json": { schema: LoadSignalResponse } },
             },
-            ...errors(400, 401, 403, 404, 413),
+            ...errors(400, 401, 403, 404, 413, 429),
           },
         },
       },
@@ -114,7 +115,7 @@ export function openApiDocument() {
               description: "One entry per path: warm, restore, lazy, pull",
               content: { "application/json": { schema: EndpointPredictionsResponse } },
             },
-            ...errors(401, 403, 404, 409),
+            ...errors(401, 403, 404, 409, 429),
           },
         },
       },

@@ -1,10 +1,17 @@
-import { assertCan, authenticateApiKey, type Actor, type ApiKeyScope } from "@thaw/core";
+import {
+  assertCan,
+  authenticateApiKey,
+  isAppError,
+  type Actor,
+  type ApiKeyScope,
+} from "@thaw/core";
 import type { DbClient } from "@thaw/db";
 import { getDb } from "../db.ts";
 import { bearerToken, errorResponse } from "../http/json-route.ts";
+import { consumeRestQuota, rateLimitHeaders } from "./rate-limit.ts";
 
-// The one route builder of REST v1 (DESIGN.md §7): API key → actor, scope check, then the
-// handler (parse → core → return); every error becomes {"error":{"code","message","details"}}
+// The one route builder of REST v1 (DESIGN.md §7): API key → actor, the key's rate limit,
+// scope check, then the handler (parse → core → return); every error becomes {"error":{"code","message","details"}}
 // with the status of core's one code table.
 
 export interface RestContext {
@@ -25,15 +32,27 @@ export function restRoute(
     try {
       const db = getDb();
       const actor = await authenticateApiKey({ key: bearerToken(request), db });
+      const quota = await consumeRestQuota(actor.apiKeyId);
       assertCan(actor, scope);
       const raw = await context.params;
       const params = Object.fromEntries(
         Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]),
       );
       const { status = 200, body } = await handler({ request, actor, params, db });
-      return Response.json(body, { status, headers: { "cache-control": "no-store" } });
+      return Response.json(body, {
+        status,
+        headers: { "cache-control": "no-store", ...rateLimitHeaders(quota) },
+      });
     } catch (error) {
-      return errorResponse(error, request);
+      const response = errorResponse(error, request);
+      if (isAppError(error) && error.code === "RATE_LIMITED") {
+        const retryAfter = error.details?.retryAfterSeconds;
+        response.headers.set(
+          "retry-after",
+          typeof retryAfter === "number" ? String(retryAfter) : "60",
+        );
+      }
+      return response;
     }
   };
 }
