@@ -101,6 +101,17 @@ describe("walking skeleton", () => {
     const key = (await page.getByTestId("api-key-value").textContent())?.trim() ?? "";
     expect(key).toMatch(/^thaw_[0-9a-f]{12}_/);
 
+    // Listen to the dashboard's live stream as the page does (session cookie, /api/live).
+    await page.evaluate(() => {
+      const w = window as unknown as { liveIds: string[] };
+      w.liveIds = [];
+      new EventSource("/api/live").addEventListener("cold_starts", (event) => {
+        w.liveIds.push(
+          ...(JSON.parse(event.data as string) as { coldStartIds: string[] }).coldStartIds,
+        );
+      });
+    });
+
     const slug = "llama-3-2-1b-gguf";
     const scaled = await fetch(`${stack.baseUrl}/api/v1/endpoints/${slug}/replicas`, {
       method: "PUT",
@@ -127,6 +138,10 @@ describe("walking skeleton", () => {
     });
     expect(start.phases.map((p) => p.phase)).toContain("ready");
     expect(start.actualSeconds).toBeGreaterThan(0);
+    // Its phases reached the browser live: telemetry → Redis pub/sub → server-sent events.
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { liveIds: string[] }).liveIds))
+      .toContain(start.id);
 
     const status = await fetch(`${stack.baseUrl}/api/v1/endpoints/${slug}/status`, {
       headers: { authorization: `Bearer ${key}` },

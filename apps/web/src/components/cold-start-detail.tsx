@@ -14,11 +14,12 @@ export function ColdStartDetail({ id }: { id: string }) {
     trpc.coldStarts.get.queryOptions(
       { id },
       {
-        // In flight: phases arrive as telemetry; poll until it is closed.
+        // In flight: the live stream (ColdStartsCard) re-reads it as phases arrive; this slow
+        // poll only covers a stream that is down, until the start is closed.
         refetchInterval: (query) =>
           ["succeeded", "failed", "cancelled"].includes(query.state.data?.status ?? "")
             ? false
-            : 1_000,
+            : 5_000,
       },
     ),
   );

@@ -6,14 +6,18 @@ import { useTRPC } from "../trpc/client.tsx";
 import { formatAge, formatSeconds as seconds } from "./format.ts";
 import { QueryTable } from "./query-table.tsx";
 import { ColdStartDetail } from "./cold-start-detail.tsx";
+import { useLiveColdStarts } from "./use-live-cold-starts.ts";
 
 const COLUMNS = ["Endpoint", "Path", "Node", "Status", "Predicted", "Actual", "Requested", ""];
 
 /** Recent cold starts; one opens into its phase waterfall and the decision behind it. */
 export function ColdStartsCard() {
   const trpc = useTRPC();
+  // Phases arrive live (server-sent events); the poll finds starts placed since, and covers
+  // a stream that is down.
+  useLiveColdStarts();
   const starts = useQuery(
-    trpc.coldStarts.list.queryOptions({ limit: 15 }, { refetchInterval: 3_000 }),
+    trpc.coldStarts.list.queryOptions({ limit: 15 }, { refetchInterval: 5_000 }),
   );
   const [open, setOpen] = useState<string | null>(null);
 

@@ -70,5 +70,19 @@ export const LIVE_CHANNELS = {
   org: (orgId: string) => `thaw:live:org:${orgId}`,
 } as const;
 
+/**
+ * What flows on an org's live channel and out of GET /api/v1/stream: which cold starts got
+ * new phases or closed. Ids only — a client reads the rest through the API, authorized.
+ */
+export const LiveEvent = z
+  .object({
+    type: z.literal("cold_starts"),
+    coldStartIds: z.array(Id).max(1_000),
+    closedIds: z.array(Id).max(1_000),
+    at: z.iso.datetime(),
+  })
+  .strict();
+export type LiveEvent = z.infer<typeof LiveEvent>;
+
 /** Periodic sweep interval: anything lost in Redis is repaired from Postgres within this. */
 export const RECONCILE_SWEEP_MS = 15_000;

@@ -1,6 +1,7 @@
 export {
   DEFAULT_JOB_OPTIONS,
   LIVE_CHANNELS,
+  LiveEvent,
   QUEUES,
   RECONCILE_SWEEP_MS,
   type QueueKey,

@@ -2,6 +2,7 @@ import {
   EndpointPredictionsResponse,
   EndpointStatusResponse,
   ErrorResponse,
+  LiveEvent,
   LoadSignalBody,
   LoadSignalResponse,
   SetDesiredReplicasBody,
@@ -85,6 +86,21 @@ export function openApiDocument() {
               content: { "application/json": { schema: EndpointStatusResponse } },
             },
             ...errors(401, 403, 404, 429),
+          },
+        },
+      },
+      "/api/v1/stream": {
+        get: {
+          operationId: "streamLiveEvents",
+          summary:
+            "Server-sent events: `event: cold_starts` whenever the org's cold starts get phases or close (scope endpoints:read)",
+          responses: {
+            "200": {
+              description:
+                "An event stream; each `data:` line is one LiveEvent (ids to re-read through the API)",
+              content: { "text/event-stream": { schema: LiveEvent } },
+            },
+            ...errors(401, 403, 429),
           },
         },
       },

@@ -23,7 +23,10 @@ export interface RestContext {
 
 export function restRoute(
   scope: ApiKeyScope,
-  handler: (ctx: RestContext) => Promise<{ status?: number; body: unknown }>,
+  /** A JSON body (and status), or a whole response (a stream). */
+  handler: (
+    ctx: RestContext,
+  ) => Promise<{ status?: number; body: unknown } | { response: Response }>,
 ) {
   return async (
     request: Request,
@@ -38,7 +41,13 @@ export function restRoute(
       const params = Object.fromEntries(
         Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]),
       );
-      const { status = 200, body } = await handler({ request, actor, params, db });
+      const answer = await handler({ request, actor, params, db });
+      if ("response" in answer) {
+        for (const [name, value] of Object.entries(rateLimitHeaders(quota)))
+          answer.response.headers.set(name, value);
+        return answer.response;
+      }
+      const { status = 200, body } = answer;
       return Response.json(body, {
         status,
         headers: { "cache-control": "no-store", ...rateLimitHeaders(quota) },

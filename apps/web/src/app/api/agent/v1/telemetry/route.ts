@@ -3,6 +3,7 @@ import { TelemetryBatch, TelemetryResponse } from "@thaw/node-agent-client";
 import { env } from "../../../../../env.ts";
 import { getDb } from "../../../../../server/db.ts";
 import { bearerToken, jsonRoute, readJsonBody } from "../../../../../server/http/json-route.ts";
+import { publishColdStartProgress } from "../../../../../server/live/live-events.ts";
 import { enqueue } from "../../../../../server/queue-producer.ts";
 
 /** POST /api/agent/v1/telemetry — phase events and outcomes of cold starts placed on this node. */
@@ -17,5 +18,12 @@ export const POST = jsonRoute(async (request) => {
   const result = await ingestTelemetry({ actor, input, db });
   // A closed start feeds the predictor, or is retried with the next-best option.
   for (const { coldStartId } of result.closed) await enqueue("history", { coldStartId });
+  // The dashboard and /api/v1/stream listeners re-read these starts.
+  await publishColdStartProgress(actor.orgId, {
+    coldStartIds: [
+      ...new Set([...input.events, ...input.outcomes].map((e) => e.coldStartId.toLowerCase())),
+    ],
+    closedIds: result.closed.map((c) => c.coldStartId),
+  });
   return TelemetryResponse.parse(result);
 });
