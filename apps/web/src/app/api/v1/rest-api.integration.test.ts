@@ -161,6 +161,16 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
     ["a mass-assigned orgId", '{"replicas":1,"orgId":"x"}', "body.orgId"],
     ["no body", "", "body"],
     ["malformed JSON", '{"replicas":', "body"],
+    ["NaN (not JSON)", '{"replicas":NaN}', "body"],
+    ["1e400 (Infinity once parsed)", '{"replicas":1e400}', "body.replicas"],
+    ["null", '{"replicas":null}', "body.replicas"],
+    ["an array", "[1]", "body"],
+    ["a NUL byte in a string", '{"replicas":"\\u0000"}', "body.replicas"],
+    [
+      "a 2,000-deep nested extra field",
+      `{"replicas":1,"x":${"[".repeat(2_000)}${"]".repeat(2_000)}}`,
+      "body.x",
+    ],
   ])("answers %s with 400 naming the field, and stores nothing", async (_what, body, field) => {
     const before = await desired();
     const response = await call(put, "PUT", SLUG, { body });
