@@ -10,7 +10,8 @@ import {
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { Queue } from "bullmq";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeWebTestResources, stubWebEnv } from "../../../server/testing/web-test-env.ts";
 
 // REST v1 through its route handlers (the same modules Next serves), on a real database:
 // API keys, scopes, org isolation, idempotency and bad input.
@@ -30,8 +31,6 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
   let get: Handler;
   let predictions: Handler;
   let signals: Handler;
-  let closeDb: () => Promise<void>;
-  let closeQueues: () => Promise<void>;
   const keys: Record<string, string> = {};
 
   const call = (
@@ -78,24 +77,15 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
       "endpoints:read",
       "endpoints:scale",
     ]);
-    vi.stubEnv("DATABASE_URL", t.url);
-    vi.stubEnv("REDIS_URL", process.env.REDIS_URL ?? "");
-    vi.stubEnv("THAW_QUEUE_PREFIX", PREFIX);
-    vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
-    vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", "test-node-credential-secret-32-chars-long");
-    vi.stubEnv("LOG_LEVEL", "silent");
+    stubWebEnv({ databaseUrl: t.url, queuePrefix: PREFIX });
     put = (await import("./endpoints/[endpoint]/replicas/route.ts")).PUT;
     get = (await import("./endpoints/[endpoint]/status/route.ts")).GET;
     predictions = (await import("./endpoints/[endpoint]/predictions/route.ts")).GET;
     signals = (await import("./endpoints/[endpoint]/signals/route.ts")).POST;
-    closeDb = (await import("../../../server/db.ts")).closeDb;
-    closeQueues = (await import("../../../server/queue-producer.ts")).closeQueues;
   });
   afterAll(async () => {
-    await closeQueues();
-    await closeDb();
+    await closeWebTestResources();
     await t.drop();
-    vi.unstubAllEnvs();
   });
 
   it("refuses a missing, malformed, unknown, revoked or expired key with 401", async () => {

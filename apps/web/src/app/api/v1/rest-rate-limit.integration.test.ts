@@ -1,7 +1,8 @@
 import { createApiKey, type Actor } from "@thaw/core";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeWebTestResources, stubWebEnv } from "../../../server/testing/web-test-env.ts";
 
 // REST v1's per-key rate limit, counted in the real Redis (THAW_REST_RATE_LIMIT_PER_MINUTE=5
 // here): the sixth request in a minute is a 429 with Retry-After, another key is unaffected.
@@ -16,8 +17,6 @@ const SLUG = "llama-3-2-1b-gguf";
 describe("REST v1 rate limits", () => {
   let t: TestDatabase;
   let status: Handler;
-  let closeDb: () => Promise<void>;
-  let closeQueues: () => Promise<void>;
   const keys: string[] = [];
 
   const get = (key: string) =>
@@ -42,22 +41,16 @@ describe("REST v1 rate limits", () => {
           })
         ).secret,
       );
-    vi.stubEnv("DATABASE_URL", t.url);
-    vi.stubEnv("REDIS_URL", process.env.REDIS_URL ?? "");
-    vi.stubEnv("THAW_QUEUE_PREFIX", `rate-test-${Date.now()}`);
-    vi.stubEnv("THAW_REST_RATE_LIMIT_PER_MINUTE", "5");
-    vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
-    vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", "test-node-credential-secret-32-chars-long");
-    vi.stubEnv("LOG_LEVEL", "silent");
+    stubWebEnv({
+      databaseUrl: t.url,
+      queuePrefix: `rate-test-${Date.now()}`,
+      extra: { THAW_REST_RATE_LIMIT_PER_MINUTE: "5" },
+    });
     status = (await import("./endpoints/[endpoint]/status/route.ts")).GET;
-    closeDb = (await import("../../../server/db.ts")).closeDb;
-    closeQueues = (await import("../../../server/queue-producer.ts")).closeQueues;
   });
   afterAll(async () => {
-    await closeQueues();
-    await closeDb();
+    await closeWebTestResources();
     await t.drop();
-    vi.unstubAllEnvs();
   });
 
   it("answers 429 with Retry-After once a key spent its minute, and counts each key apart", async () => {

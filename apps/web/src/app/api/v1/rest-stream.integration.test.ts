@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { createApiKey, type Actor } from "@thaw/core";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeWebTestResources, stubWebEnv } from "../../../server/testing/web-test-env.ts";
 
 // GET /api/v1/stream over the real Redis pub/sub: a key's stream carries its org's cold-start
 // progress as server-sent events, and nothing of another org's.
@@ -16,8 +17,6 @@ describe("REST v1: the live stream", () => {
   let t: TestDatabase;
   let stream: Handler;
   let publish: (orgId: string, c: { coldStartIds: string[]; closedIds: string[] }) => Promise<void>;
-  let closeDb: () => Promise<void>;
-  let closeQueues: () => Promise<void>;
   let orgId: string;
   let otherOrgId: string;
   let key: string;
@@ -35,22 +34,13 @@ describe("REST v1: the live stream", () => {
       })
     ).secret;
     otherOrgId = (await t.db.org.create({ data: { slug: "other", name: "Other" } })).id;
-    vi.stubEnv("DATABASE_URL", t.url);
-    vi.stubEnv("REDIS_URL", process.env.REDIS_URL ?? "");
-    vi.stubEnv("THAW_QUEUE_PREFIX", `stream-test-${Date.now()}`);
-    vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
-    vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", "test-node-credential-secret-32-chars-long");
-    vi.stubEnv("LOG_LEVEL", "silent");
+    stubWebEnv({ databaseUrl: t.url, queuePrefix: `stream-test-${Date.now()}` });
     stream = (await import("./stream/route.ts")).GET;
     publish = (await import("../../../server/live/live-events.ts")).publishColdStartProgress;
-    closeDb = (await import("../../../server/db.ts")).closeDb;
-    closeQueues = (await import("../../../server/queue-producer.ts")).closeQueues;
   });
   afterAll(async () => {
-    await closeQueues();
-    await closeDb();
+    await closeWebTestResources();
     await t.drop();
-    vi.unstubAllEnvs();
   });
 
   it("streams the org's cold-start progress as server-sent events, and only the org's", async () => {
