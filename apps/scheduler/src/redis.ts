@@ -15,8 +15,9 @@ export function createProducerConnection(url: string): Redis {
 
 /** BullMQ loses jobs under any eviction policy: refuse to start on such a Redis. */
 export async function assertNoEviction(redis: Redis): Promise<void> {
-  const reply = (await redis.config("GET", "maxmemory-policy")) as string[];
-  const policy = reply[1];
+  // INFO, not CONFIG GET: managed Redis (ElastiCache, MemoryDB) refuses CONFIG.
+  const info = await redis.info("memory");
+  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1] ?? "unknown";
   if (policy !== "noeviction") {
     throw new Error(
       `Redis maxmemory-policy is '${policy}'; BullMQ needs 'noeviction' (CONFIG SET maxmemory-policy noeviction, or set it in redis.conf).`,
