@@ -1,0 +1,129 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { createJoinToken, type Actor } from "@thaw/core";
+import { seedDemo } from "@thaw/db/seed";
+import { useTestDatabase } from "@thaw/db/testing";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadEnv } from "../env.ts";
+import { createQueues, enqueue, type SchedulerQueues } from "../queues.ts";
+import { createProducerConnection } from "../redis.ts";
+import { startScheduler, type RunningScheduler } from "../scheduler.ts";
+import { startAgentApiServer, type AgentApiServer } from "../testing/agent-api-server.ts";
+import { startSimAgent, type SimAgentProcess } from "../testing/sim-agent-process.ts";
+
+// A scheduler process killed (SIGKILL) in the middle of a scale-up loses nothing: another
+// process finishes the work — from BullMQ's stalled-job recovery and the sweep over Postgres —
+// with every replica ready on its own GPU and no cold start left open.
+
+const SECRET = "killed-scheduler-test-node-credential-0123";
+const HOSTS = 3;
+const SCHEDULER_DIR = fileURLToPath(new URL("../..", import.meta.url));
+
+describe("a scheduler killed mid-job", () => {
+  const testDb = useTestDatabase();
+  const prefix = `test-killed-${Date.now()}`;
+  let api: AgentApiServer;
+  let agent: SimAgentProcess;
+  let child: ChildProcess | undefined;
+  let survivor: RunningScheduler | undefined;
+  let producer: ReturnType<typeof createProducerConnection>;
+  let queues: SchedulerQueues;
+  let endpointId: string;
+  let childOutput = "";
+
+  const db = () => testDb.current.db;
+  const env = {
+    DATABASE_URL: "",
+    REDIS_URL: process.env.REDIS_URL ?? "",
+    THAW_QUEUE_PREFIX: prefix,
+    THAW_NODE_CREDENTIAL_SECRET: SECRET,
+    LOG_LEVEL: "warn",
+  };
+
+  beforeAll(async () => {
+    env.DATABASE_URL = testDb.current.url;
+    const { orgId, userId } = await seedDemo(db());
+    const owner: Actor = { type: "user", userId, orgId, role: "owner" };
+    endpointId = (
+      await db().endpoint.findFirstOrThrow({ where: { orgId, slug: "llama-3-2-1b-gguf" } })
+    ).id;
+    producer = createProducerConnection(process.env.REDIS_URL!);
+    await producer.connect();
+    queues = createQueues(producer, prefix);
+    api = await startAgentApiServer({
+      db: db(),
+      credentialSecret: SECRET,
+      onClosed: (coldStartId) => enqueue(queues, "history", { coldStartId }),
+    });
+    const tokens: string[] = [];
+    for (let i = 0; i < HOSTS; i++)
+      tokens.push(
+        (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: db() })).token,
+      );
+    // Slow enough (a 1B pull of ~40 simulated seconds takes ~2 s) to be killed in the middle.
+    agent = startSimAgent({
+      controlPlaneUrl: api.url,
+      joinTokens: tokens,
+      hosts: `g5.xlarge:${HOSTS}`,
+      prefix: "kl",
+      env: { THAW_SIM_TIME_FACTOR: "20" },
+    });
+    for (let waited = 0; (await db().node.count({ where: { state: "ready" } })) < HOSTS;) {
+      if ((waited += 100) > 45_000)
+        throw new Error(`the sim hosts did not join\n${agent.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) child.kill("SIGKILL");
+    await survivor?.stop();
+    await agent?.stop();
+    await api?.close();
+    await Promise.all(Object.values(queues ?? {}).map((q) => q.close()));
+    producer?.disconnect();
+  });
+
+  it("finishes the scale-up in another process", async () => {
+    child = spawn(`${SCHEDULER_DIR}/node_modules/.bin/tsx`, ["src/main.ts"], {
+      cwd: SCHEDULER_DIR,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout?.on("data", (d: Buffer) => (childOutput += d.toString()));
+    child.stderr?.on("data", (d: Buffer) => (childOutput += d.toString()));
+    await db().endpoint.update({ where: { id: endpointId }, data: { desiredReplicas: HOSTS } });
+    await enqueue(queues, "reconcile", { endpointId });
+
+    // Killed as soon as it has placed work: starts in flight, jobs held under its locks.
+    await expect
+      .poll(() => db().coldStart.count({ where: { endpointId } }), {
+        timeout: 30_000,
+        message: childOutput,
+      })
+      .toBeGreaterThan(0);
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child!.once("exit", resolve));
+    const readyAtKill = await db().replica.count({ where: { endpointId, state: "ready" } });
+    expect(readyAtKill).toBeLessThan(HOSTS);
+
+    survivor = await startScheduler(loadEnv(env), pino({ level: "silent" }), { sweepMs: 1_000 });
+    await expect
+      .poll(() => db().replica.count({ where: { endpointId, state: "ready" } }), {
+        timeout: 60_000,
+      })
+      .toBe(HOSTS);
+    const reservations = await db().gpuReservation.findMany();
+    expect(reservations).toHaveLength(HOSTS);
+    expect(new Set(reservations.map((r) => r.nodeId)).size).toBe(HOSTS);
+    // Every cold start is closed: none left scheduled or dispatched by the dead process.
+    await expect
+      .poll(() =>
+        db().coldStart.count({
+          where: { endpointId, status: { in: ["scheduled", "dispatched", "running"] } },
+        }),
+      )
+      .toBe(0);
+  });
+});
