@@ -6,7 +6,8 @@ import { readyWebRedis } from "../../../server/queue-producer.ts";
 
 const TIMEOUT_MS = 2_000;
 
-async function check(what: () => Promise<unknown>): Promise<"ok" | string> {
+/** "ok", or what went wrong. */
+async function check(what: () => Promise<unknown>): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
