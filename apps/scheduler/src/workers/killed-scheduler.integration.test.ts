@@ -1,16 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { createJoinToken, type Actor } from "@thaw/core";
-import { seedDemo } from "@thaw/db/seed";
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadEnv } from "../env.ts";
-import { createQueues, enqueue, type SchedulerQueues } from "../queues.ts";
-import { createProducerConnection } from "../redis.ts";
+import { enqueue, type SchedulerQueues } from "../queues.ts";
 import { startScheduler, type RunningScheduler } from "../scheduler.ts";
-import { startAgentApiServer, type AgentApiServer } from "../testing/agent-api-server.ts";
-import { startSimAgent, type SimAgentProcess } from "../testing/sim-agent-process.ts";
+import {
+  type SchedulerTestStack,
+  startSchedulerTestStack,
+} from "../testing/scheduler-test-stack.ts";
 
 // A scheduler process killed (SIGKILL) in the middle of a scale-up loses nothing: another
 // process finishes the work — from BullMQ's stalled-job recovery and the sweep over Postgres —
@@ -23,11 +22,9 @@ const SCHEDULER_DIR = fileURLToPath(new URL("../..", import.meta.url));
 describe("a scheduler killed mid-job", () => {
   const testDb = useTestDatabase();
   const prefix = `test-killed-${Date.now()}`;
-  let api: AgentApiServer;
-  let agent: SimAgentProcess;
+  let stack: SchedulerTestStack;
   let child: ChildProcess | undefined;
   let survivor: RunningScheduler | undefined;
-  let producer: ReturnType<typeof createProducerConnection>;
   let queues: SchedulerQueues;
   let endpointId: string;
   let childOutput = "";
@@ -43,46 +40,22 @@ describe("a scheduler killed mid-job", () => {
 
   beforeAll(async () => {
     env.DATABASE_URL = testDb.current.url;
-    const { orgId, userId } = await seedDemo(db());
-    const owner: Actor = { type: "user", userId, orgId, role: "owner" };
-    endpointId = (
-      await db().endpoint.findFirstOrThrow({ where: { orgId, slug: "llama-3-2-1b-gguf" } })
-    ).id;
-    producer = createProducerConnection(process.env.REDIS_URL!);
-    await producer.connect();
-    queues = createQueues(producer, prefix);
-    api = await startAgentApiServer({
-      db: db(),
-      credentialSecret: SECRET,
-      onClosed: (coldStartId) => enqueue(queues, "history", { coldStartId }),
-    });
-    const tokens: string[] = [];
-    for (let i = 0; i < HOSTS; i++)
-      tokens.push(
-        (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: db() })).token,
-      );
     // Slow enough (a 1B pull of ~40 simulated seconds takes ~2 s) to be killed in the middle.
-    agent = startSimAgent({
-      controlPlaneUrl: api.url,
-      joinTokens: tokens,
-      hosts: `g5.xlarge:${HOSTS}`,
-      prefix: "kl",
-      env: { THAW_SIM_TIME_FACTOR: "20" },
+    stack = await startSchedulerTestStack({
+      db: db(),
+      prefix,
+      credentialSecret: SECRET,
+      hosts: HOSTS,
+      agentPrefix: "kl",
+      agentEnv: { THAW_SIM_TIME_FACTOR: "20" },
     });
-    for (let waited = 0; (await db().node.count({ where: { state: "ready" } })) < HOSTS;) {
-      if ((waited += 100) > 45_000)
-        throw new Error(`the sim hosts did not join\n${agent.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    ({ endpointId, queues } = stack);
   }, 120_000);
 
   afterAll(async () => {
     if (child && child.exitCode === null) child.kill("SIGKILL");
     await survivor?.stop();
-    await agent?.stop();
-    await api?.close();
-    await Promise.all(Object.values(queues ?? {}).map((q) => q.close()));
-    producer?.disconnect();
+    await stack?.close();
   });
 
   it("finishes the scale-up in another process", async () => {

@@ -1,14 +1,14 @@
-import { createJoinToken, type Actor } from "@thaw/core";
-import { seedDemo } from "@thaw/db/seed";
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadEnv } from "../env.ts";
-import { createQueues, enqueue, type SchedulerQueues } from "../queues.ts";
-import { createProducerConnection } from "../redis.ts";
+import { enqueue, type SchedulerQueues } from "../queues.ts";
+import type { createProducerConnection } from "../redis.ts";
 import { startScheduler, type RunningScheduler } from "../scheduler.ts";
-import { startAgentApiServer, type AgentApiServer } from "../testing/agent-api-server.ts";
-import { startSimAgent, type SimAgentProcess } from "../testing/sim-agent-process.ts";
+import {
+  type SchedulerTestStack,
+  startSchedulerTestStack,
+} from "../testing/scheduler-test-stack.ts";
 
 // The scheduler's workers end to end: Postgres, Redis (BullMQ) and a real sim agent process
 // that joins, heartbeats, runs the starts it is sent and streams their phases back.
@@ -17,24 +17,10 @@ const SECRET = "scheduler-test-node-credential-secret-0123";
 const HOSTS = 3; // g5.xlarge: one A10G each
 const silent = pino({ level: "silent" });
 
-async function waitFor(
-  what: string,
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-  output: () => string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe("scheduler workers with a real sim agent", () => {
   const testDb = useTestDatabase();
   const prefix = `test-workers-${Date.now()}`;
-  let api: AgentApiServer;
-  let agent: SimAgentProcess;
+  let stack: SchedulerTestStack;
   let scheduler: RunningScheduler;
   let producer: ReturnType<typeof createProducerConnection>;
   let queues: SchedulerQueues;
@@ -57,48 +43,22 @@ describe("scheduler workers with a real sim agent", () => {
   };
 
   beforeAll(async () => {
-    const { orgId, userId } = await seedDemo(db());
-    const owner: Actor = { type: "user", userId, orgId, role: "owner" };
-    const endpoint = await db().endpoint.findFirstOrThrow({
-      where: { orgId, slug: "llama-3-2-1b-gguf" },
-    });
-    endpointId = endpoint.id;
-    producer = createProducerConnection(process.env.REDIS_URL!);
-    await producer.connect();
-    queues = createQueues(producer, prefix);
-    api = await startAgentApiServer({
+    stack = await startSchedulerTestStack({
       db: db(),
+      prefix,
       credentialSecret: SECRET,
-      onClosed: (coldStartId) => enqueue(queues, "history", { coldStartId }),
-    });
-    const tokens: string[] = [];
-    for (let i = 0; i < HOSTS; i++)
-      tokens.push(
-        (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: db() })).token,
-      );
-    agent = startSimAgent({
-      controlPlaneUrl: api.url,
-      joinTokens: tokens,
-      hosts: `g5.xlarge:${HOSTS}`,
-      prefix: "wk",
+      hosts: HOSTS,
+      agentPrefix: "wk",
       // Hosts without stargz-snapshotter: lazy starts are refused (the fallback test).
-      env: { THAW_SIM_TIME_FACTOR: "2000", THAW_SIM_ESTARGZ: "false" },
+      agentEnv: { THAW_SIM_TIME_FACTOR: "2000", THAW_SIM_ESTARGZ: "false" },
     });
-    await waitFor(
-      "every sim host ready",
-      async () => (await db().node.count({ where: { state: "ready" } })) === HOSTS,
-      45_000,
-      agent.output,
-    );
+    ({ endpointId, producer, queues } = stack);
     scheduler = await startScheduler(env(), silent, { sweepMs: 1_000 });
   }, 120_000);
 
   afterAll(async () => {
     await scheduler?.stop();
-    await agent?.stop();
-    await api?.close();
-    await Promise.all(Object.values(queues ?? {}).map((q) => q.close()));
-    producer?.disconnect();
+    await stack?.close();
   });
 
   it("scales up: places, starts on the agent, reaches ready, and learns from it", async () => {

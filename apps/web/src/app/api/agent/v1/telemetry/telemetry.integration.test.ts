@@ -1,3 +1,4 @@
+import { G5_XLARGE_JOIN_FIGURES } from "@thaw/core/testing";
 // POST /api/agent/v1/telemetry, called as Next calls it (a Request in, a Response out),
 // against a database of this file's own; the agent's typed client is pointed at the handler.
 import { createJoinToken, joinNode, type Actor } from "@thaw/core";
@@ -18,18 +19,7 @@ interface ErrorJson {
   error: { code: string; message: string; details: { field?: string } | null };
 }
 
-const figures = {
-  instanceType: "g5.xlarge",
-  gpuModel: "A10G",
-  gpuCount: 1,
-  gpuMemoryGiB: 24,
-  vcpus: 4,
-  networkGbps: 10,
-  diskReadMiBps: 1000,
-  diskWriteMiBps: 125,
-  pcieGBps: 12,
-  registryRttMs: 3,
-};
+const figures = G5_XLARGE_JOIN_FIGURES;
 
 const t0 = Date.parse("2026-01-01T00:00:00.000Z");
 const iso = (seconds: number) => new Date(t0 + seconds * 1000).toISOString();
