@@ -59,7 +59,14 @@ export async function liveEventResponse(orgId: string, signal: AbortSignal): Pro
         }
       };
       subscriber.on("message", (_channel: string, message: string) => {
-        const parsed = LiveEvent.safeParse(JSON.parse(message));
+        // A throw here would be uncaught (an emitter callback) and take the server down.
+        let json: unknown;
+        try {
+          json = JSON.parse(message);
+        } catch {
+          return;
+        }
+        const parsed = LiveEvent.safeParse(json);
         if (parsed.success)
           send(`event: ${parsed.data.type}\ndata: ${JSON.stringify(parsed.data)}\n\n`);
       });
