@@ -72,12 +72,16 @@ export async function processFleet(ctx: WorkerContext, data: unknown): Promise<u
       });
       for (const { offering: refused } of result.unavailable)
         await fleet.availability.markUnavailable(refused, policy.unavailableTtlSeconds, nowSeconds);
-      await recordLaunch(ctx, nodeId, {
-        kind: "launched",
-        instanceId: result.instanceId,
-        instanceType: result.offering.instanceType,
-        zone: result.offering.zone,
-        priceUsdPerHour: result.offering.priceUsdPerHour,
+      await recordHostLaunch({
+        db: ctx.db,
+        nodeId,
+        outcome: {
+          kind: "launched",
+          instanceId: result.instanceId,
+          instanceType: result.offering.instanceType,
+          zone: result.offering.zone,
+          priceUsdPerHour: result.offering.priceUsdPerHour,
+        },
       });
       launched.push(result.instanceId);
       ctx.log.info(
@@ -102,7 +106,11 @@ export async function processFleet(ctx: WorkerContext, data: unknown): Promise<u
       }
       // The row is closed with the reason; an instance that did start anyway (an answer lost
       // after EC2 acted) carries this node's tag and is terminated by the collector.
-      await recordLaunch(ctx, nodeId, { kind: "failed", reason: `launch failed: ${message}` });
+      await recordHostLaunch({
+        db: ctx.db,
+        nodeId,
+        outcome: { kind: "failed", reason: `launch failed: ${message}` },
+      });
       ctx.log.warn({ orgId, nodeId, err: message }, "host launch failed");
       if (!(error instanceof NoCapacityError)) throw error;
     }
@@ -128,14 +136,6 @@ export async function processFleet(ctx: WorkerContext, data: unknown): Promise<u
     ctx.log.warn({ orgId, gpuModel, reason }, "fleet growth blocked");
   }
   return { launched, retired, blocked: plan.blocked };
-}
-
-async function recordLaunch(
-  ctx: WorkerContext,
-  nodeId: string,
-  outcome: Parameters<typeof recordHostLaunch>[0]["outcome"],
-): Promise<void> {
-  await recordHostLaunch({ db: ctx.db, nodeId, outcome });
 }
 
 async function collectGarbage(ctx: WorkerContext, fleet: FleetRuntime) {
