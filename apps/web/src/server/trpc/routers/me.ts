@@ -16,6 +16,9 @@ export const meProcedure = authedProcedure.query(async ({ ctx }) => {
     can: {
       createJoinToken: actor ? actorCan(actor, "fleet:write") : false,
       manageApiKeys: actor ? actorCan(actor, "api_keys:manage") : false,
+      deployEndpoints: actor ? actorCan(actor, "endpoints:write") : false,
+      scaleEndpoints: actor ? actorCan(actor, "endpoints:scale") : false,
+      readAudit: actor ? actorCan(actor, "audit:read") : false,
     },
   };
 });
