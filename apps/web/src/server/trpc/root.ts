@@ -1,5 +1,6 @@
 import { createCallerFactory, router } from "./init.ts";
 import { apiKeysRouter } from "./routers/api-keys.ts";
+import { auditRouter } from "./routers/audit.ts";
 import { coldStartsRouter } from "./routers/cold-starts.ts";
 import { endpointsRouter } from "./routers/endpoints.ts";
 import { fleetRouter } from "./routers/fleet.ts";
@@ -11,6 +12,7 @@ export const appRouter = router({
   endpoints: endpointsRouter,
   fleet: fleetRouter,
   apiKeys: apiKeysRouter,
+  audit: auditRouter,
   coldStarts: coldStartsRouter,
   system: systemRouter,
 });
