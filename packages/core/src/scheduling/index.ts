@@ -6,3 +6,4 @@ export * from "./enumerate-start-options";
 export * from "./choose-start-option";
 export * from "./autoscale-from-signal";
 export * from "./plan-warm-pool";
+export * from "./decide-snapshot-capture";
