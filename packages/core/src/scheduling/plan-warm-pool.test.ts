@@ -2,9 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   emptyIdleTimeHistogram,
+  emptyIdleTracker,
+  idleForSeconds,
   keepAliveWindows,
+  observeCapacity,
   planWarmPool,
   recordIdleTime,
+  warmPoolActions,
   type IdleTimeHistogram,
   type WarmPoolEndpointInput,
 } from "./plan-warm-pool";
@@ -135,6 +139,144 @@ describe("planWarmPool", () => {
             expect(Number.isFinite(plan.windows.keepAliveSeconds)).toBe(true);
           });
           expect(optionalGpus).toBeLessThanOrEqual(budget);
+        },
+      ),
+    );
+  });
+});
+
+describe("observeCapacity", () => {
+  it("records the time from spare capacity to the next need as one idle time", () => {
+    let t = emptyIdleTracker();
+    t = observeCapacity(t, "needed", 0);
+    expect(t.histogram.bins.reduce((a, b) => a + b, 0)).toBe(0);
+    t = observeCapacity(t, "surplus", 1_000);
+    t = observeCapacity(t, "surplus", 50_000); // a second scale-down: the idle period began earlier
+    expect(idleForSeconds(t, 121_000)).toBe(120);
+    t = observeCapacity(t, "needed", 181_000);
+    expect(t.idleSinceMs).toBeNull();
+    expect(t.histogram.bins[3]).toBe(1); // 180 s: the [3, 4) minute bin
+    expect(idleForSeconds(t, 500_000)).toBe(0);
+  });
+});
+
+describe("warmPoolActions", () => {
+  const fixed = keepAliveWindows({ histogram: emptyIdleTimeHistogram(), bestNonWarmSeconds: 120 });
+  const periodicWindows = keepAliveWindows({ histogram: periodic, bestNonWarmSeconds: 120 });
+
+  it("parks surplus up to the plan, then stops the rest", () => {
+    const actions = warmPoolActions({
+      plan: { warmReplicas: 1, windows: fixed },
+      idleForSeconds: 0,
+      warm: [],
+      incoming: 0,
+      surplusReady: 3,
+    });
+    expect(actions).toEqual({ park: 1, release: [], prewarm: 0 });
+  });
+
+  it("releases the longest-parked replicas once the plan holds fewer", () => {
+    const actions = warmPoolActions({
+      plan: { warmReplicas: 0, windows: fixed },
+      idleForSeconds: 700,
+      warm: ["old", "new"],
+      incoming: 0,
+      surplusReady: 0,
+    });
+    expect(actions.release).toEqual(["old", "new"]);
+    expect(
+      warmPoolActions({
+        plan: { warmReplicas: 1, windows: fixed },
+        idleForSeconds: 10,
+        warm: ["old", "new"],
+        incoming: 0,
+        surplusReady: 0,
+      }).release,
+    ).toEqual(["old"]);
+  });
+
+  it("pre-warms when the histogram says the next request is due, and not before", () => {
+    const due = periodicWindows.reWarmAtSeconds + 1;
+    expect(
+      warmPoolActions({
+        plan: { warmReplicas: 1, windows: periodicWindows },
+        idleForSeconds: due,
+        warm: [],
+        incoming: 0,
+        surplusReady: 0,
+      }).prewarm,
+    ).toBe(1);
+    expect(
+      warmPoolActions({
+        plan: { warmReplicas: 1, windows: periodicWindows },
+        idleForSeconds: due,
+        warm: [],
+        incoming: 1, // already on its way
+        surplusReady: 0,
+      }).prewarm,
+    ).toBe(0);
+    // The fixed keep-alive never pre-warms: it only keeps what it parked.
+    expect(
+      warmPoolActions({
+        plan: { warmReplicas: 1, windows: fixed },
+        idleForSeconds: 10,
+        warm: [],
+        incoming: 0,
+        surplusReady: 0,
+      }).prewarm,
+    ).toBe(0);
+  });
+
+  it("property: the pool never outgrows the plan (so maxReplicas − busy and the budget), min honoured", () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          busy: fc.integer({ min: 0, max: 6 }),
+          min: fc.integer({ min: 0, max: 3 }),
+          extraMax: fc.integer({ min: 0, max: 4 }),
+          gpus: fc.integer({ min: 1, max: 4 }),
+          budget: fc.integer({ min: 0, max: 8 }),
+          idle: fc.integer({ min: 0, max: 20_000 }),
+          idleTimes: fc.array(fc.integer({ min: 0, max: 20_000 }), { maxLength: 40 }),
+          warm: fc.integer({ min: 0, max: 5 }),
+          incoming: fc.integer({ min: 0, max: 3 }),
+          surplusReady: fc.integer({ min: 0, max: 5 }),
+          miss: fc.double({ min: 0, max: 1000, noNaN: true }),
+        }),
+        (s) => {
+          const endpoint = endpointInput({
+            histogram: histogramOf(s.idleTimes),
+            idleForSeconds: s.idle,
+            busyReplicas: s.busy,
+            minReplicas: s.min,
+            maxReplicas: s.min + s.extraMax,
+            gpusPerReplica: s.gpus,
+            bestNonWarmSeconds: s.miss,
+          });
+          const [plan] = planWarmPool({ endpoints: [endpoint], gpuBudget: s.budget });
+          const warm = Array.from({ length: s.warm }, (_, i) => `w${i}`);
+          const a = warmPoolActions({
+            plan: plan!,
+            idleForSeconds: s.idle,
+            warm,
+            incoming: s.incoming,
+            surplusReady: s.surplusReady,
+          });
+          const after = s.warm - a.release.length + s.incoming + a.park + a.prewarm;
+          const room = Math.max(0, endpoint.maxReplicas - endpoint.busyReplicas);
+          const forced = Math.min(room, Math.max(0, s.min - s.busy));
+          // What it adds stays within the plan; what it cannot cancel (incoming) is all that may exceed it.
+          expect(after).toBeLessThanOrEqual(Math.max(plan!.warmReplicas, s.incoming));
+          if (a.park + a.prewarm > 0) {
+            expect(after).toBeLessThanOrEqual(room);
+            expect((after - forced) * s.gpus).toBeLessThanOrEqual(s.budget);
+          }
+          // Nothing is released below what minReplicas forces.
+          expect(s.warm - a.release.length + s.incoming).toBeGreaterThanOrEqual(
+            Math.min(forced, s.warm + s.incoming),
+          );
+          expect(a.park).toBeLessThanOrEqual(s.surplusReady);
+          expect(new Set(a.release).size).toBe(a.release.length);
         },
       ),
     );

@@ -207,3 +207,78 @@ export function planWarmPool(input: {
     return { endpointId: endpoint.endpointId, windows, warmReplicas, reason };
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Idle times and actions. The live worker and the trace replay both feed the histogram with
+// observeCapacity and turn a plan into actions with warmPoolActions, so both keep the same pool.
+
+/** What the warm pool remembers of an endpoint between decisions. */
+export interface IdleTracker {
+  histogram: IdleTimeHistogram;
+  /** Since when capacity has been spare (a scale-down, the last request served); null: in use. */
+  idleSinceMs: number | null;
+}
+
+export function emptyIdleTracker(): IdleTracker {
+  return { histogram: emptyIdleTimeHistogram(), idleSinceMs: null };
+}
+
+/**
+ * Capacity went spare (`surplus`: a scale-down, the last request finished) or was needed again
+ * (`needed`: a scale-up, a request arrived). A `needed` after a `surplus` is one idle time; a
+ * second `surplus` keeps the first (the idle period began then).
+ */
+export function observeCapacity(
+  tracker: IdleTracker,
+  change: "surplus" | "needed",
+  atMs: number,
+): IdleTracker {
+  if (change === "surplus")
+    return tracker.idleSinceMs === null ? { ...tracker, idleSinceMs: atMs } : tracker;
+  if (tracker.idleSinceMs === null) return tracker;
+  return {
+    histogram: recordIdleTime(tracker.histogram, Math.max(0, atMs - tracker.idleSinceMs) / 1000),
+    idleSinceMs: null,
+  };
+}
+
+export function idleForSeconds(tracker: IdleTracker, nowMs: number): number {
+  return tracker.idleSinceMs === null ? 0 : Math.max(0, nowMs - tracker.idleSinceMs) / 1000;
+}
+
+export interface WarmPoolActions {
+  /** Surplus ready replicas to park as `warm` instead of stopping them. */
+  park: number;
+  /** Parked replicas to stop (their keep-alive is over, or the budget no longer holds them). */
+  release: string[];
+  /** New replicas to start and park: the histogram says the next request is due. */
+  prewarm: number;
+}
+
+/**
+ * Turns a plan into actions against what the endpoint holds. Never grows the pool past the
+ * plan (so past maxReplicas − busy and the budget), and releases the longest-parked first.
+ */
+export function warmPoolActions(input: {
+  plan: Pick<WarmPoolPlan, "warmReplicas" | "windows">;
+  idleForSeconds: number;
+  /** Parked replicas, longest parked first. */
+  warm: readonly string[];
+  /** Replicas on their way into the pool (being parked, or pre-warmed and still starting). */
+  incoming: number;
+  /** Ready replicas being drained now that could be parked instead of stopped. */
+  surplusReady: number;
+}): WarmPoolActions {
+  const target = Math.max(0, input.plan.warmReplicas);
+  const held = input.warm.length + Math.max(0, input.incoming);
+  const excess = Math.max(0, held - target);
+  const release = input.warm.slice(0, Math.min(excess, input.warm.length));
+  const room = Math.max(0, target - held);
+  const park = Math.min(Math.max(0, input.surplusReady), room);
+  const { windows } = input.plan;
+  const due =
+    windows.preWarmSeconds > 0 &&
+    input.idleForSeconds >= windows.reWarmAtSeconds &&
+    input.idleForSeconds < windows.preWarmSeconds + windows.keepAliveSeconds;
+  return { park, release: [...release], prewarm: due ? room - park : 0 };
+}
