@@ -1,0 +1,108 @@
+// org:create as an operator runs it: a real process against a real database, then a real
+// sign-in through better-auth with the password it was given.
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { useTestDatabase } from "@thaw/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeWebTestResources, stubWebEnv } from "../server/testing/web-test-env.ts";
+
+const BASE = "http://localhost:3000";
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
+const PASSWORD = "first-owner-password";
+
+describe("org:create", () => {
+  const database = useTestDatabase();
+  let authRoute: (request: Request) => Promise<Response>;
+  let trpcRoute: (request: Request) => Promise<Response>;
+
+  const run = (args: string[], env: Record<string, string> = {}, input?: string) =>
+    spawnSync(
+      join(root, "node_modules", ".bin", "tsx"),
+      ["apps/web/src/cli/create-org.ts", ...args],
+      {
+        cwd: root,
+        encoding: "utf8",
+        input: input ?? "",
+        env: { PATH: process.env.PATH ?? "", DATABASE_URL: database.current.url, ...env },
+        timeout: 60_000,
+      },
+    );
+
+  beforeAll(async () => {
+    stubWebEnv({ databaseUrl: database.current.url, extra: { BETTER_AUTH_URL: BASE } });
+    authRoute = (await import("../app/api/auth/[...all]/route.ts")).POST;
+    trpcRoute = (await import("../app/api/trpc/[trpc]/route.ts")).GET;
+  });
+  afterAll(closeWebTestResources);
+
+  it("creates the org and its owner, who can then sign in and act as owner", async () => {
+    const result = run(["--org", "acme", "--org-name", "Acme Inc", "--email", "Ops@Acme.test"], {
+      THAW_OWNER_PASSWORD: PASSWORD,
+    });
+    expect(result.stderr).toContain("created: org acme, user ops@acme.test, owner");
+    expect(result.status).toBe(0);
+    const printed = JSON.parse(result.stdout) as { orgId: string; userId: string };
+
+    const signIn = await authRoute(
+      new Request(`${BASE}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: BASE },
+        body: JSON.stringify({ email: "ops@acme.test", password: PASSWORD }),
+      }),
+    );
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const me = await trpcRoute(new Request(`${BASE}/api/trpc/me`, { headers: { cookie } }));
+    const body = (await me.json()) as {
+      result: { data: { json: { org: { id: string; slug: string; role: string } } } };
+    };
+    expect(body.result.data.json.org).toMatchObject({
+      id: printed.orgId,
+      slug: "acme",
+      role: "owner",
+    });
+    const audit = await database.current.db.auditLog.findMany({ where: { orgId: printed.orgId } });
+    expect(audit.map((a) => a.action)).toEqual(["member.owner_added"]);
+  });
+
+  it("is idempotent, and takes the password on stdin as well", () => {
+    const again = run(["--org", "acme", "--email", "ops@acme.test"], {}, `${PASSWORD}\n`);
+    expect(again.status).toBe(0);
+    expect(again.stderr).toContain("nothing to do");
+  });
+
+  it("makes an existing user (one who signed up) an owner without touching their password", async () => {
+    const db = database.current.db;
+    const user = await db.user.create({
+      data: { id: crypto.randomUUID(), email: "signed-up@acme.test", name: "S" },
+    });
+    const result = run(["--org", "acme", "--email", "signed-up@acme.test"]);
+    expect(result.status).toBe(0);
+    const membership = await db.membership.findFirstOrThrow({ where: { userId: user.id } });
+    expect(membership.role).toBe("owner");
+    expect(await db.account.count({ where: { userId: user.id } })).toBe(0);
+  });
+
+  it("refuses a short password, a bad slug and a missing email, storing nothing", async () => {
+    const db = database.current.db;
+    const before = { orgs: await db.org.count(), users: await db.user.count() };
+    const short = run(["--org", "beta", "--email", "b@beta.test"], {
+      THAW_OWNER_PASSWORD: "short",
+    });
+    expect(short.status).toBe(2);
+    expect(short.stderr).toContain("password: at least 10 characters");
+    const slug = run(["--org", "Bad Slug!", "--email", "b@beta.test"], {
+      THAW_OWNER_PASSWORD: PASSWORD,
+    });
+    expect(slug.status).toBe(2);
+    expect(slug.stderr).toContain("input.orgSlug");
+    const usage = run(["--org", "beta"]);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain("usage: org:create");
+    expect({ orgs: await db.org.count(), users: await db.user.count() }).toEqual(before);
+  });
+});
