@@ -14,3 +14,4 @@ export * from "./api-keys/index.ts";
 export * from "./audit/index.ts";
 export * from "./cold-starts/index.ts";
 export * from "./fleet-provisioning/index.ts";
+export * from "./deployments/index.ts";

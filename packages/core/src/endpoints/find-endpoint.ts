@@ -9,10 +9,13 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
  * An endpoint of the actor's org by id or slug (how REST paths name it). Anything else —
  * another org's endpoint, a deleted one, a malformed name — is the same NOT_FOUND.
  */
-export async function findEndpoint(db: Db, actor: Actor, endpoint: string) {
+export async function findEndpoint(db: Db, actor: Actor, endpoint: unknown) {
   const notFound = () =>
-    new AppError("NOT_FOUND", `No endpoint '${endpoint.slice(0, 80)}'.`, { field: "endpoint" });
-  if (!UUID.test(endpoint) && !SLUG.test(endpoint)) throw notFound();
+    new AppError("NOT_FOUND", `No endpoint '${String(endpoint).slice(0, 80)}'.`, {
+      field: "endpoint",
+    });
+  if (typeof endpoint !== "string" || (!UUID.test(endpoint) && !SLUG.test(endpoint)))
+    throw notFound();
   const row = await db.endpoint.findFirst({
     where: {
       ...orgScope(actor),

@@ -12,3 +12,28 @@ export {
   SetDesiredReplicasResponse,
 } from "./rest-schemas.ts";
 export { applyLoadSignal, LoadSignalBody, LoadSignalResponse } from "./apply-load-signal.ts";
+export {
+  AllowedPaths,
+  clampDesired,
+  CreateEndpointInput,
+  DeletedEndpoint,
+  EndpointList,
+  EndpointView,
+  GpuType,
+  KNOWN_GPU_MODELS,
+  MAX_ENDPOINTS_PER_ORG,
+  MAX_REPLICAS,
+  scalingBoundsProblem,
+  Slug,
+  UpdateEndpointInput,
+} from "./endpoint-spec.ts";
+export { createEndpoint, resolveGpuType } from "./create-endpoint.ts";
+export { getEndpoint } from "./get-endpoint.ts";
+export { listEndpointConfigs } from "./list-endpoint-configs.ts";
+export { updateEndpoint } from "./update-endpoint.ts";
+export { deleteEndpoint } from "./delete-endpoint.ts";
+export {
+  ListEndpointColdStartsQuery,
+  listEndpointColdStarts,
+} from "./list-endpoint-cold-starts.ts";
+export { ColdStartDetail, ColdStartList, ColdStartSummary } from "./rest-schemas.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ColdStartStatus, StartPath } from "../vocabulary/index.ts";
+import { ColdStartStatus, ColdStartTrigger, Phase, StartPath } from "../vocabulary/index.ts";
 
 // Response schemas of REST v1, declared once: the OpenAPI document is generated from them
 // and the API tests check every answer against them.
@@ -48,3 +48,69 @@ export const EndpointStatusResponse = z
       .nullable(),
   })
   .meta({ id: "EndpointStatus" });
+
+const timestamp = z.iso.datetime();
+
+export const ColdStartSummary = z
+  .object({
+    id: z.uuid(),
+    attempt: z.number().int().min(1),
+    trigger: ColdStartTrigger,
+    path: StartPath,
+    locality: z.string(),
+    status: ColdStartStatus,
+    predictedSeconds: z.number(),
+    actualSeconds: z.number().nullable(),
+    requestedAt: timestamp,
+    error: z.string().nullable(),
+    explored: z.boolean(),
+    endpointSlug: z.string(),
+    nodeName: z.string().nullable(),
+  })
+  .meta({ id: "ColdStartSummary" });
+
+export const ColdStartList = z
+  .object({ coldStarts: z.array(ColdStartSummary) })
+  .meta({ id: "ColdStartList" });
+
+export const ColdStartDetail = z
+  .object({
+    id: z.uuid(),
+    endpoint: z.object({ slug: z.string(), name: z.string() }),
+    node: z
+      .object({
+        name: z.string(),
+        instanceType: z.string(),
+        networkGbps: z.number(),
+        diskWriteMiBps: z.number(),
+        diskReadMiBps: z.number(),
+        pcieGBps: z.number(),
+      })
+      .nullable(),
+    attempt: z.number().int().min(1),
+    trigger: ColdStartTrigger,
+    path: StartPath,
+    locality: z.string(),
+    status: ColdStartStatus,
+    explored: z.boolean(),
+    explanation: z.string(),
+    predictedSeconds: z.number(),
+    actualSeconds: z.number().nullable(),
+    error: z.string().nullable(),
+    failedPhase: Phase.nullable(),
+    requestedAt: timestamp,
+    options: z
+      .union([z.looseObject({}), z.array(z.unknown())])
+      .meta({ description: "Every option the scheduler considered, and why each lost." }),
+    phases: z.array(
+      z.object({
+        sequence: z.number().int(),
+        phase: Phase,
+        startedAt: timestamp,
+        seconds: z.number().nullable(),
+        bytes: z.number().nullable(),
+        throughputBps: z.number().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: "ColdStartDetail" });

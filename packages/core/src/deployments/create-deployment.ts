@@ -1,0 +1,58 @@
+import type { DbClient } from "@thaw/db";
+import { recordAudit } from "../audit/index.ts";
+import { assertCan, type Actor } from "../auth/index.ts";
+import { findEndpoint } from "../endpoints/find-endpoint.ts";
+import { parseInput } from "../errors/index.ts";
+import {
+  DeploymentSpec,
+  toDeploymentView,
+  writeActiveDeployment,
+  type DeploymentView,
+} from "./deployment-spec.ts";
+
+/**
+ * Rolls an endpoint to a new immutable version: written as the next version, made active,
+ * the previous one `superseded`, with an audit entry, under the endpoint's row lock. The
+ * caller enqueues `reconcile`, which replaces the replicas of older versions.
+ */
+export async function createDeployment({
+  actor,
+  endpoint,
+  input,
+  db,
+  where = "input",
+}: {
+  actor: Actor;
+  endpoint: unknown;
+  input: unknown;
+  db: DbClient;
+  where?: string;
+}): Promise<DeploymentView> {
+  assertCan(actor, "deployments:write");
+  const spec = parseInput(DeploymentSpec, input, where);
+  return db.$transaction(async (tx) => {
+    const found = await findEndpoint(tx, actor, endpoint);
+    await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
+    const previous = found.activeDeploymentId;
+    const row = await writeActiveDeployment(tx, {
+      orgId: actor.orgId,
+      endpointId: found.id,
+      spec,
+    });
+    await recordAudit(tx, actor, {
+      action: "deployment.created",
+      targetType: "deployment",
+      targetId: row.id,
+      metadata: {
+        endpointId: found.id,
+        slug: found.slug,
+        version: row.version,
+        supersedes: previous,
+        imageRef: row.imageRef,
+        imageDigest: row.imageDigest,
+        modelSource: row.modelSource,
+      },
+    });
+    return toDeploymentView(row);
+  });
+}

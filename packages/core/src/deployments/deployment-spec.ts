@@ -1,0 +1,308 @@
+import { createHash } from "node:crypto";
+import type { Db } from "@thaw/db";
+import { z } from "zod";
+import { ScenarioEngine, ScenarioLayer } from "../cold-start-model/index.ts";
+import { DeploymentStatus } from "../vocabulary/index.ts";
+import { imageRefProblem, modelSourceProblem } from "./source-policy.ts";
+
+// A deployment as clients send it and as the API answers it, declared once: tRPC, REST and
+// the OpenAPI document all use these schemas.
+
+const hasControlCharacter = (s: string) =>
+  [...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
+/** A trimmed single-line string: no NUL or other control characters (Postgres refuses NUL). */
+export function plainText(max: number) {
+  return z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((s) => !hasControlCharacter(s), "control characters (e.g. NUL) are not allowed");
+}
+
+const GB = 1_000_000_000;
+/** 1 TB: larger than any image or model a GPU host can hold, small enough to be exact. */
+const MAX_ARTIFACT_BYTES = 1_000 * GB;
+const bytes = z.number().int().min(1).max(MAX_ARTIFACT_BYTES);
+const digest = z
+  .string()
+  .regex(/^sha256:[a-f0-9]{64}$/, "sha256:<64 lowercase hex digits>")
+  .meta({ example: `sha256:${"0".repeat(64)}` });
+
+export const ENGINES = ["vllm", "sglang", "llama.cpp", "tgi", "triton", "custom"] as const;
+export const Engine = z.enum(ENGINES);
+export type Engine = z.infer<typeof Engine>;
+
+/** The engine's own timings (engineProfile column); weights come from the model artifact. */
+export const EngineProfile = ScenarioEngine.omit({ weightsBytes: true, warmCaches: true })
+  .extend({
+    initSeconds: z.number().min(0).max(3_600),
+    compileSeconds: z.number().min(0).max(3_600),
+    graphCaptureSeconds: z.number().min(0).max(3_600),
+    warmupSeconds: z.number().min(0).max(3_600),
+    loaderConcurrency: z.number().int().min(1).max(256),
+    readFraction: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+export type EngineProfile = z.infer<typeof EngineProfile>;
+
+/**
+ * An engine's timings when the deployment does not give them: the field notes' figures
+ * (shared/docs/cold-start-field-notes.md), the same the demo catalog uses.
+ */
+export const ENGINE_PROFILE_DEFAULTS: Record<Engine, EngineProfile> = {
+  vllm: {
+    initSeconds: 10,
+    compileSeconds: 27,
+    graphCaptureSeconds: 34,
+    warmupSeconds: 40,
+    loader: "sequential",
+    loaderConcurrency: 1,
+  },
+  sglang: {
+    initSeconds: 12,
+    compileSeconds: 0,
+    graphCaptureSeconds: 30,
+    warmupSeconds: 20,
+    loader: "sequential",
+    loaderConcurrency: 1,
+  },
+  "llama.cpp": {
+    initSeconds: 1.5,
+    compileSeconds: 0,
+    graphCaptureSeconds: 0,
+    warmupSeconds: 0.5,
+    loader: "sequential",
+    loaderConcurrency: 1,
+  },
+  tgi: {
+    initSeconds: 8,
+    compileSeconds: 0,
+    graphCaptureSeconds: 20,
+    warmupSeconds: 15,
+    loader: "sequential",
+    loaderConcurrency: 1,
+  },
+  triton: {
+    initSeconds: 6,
+    compileSeconds: 0,
+    graphCaptureSeconds: 0,
+    warmupSeconds: 5,
+    loader: "sequential",
+    loaderConcurrency: 1,
+  },
+  custom: {
+    initSeconds: 5,
+    compileSeconds: 0,
+    graphCaptureSeconds: 0,
+    warmupSeconds: 5,
+    loader: "sequential",
+    loaderConcurrency: 1,
+  },
+};
+
+/** Largest layer the derived layout uses (registries and pullers handle layers of this size well). */
+const DERIVED_LAYER_BYTES = 2 * GB;
+
+/**
+ * Image layers when the client gives only the image's size: equal layers of at most 2 GB,
+ * gzip-6 (docker's default), counted as code — what the cold-start model assumes for an
+ * image it knows nothing else about.
+ */
+export function deriveImageLayers(imageBytes: number): ScenarioLayer[] {
+  const count = Math.max(1, Math.ceil(imageBytes / DERIVED_LAYER_BYTES));
+  const base = Math.floor(imageBytes / count);
+  return Array.from({ length: count }, (_, i) => ({
+    bytes: i === count - 1 ? imageBytes - base * (count - 1) : base,
+    compression: "gzip-6" as const,
+    content: "code" as const,
+  }));
+}
+
+/**
+ * A digest for a reference given without one: the hash of the reference itself (as the demo
+ * catalog does), stable per ref, so that nodes holding the same tag are recognised as warm.
+ */
+export function digestOfRef(ref: string): string {
+  return `sha256:${createHash("sha256").update(ref).digest("hex")}`;
+}
+
+export const ModelSource = plainText(2_048)
+  .superRefine((source, ctx) => {
+    const problem = modelSourceProblem(source);
+    if (problem) ctx.addIssue({ code: "custom", message: `model source refused: ${problem}` });
+  })
+  .meta({
+    description:
+      "hf://owner/repo[/file], s3://bucket/key, gs://bucket/key or https:// on a public host (no private, loopback, link-local or metadata addresses).",
+    example: "hf://meta-llama/Llama-3.2-3B-Instruct",
+  });
+
+export const ImageRef = plainText(512)
+  .superRefine((ref, ctx) => {
+    const problem = imageRefProblem(ref);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .meta({ example: "registry.example.com/vllm-openai:v0.11.0" });
+
+/** What a client sends to create a deployment (a new immutable version of an endpoint). */
+export const DeploymentSpec = z
+  .object({
+    imageRef: ImageRef,
+    /** Omitted: the hash of imageRef (see digestOfRef). */
+    imageDigest: digest.optional(),
+    imageBytes: bytes.meta({ description: "Uncompressed image size in bytes." }),
+    /** Omitted: derived from imageBytes (see deriveImageLayers). */
+    imageLayers: z.array(ScenarioLayer).min(1).max(128).optional(),
+    estargzImageRef: ImageRef.optional(),
+    estargzDigest: digest.optional(),
+    modelSource: ModelSource,
+    modelBytes: bytes,
+    modelFormat: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,31}$/, "lowercase letters, digits, '.', '_' or '-'")
+      .meta({ example: "safetensors" }),
+    engine: Engine,
+    engineArgs: z.array(plainText(1_024)).max(64).default([]),
+    /** Omitted fields come from the engine's defaults (ENGINE_PROFILE_DEFAULTS). */
+    engineProfile: EngineProfile.partial().strict().optional(),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    if (spec.imageLayers) {
+      const sum = spec.imageLayers.reduce((s, l) => s + l.bytes, 0);
+      if (sum !== spec.imageBytes)
+        ctx.addIssue({
+          code: "custom",
+          path: ["imageLayers"],
+          message: `layers add up to ${sum} bytes, imageBytes says ${spec.imageBytes}`,
+        });
+    }
+    if (spec.estargzDigest && !spec.estargzImageRef)
+      ctx.addIssue({
+        code: "custom",
+        path: ["estargzDigest"],
+        message: "an eStargz digest needs estargzImageRef",
+      });
+  })
+  .meta({ id: "DeploymentSpec" });
+export type DeploymentSpec = z.output<typeof DeploymentSpec>;
+
+/** A deployment as the API answers it. */
+export const DeploymentView = z
+  .object({
+    id: z.uuid(),
+    endpointId: z.uuid(),
+    version: z.number().int().min(1),
+    status: DeploymentStatus,
+    imageRef: z.string(),
+    imageDigest: z.string(),
+    imageBytes: z.number().int(),
+    imageLayers: z.array(ScenarioLayer),
+    estargzImageRef: z.string().nullable(),
+    estargzDigest: z.string().nullable(),
+    modelSource: z.string(),
+    modelBytes: z.number().int(),
+    modelFormat: z.string(),
+    engine: z.string(),
+    engineArgs: z.array(z.string()),
+    engineProfile: EngineProfile.partial(),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: "Deployment" });
+export type DeploymentView = z.infer<typeof DeploymentView>;
+
+export interface DeploymentRecord {
+  id: string;
+  endpointId: string;
+  version: number;
+  status: DeploymentStatus;
+  imageRef: string;
+  imageDigest: string;
+  imageBytes: bigint;
+  imageLayers: unknown;
+  estargzImageRef: string | null;
+  estargzDigest: string | null;
+  modelSource: string;
+  modelBytes: bigint;
+  modelFormat: string;
+  engine: string;
+  engineArgs: unknown;
+  engineProfile: unknown;
+  createdAt: Date;
+}
+
+export function toDeploymentView(row: DeploymentRecord): DeploymentView {
+  return {
+    id: row.id,
+    endpointId: row.endpointId,
+    version: row.version,
+    status: row.status,
+    imageRef: row.imageRef,
+    imageDigest: row.imageDigest,
+    imageBytes: Number(row.imageBytes),
+    imageLayers: row.imageLayers as ScenarioLayer[],
+    estargzImageRef: row.estargzImageRef,
+    estargzDigest: row.estargzDigest,
+    modelSource: row.modelSource,
+    modelBytes: Number(row.modelBytes),
+    modelFormat: row.modelFormat,
+    engine: row.engine,
+    engineArgs: row.engineArgs as string[],
+    engineProfile: row.engineProfile as Partial<EngineProfile>,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Writes a parsed spec as the endpoint's next version and makes it the active one: the
+ * previous active version becomes `superseded`. The caller holds the endpoint's row lock.
+ */
+export async function writeActiveDeployment(
+  tx: Db,
+  o: { orgId: string; endpointId: string; spec: DeploymentSpec },
+) {
+  const { spec } = o;
+  const last = await tx.deployment.findFirst({
+    where: { endpointId: o.endpointId, orgId: o.orgId },
+    orderBy: { version: "desc" },
+    select: { version: true },
+  });
+  await tx.deployment.updateMany({
+    where: { endpointId: o.endpointId, orgId: o.orgId, status: { in: ["active", "pending"] } },
+    data: { status: "superseded" },
+  });
+  const row = await tx.deployment.create({
+    data: {
+      orgId: o.orgId,
+      endpointId: o.endpointId,
+      version: (last?.version ?? 0) + 1,
+      status: "active",
+      imageRef: spec.imageRef,
+      imageDigest: spec.imageDigest ?? digestOfRef(spec.imageRef),
+      imageBytes: BigInt(spec.imageBytes),
+      imageLayers: spec.imageLayers ?? deriveImageLayers(spec.imageBytes),
+      estargzImageRef: spec.estargzImageRef ?? null,
+      estargzDigest: spec.estargzImageRef
+        ? (spec.estargzDigest ?? digestOfRef(spec.estargzImageRef))
+        : null,
+      modelSource: spec.modelSource,
+      modelBytes: BigInt(spec.modelBytes),
+      modelFormat: spec.modelFormat,
+      engine: spec.engine,
+      engineArgs: spec.engineArgs,
+      engineProfile: {
+        ...ENGINE_PROFILE_DEFAULTS[spec.engine],
+        ...Object.fromEntries(
+          Object.entries(spec.engineProfile ?? {}).filter(([, v]) => v !== undefined),
+        ),
+      },
+    },
+  });
+  await tx.endpoint.update({
+    where: { id: o.endpointId },
+    data: { activeDeploymentId: row.id, version: { increment: 1 } },
+  });
+  return row;
+}

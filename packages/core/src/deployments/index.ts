@@ -1,0 +1,20 @@
+export { createDeployment } from "./create-deployment.ts";
+export {
+  DeploymentSpec,
+  DeploymentView,
+  deriveImageLayers,
+  digestOfRef,
+  Engine,
+  ENGINE_PROFILE_DEFAULTS,
+  ENGINES,
+  EngineProfile,
+  ModelSource,
+  ImageRef,
+} from "./deployment-spec.ts";
+export { DeploymentList, ListDeploymentsQuery, listDeployments } from "./list-deployments.ts";
+export {
+  imageRefProblem,
+  MODEL_SOURCE_SCHEMES,
+  modelSourceProblem,
+  nonPublicHostReason,
+} from "./source-policy.ts";

@@ -1,0 +1,60 @@
+import type { DbClient } from "@thaw/db";
+import { recordAudit } from "../audit/index.ts";
+import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
+import { findEndpoint } from "./find-endpoint.ts";
+
+/**
+ * Soft-deletes an endpoint: deletedAt, desired 0 and a version bump under its row lock,
+ * with a ScaleEvent and an audit entry. Reconcile (enqueued by the caller) treats a deleted
+ * endpoint as wanting nothing and drains its replicas; its cold starts stay as history.
+ * The slug is freed (renamed `<slug>--deleted-<id>`) so a new endpoint may take it.
+ */
+export async function deleteEndpoint({
+  actor,
+  endpoint,
+  db,
+  source,
+  now = new Date(),
+}: {
+  actor: Actor;
+  endpoint: unknown;
+  db: DbClient;
+  source: "dashboard" | "api";
+  now?: Date;
+}): Promise<{ id: string; slug: string; deletedAt: string }> {
+  assertCan(actor, "endpoints:write");
+  return db.$transaction(async (tx) => {
+    const found = await findEndpoint(tx, actor, endpoint);
+    await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
+    const row = await tx.endpoint.findUniqueOrThrow({ where: { id: found.id } });
+    await tx.endpoint.update({
+      where: { id: row.id },
+      data: {
+        deletedAt: now,
+        desiredReplicas: 0,
+        slug: `${row.slug.slice(0, 40)}--deleted-${row.id.replaceAll("-", "").slice(-12)}`,
+        version: { increment: 1 },
+      },
+    });
+    if (row.desiredReplicas !== 0)
+      await tx.scaleEvent.create({
+        data: {
+          orgId: actor.orgId,
+          endpointId: row.id,
+          source,
+          previousDesired: row.desiredReplicas,
+          desired: 0,
+          reason: "endpoint deleted",
+          actorType: actor.type,
+          actorId: actorIdOf(actor),
+        },
+      });
+    await recordAudit(tx, actor, {
+      action: "endpoint.deleted",
+      targetType: "endpoint",
+      targetId: row.id,
+      metadata: { slug: row.slug, desiredReplicas: row.desiredReplicas },
+    });
+    return { id: row.id, slug: row.slug, deletedAt: now.toISOString() };
+  });
+}

@@ -1,0 +1,161 @@
+import { z } from "zod";
+import { DeploymentSpec, DeploymentView, plainText } from "../deployments/deployment-spec.ts";
+import { Objective, StartPath } from "../vocabulary/index.ts";
+
+// An endpoint as clients create and change it and as the API answers it, declared once for
+// tRPC, REST and the OpenAPI document.
+
+export const MAX_REPLICAS = 1_000;
+/** Live endpoints per org: the dashboard lists this many. */
+export const MAX_ENDPOINTS_PER_ORG = 500;
+
+/**
+ * GPU models an endpoint may ask for besides those its org's fleet already has: what the
+ * agents report (nvidia-smi's name without "NVIDIA ") for the instance types Thaw knows.
+ */
+export const KNOWN_GPU_MODELS = [
+  "T4",
+  "L4",
+  "A10",
+  "A10G",
+  "L40",
+  "L40S",
+  "A100",
+  "A100 40GB",
+  "A100 80GB",
+  "H100",
+  "H100 80GB",
+  "H200",
+  "B200",
+  "GH200",
+  "RTX 6000 Ada",
+] as const;
+
+export const Slug = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,62}$/,
+    "1–63 lowercase letters, digits or '-', starting with a letter or digit",
+  )
+  .meta({ example: "llama-3-2-3b-instruct" });
+
+export const GpuType = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, "a GPU model name such as L40S or A100 80GB")
+  .meta({ example: "L40S" });
+
+const replicas = z.number().int().min(0).max(MAX_REPLICAS);
+
+export const AllowedPaths = z
+  .array(StartPath)
+  .min(1, "at least one start path")
+  .max(4)
+  .refine((paths) => new Set(paths).size === paths.length, "a path appears twice");
+
+const scalingFields = {
+  minReplicas: replicas,
+  maxReplicas: replicas.min(1),
+  scaleToZeroIdleSeconds: z.number().int().min(0).max(86_400),
+  allowedPaths: AllowedPaths,
+  objective: Objective,
+  targetConcurrency: z.number().int().min(1).max(10_000),
+};
+
+/** Where min ≤ desired ≤ max fails, or null: the field to blame and why. */
+export function scalingBoundsProblem(b: {
+  minReplicas: number;
+  maxReplicas: number;
+  desiredReplicas?: number | undefined;
+}): { field: "minReplicas" | "desiredReplicas"; message: string } | null {
+  if (b.minReplicas > b.maxReplicas)
+    return {
+      field: "minReplicas",
+      message: `minReplicas (${b.minReplicas}) is above maxReplicas (${b.maxReplicas})`,
+    };
+  if (
+    b.desiredReplicas !== undefined &&
+    (b.desiredReplicas < b.minReplicas || b.desiredReplicas > b.maxReplicas)
+  )
+    return {
+      field: "desiredReplicas",
+      message: `desiredReplicas (${b.desiredReplicas}) is outside ${b.minReplicas}–${b.maxReplicas}`,
+    };
+  return null;
+}
+
+/** The desired count moved into new bounds. */
+export function clampDesired(desired: number, minReplicas: number, maxReplicas: number): number {
+  return Math.min(maxReplicas, Math.max(minReplicas, desired));
+}
+
+export const CreateEndpointInput = z
+  .object({
+    slug: Slug,
+    name: plainText(100),
+    gpuType: GpuType,
+    gpuCount: z.number().int().min(1).max(8).default(1),
+    minReplicas: scalingFields.minReplicas.default(0),
+    maxReplicas: scalingFields.maxReplicas.default(1),
+    /** Omitted: minReplicas. */
+    desiredReplicas: replicas.optional(),
+    scaleToZeroIdleSeconds: scalingFields.scaleToZeroIdleSeconds.default(300),
+    allowedPaths: AllowedPaths.default(["warm", "restore", "lazy", "pull"]),
+    objective: Objective.default("mean"),
+    targetConcurrency: scalingFields.targetConcurrency.default(8),
+    deployment: DeploymentSpec,
+  })
+  .strict()
+  .superRefine((input, ctx) => {
+    const problem = scalingBoundsProblem(input);
+    if (problem) ctx.addIssue({ code: "custom", path: [problem.field], message: problem.message });
+  })
+  .meta({ id: "CreateEndpoint" });
+export type CreateEndpointInput = z.output<typeof CreateEndpointInput>;
+
+/** A change of an endpoint's configuration; its deployment changes through a new deployment. */
+export const UpdateEndpointInput = z
+  .object({
+    name: plainText(100).optional(),
+    minReplicas: scalingFields.minReplicas.optional(),
+    maxReplicas: scalingFields.maxReplicas.optional(),
+    scaleToZeroIdleSeconds: scalingFields.scaleToZeroIdleSeconds.optional(),
+    allowedPaths: AllowedPaths.optional(),
+    objective: Objective.optional(),
+    targetConcurrency: scalingFields.targetConcurrency.optional(),
+  })
+  .strict()
+  .refine((input) => Object.values(input).some((v) => v !== undefined), "nothing to change")
+  .meta({ id: "UpdateEndpoint" });
+export type UpdateEndpointInput = z.output<typeof UpdateEndpointInput>;
+
+/** An endpoint as the API answers it. */
+export const EndpointView = z
+  .object({
+    id: z.uuid(),
+    slug: z.string(),
+    name: z.string(),
+    gpuType: z.string(),
+    gpuCount: z.number().int().min(1),
+    minReplicas: z.number().int().min(0),
+    maxReplicas: z.number().int().min(0),
+    desiredReplicas: z.number().int().min(0),
+    scaleToZeroIdleSeconds: z.number().int().min(0),
+    allowedPaths: z.array(StartPath),
+    objective: Objective,
+    targetConcurrency: z.number().int().min(1),
+    version: z.number().int().min(0),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    activeDeployment: DeploymentView.nullable(),
+  })
+  .meta({ id: "Endpoint" });
+export type EndpointView = z.infer<typeof EndpointView>;
+
+export const EndpointList = z
+  .object({ endpoints: z.array(EndpointView) })
+  .meta({ id: "EndpointList" });
+
+export const DeletedEndpoint = z
+  .object({ id: z.uuid(), slug: z.string(), deletedAt: z.iso.datetime() })
+  .meta({ id: "DeletedEndpoint" });

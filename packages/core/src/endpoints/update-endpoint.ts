@@ -1,0 +1,88 @@
+import type { DbClient } from "@thaw/db";
+import { recordAudit } from "../audit/index.ts";
+import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
+import { AppError, parseInput } from "../errors/index.ts";
+import {
+  clampDesired,
+  scalingBoundsProblem,
+  UpdateEndpointInput,
+  type EndpointView,
+} from "./endpoint-spec.ts";
+import { loadEndpointView } from "./endpoint-view.ts";
+import { findEndpoint } from "./find-endpoint.ts";
+
+/**
+ * Changes an endpoint's name, scaling bounds (min ≤ max; the desired count is moved into
+ * them), start paths, objective, target concurrency or scale-to-zero delay, under its row
+ * lock, with a version bump and an audit entry. The caller enqueues `reconcile`.
+ */
+export async function updateEndpoint({
+  actor,
+  endpoint,
+  input,
+  db,
+  source,
+  where = "input",
+}: {
+  actor: Actor;
+  endpoint: unknown;
+  input: unknown;
+  db: DbClient;
+  source: "dashboard" | "api";
+  where?: string;
+}): Promise<EndpointView> {
+  assertCan(actor, "endpoints:write");
+  const changes = parseInput(UpdateEndpointInput, input, where);
+  return db.$transaction(async (tx) => {
+    const found = await findEndpoint(tx, actor, endpoint);
+    await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
+    const row = await tx.endpoint.findUniqueOrThrow({ where: { id: found.id } });
+    const minReplicas = changes.minReplicas ?? row.minReplicas;
+    const maxReplicas = changes.maxReplicas ?? row.maxReplicas;
+    const problem = scalingBoundsProblem({ minReplicas, maxReplicas });
+    if (problem) {
+      // Blame the bound the request changed.
+      const field = changes.minReplicas !== undefined ? "minReplicas" : "maxReplicas";
+      throw new AppError("BAD_REQUEST", `${where}.${field}: ${problem.message}.`, {
+        field: `${where}.${field}`,
+      });
+    }
+    const desiredReplicas = clampDesired(row.desiredReplicas, minReplicas, maxReplicas);
+    await tx.endpoint.update({
+      where: { id: row.id },
+      data: {
+        ...changes,
+        desiredReplicas,
+        version: { increment: 1 },
+      },
+    });
+    if (desiredReplicas !== row.desiredReplicas)
+      await tx.scaleEvent.create({
+        data: {
+          orgId: actor.orgId,
+          endpointId: row.id,
+          source,
+          previousDesired: row.desiredReplicas,
+          desired: desiredReplicas,
+          reason: `bounds changed to ${minReplicas}–${maxReplicas}`,
+          actorType: actor.type,
+          actorId: actorIdOf(actor),
+        },
+      });
+    const before = Object.fromEntries(
+      Object.keys(changes).map((k) => [k, row[k as keyof typeof row] as unknown]),
+    );
+    await recordAudit(tx, actor, {
+      action: "endpoint.updated",
+      targetType: "endpoint",
+      targetId: row.id,
+      metadata: {
+        slug: row.slug,
+        before,
+        after: changes,
+        desiredReplicas: { from: row.desiredReplicas, to: desiredReplicas },
+      },
+    });
+    return loadEndpointView(tx, actor.orgId, row.id);
+  });
+}
