@@ -15,3 +15,4 @@ export * from "./audit/index.ts";
 export * from "./cold-starts/index.ts";
 export * from "./fleet-provisioning/index.ts";
 export * from "./deployments/index.ts";
+export * from "./snapshots/index.ts";

@@ -245,7 +245,9 @@ describe("decideSnapshotCapture properties", () => {
     usedGb: fc.integer({ min: 0, max: 100 }),
     budgetGb: fc.integer({ min: 0, max: 100 }),
   });
-  const build = (a: fc.infer<typeof arbitraryInput>): SnapshotCaptureInput =>
+  const build = (
+    a: typeof arbitraryInput extends fc.Arbitrary<infer T> ? T : never,
+  ): SnapshotCaptureInput =>
     input({
       endpoint: { allowedPaths: a.allowedPaths },
       sources: a.sources.map((s, i) =>

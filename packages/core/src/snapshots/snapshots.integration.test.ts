@@ -1,0 +1,204 @@
+import type { DbClient } from "@thaw/db";
+import { seedDemo } from "@thaw/db/seed";
+import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  beginSnapshotCapture,
+  completeSnapshotCapture,
+  failSnapshotCapture,
+  findSnapshotWork,
+} from "./index.ts";
+
+// The snapshot use cases against real Postgres: the capture recorded once however many
+// callers race, completed into a ready snapshot on the source node, or failed and backed off.
+
+describe("snapshot capture use cases", () => {
+  let t: TestDatabase;
+  let db: DbClient;
+  let orgId: string;
+
+  const endpointOf = (slug: string) => db.endpoint.findFirstOrThrow({ where: { orgId, slug } });
+
+  /** A ready node of `gpuModel` with one ready replica of the endpoint's deployment on it. */
+  async function readyReplica(slug: string, gpuModel: string, name: string) {
+    const endpoint = await endpointOf(slug);
+    const node = await db.node.create({
+      data: {
+        orgId,
+        name,
+        provider: "sim",
+        runtime: "sim",
+        instanceType: gpuModel === "A10G" ? "g5.xlarge" : "g6e.xlarge",
+        gpuModel,
+        gpuCount: 1,
+        vcpus: 4,
+        networkGbps: 10,
+        diskReadMiBps: 125,
+        diskWriteMiBps: 125,
+        pcieGBps: 25,
+        driverVersion: "570.133.20",
+        cudaVersion: "12.8",
+        state: "ready",
+        agentUrl: `http://127.0.0.1:1/hosts/${name}`,
+      },
+    });
+    const replica = await db.replica.create({
+      data: {
+        orgId,
+        endpointId: endpoint.id,
+        deploymentId: endpoint.activeDeploymentId!,
+        nodeId: node.id,
+        state: "ready",
+        readyAt: new Date(),
+      },
+    });
+    await db.gpuReservation.create({
+      data: { nodeId: node.id, gpuIndex: 0, replicaId: replica.id },
+    });
+    // The start that brought it up: the endpoint's recent cold-start rate.
+    await db.coldStart.create({
+      data: {
+        orgId,
+        endpointId: endpoint.id,
+        deploymentId: endpoint.activeDeploymentId!,
+        replicaId: replica.id,
+        nodeId: node.id,
+        path: "pull",
+        locality: "cold",
+        predictedSeconds: 300,
+        status: "succeeded",
+        actualSeconds: 300,
+      },
+    });
+    return { endpoint, node, replica, deploymentId: endpoint.activeDeploymentId! };
+  }
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    db = t.db;
+    ({ orgId } = await seedDemo(db));
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+
+  it("records one capture however many callers race, then completes it on the source node", async () => {
+    const { node, replica, deploymentId, endpoint } = await readyReplica(
+      "llama-3-2-3b-instruct",
+      "A10G",
+      "a10g-1",
+    );
+    expect(await findSnapshotWork({ db })).toContain(deploymentId);
+
+    const plans = await Promise.all([
+      beginSnapshotCapture({ db, deploymentId }),
+      beginSnapshotCapture({ db, deploymentId }),
+      beginSnapshotCapture({ db, deploymentId }),
+    ]);
+    const captures = plans.filter((p) => p.kind === "capture");
+    expect(captures).toHaveLength(3);
+    expect(captures.filter((p) => !p.resumed)).toHaveLength(1);
+    expect(new Set(captures.map((p) => p.snapshotId)).size).toBe(1);
+    const plan = captures.find((p) => !p.resumed)!;
+    expect(plan.reason).toMatch(/restore .* vs pull .* on a10g-1/);
+    expect(plan.nodeId).toBe(node.id);
+    expect(plan.request).toEqual({
+      replicaId: replica.id,
+      snapshotId: plan.snapshotId,
+      checkpointRef: `registry.demo.thaw.dev/thaw-snapshots/${deploymentId}:${plan.snapshotId}`,
+      sleepLevel: 2,
+      push: true,
+    });
+    const rows = await db.snapshot.findMany({ where: { deploymentId } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      status: "capturing",
+      gpuModel: "A10G",
+      driverVersion: "570.133.20",
+      cudaVersion: "12.8",
+      sourceNodeId: node.id,
+      sourceReplicaId: replica.id,
+    });
+
+    const done = await completeSnapshotCapture({ db, snapshotId: plan.snapshotId, pushed: true });
+    expect(done).toEqual({ completed: true, endpointId: endpoint.id, nodeId: node.id });
+    expect(
+      await completeSnapshotCapture({ db, snapshotId: plan.snapshotId, pushed: true }),
+    ).toEqual({ completed: false, endpointId: null, nodeId: null });
+    const ready = await db.snapshot.findUniqueOrThrow({
+      where: { id: plan.snapshotId },
+      include: { nodeCopies: true },
+    });
+    expect(ready.status).toBe("ready");
+    expect(ready.location).toBe("store");
+    expect(ready.bytes).toBe(3_400_000_000n);
+    expect(ready.nodeCopies.map((c) => c.nodeId)).toEqual([node.id]);
+    // The agent stops the captured replica: its GPU is free for the replacement.
+    expect((await db.replica.findUniqueOrThrow({ where: { id: replica.id } })).state).toBe(
+      "stopped",
+    );
+    expect(await db.gpuReservation.count({ where: { replicaId: replica.id } })).toBe(0);
+
+    // Another ready replica of the same deployment on the same binding: nothing to capture.
+    const again = await db.replica.create({
+      data: {
+        orgId,
+        endpointId: endpoint.id,
+        deploymentId,
+        nodeId: node.id,
+        state: "ready",
+      },
+    });
+    const skip = await beginSnapshotCapture({ db, deploymentId });
+    expect(skip).toEqual({
+      kind: "skip",
+      reason: "a ready or capturing snapshot already exists for every GPU/driver/CUDA it runs on",
+    });
+    expect(await findSnapshotWork({ db })).not.toContain(deploymentId);
+    await db.replica.update({ where: { id: again.id }, data: { state: "stopped" } });
+  });
+
+  it("a failed capture is deleted with its reason and backs the deployment off", async () => {
+    const { deploymentId, endpoint } = await readyReplica("meta-llama-3-8b", "L40S", "l40s-1");
+    const plan = await beginSnapshotCapture({ db, deploymentId });
+    expect(plan.kind).toBe("capture");
+    if (plan.kind !== "capture") return;
+    expect(
+      await failSnapshotCapture({ db, snapshotId: plan.snapshotId, reason: "criu dump failed" }),
+    ).toEqual({ endpointId: endpoint.id });
+    const failed = await db.snapshot.findUniqueOrThrow({ where: { id: plan.snapshotId } });
+    expect([failed.status, failed.error]).toEqual(["deleted", "criu dump failed"]);
+    const next = await beginSnapshotCapture({ db, deploymentId });
+    expect(next.kind).toBe("skip");
+    expect(next.reason).toMatch(/backing off after 1 quarantined or failed snapshot/);
+  });
+
+  it("never captures for an endpoint that does not allow restore", async () => {
+    const { deploymentId, endpoint } = await readyReplica("gpt-oss-20b", "L40S", "l40s-2");
+    await db.endpoint.update({
+      where: { id: endpoint.id },
+      data: { allowedPaths: ["warm", "lazy", "pull"] },
+    });
+    expect(await beginSnapshotCapture({ db, deploymentId })).toEqual({
+      kind: "skip",
+      reason: "restore is not allowed by the endpoint",
+    });
+    expect(await db.snapshot.count({ where: { deploymentId } })).toBe(0);
+    expect(await findSnapshotWork({ db })).not.toContain(deploymentId);
+  });
+
+  it("a capture whose worker was lost is failed after a while and decided anew", async () => {
+    const { deploymentId } = await readyReplica("llama-3-2-3b-instruct", "A10G", "a10g-2");
+    // a10g-1's ready snapshot covers this binding already: give this node another driver.
+    await db.node.updateMany({ where: { name: "a10g-2" }, data: { driverVersion: "580.1" } });
+    const first = await beginSnapshotCapture({ db, deploymentId });
+    expect(first.kind === "capture" && !first.resumed).toBe(true);
+    const later = new Date(Date.now() + 21 * 60_000);
+    const second = await beginSnapshotCapture({ db, deploymentId, now: later });
+    // The lost capture counts as a failure: backed off, not captured twice.
+    expect(second.kind).toBe("skip");
+    expect(second.reason).toMatch(/backing off after 1/);
+    const rows = await db.snapshot.findMany({ where: { deploymentId, driverVersion: "580.1" } });
+    expect(rows.map((r) => r.status)).toEqual(["deleted"]);
+  });
+});
