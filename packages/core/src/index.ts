@@ -13,6 +13,7 @@ export * from "./placement/index.ts";
 export * from "./api-keys/index.ts";
 export * from "./audit/index.ts";
 export * from "./cold-starts/index.ts";
+export * from "./analytics/index.ts";
 export * from "./fleet-provisioning/index.ts";
 export * from "./deployments/index.ts";
 export * from "./snapshots/index.ts";

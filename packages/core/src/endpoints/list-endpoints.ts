@@ -1,7 +1,12 @@
 import type { Db } from "@thaw/db";
+import { loadColdStartSummaries } from "../analytics/load-cold-start-summaries.ts";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 
-/** The endpoints table of the dashboard: configuration, active deployment, replica counts. */
+/**
+ * The endpoints table of the dashboard: configuration, active deployment, replica counts and
+ * the headline cold-start figures (p50 / p95 time to ready, path mix, last cold start) —
+ * each a set-based query over all the org's endpoints, never one per endpoint.
+ */
 export async function listEndpoints({ actor, db }: { actor: Actor; db: Db }) {
   assertCan(actor, "endpoints:read");
   const endpoints = await db.endpoint.findMany({
@@ -23,11 +28,15 @@ export async function listEndpoints({ actor, db }: { actor: Actor; db: Db }) {
       },
     },
   });
-  const replicaCounts = await db.replica.groupBy({
-    by: ["endpointId", "state"],
-    where: { ...orgScope(actor), endpointId: { in: endpoints.map((e) => e.id) } },
-    _count: { _all: true },
-  });
+  const ids = endpoints.map((e) => e.id);
+  const [replicaCounts, summaries] = await Promise.all([
+    db.replica.groupBy({
+      by: ["endpointId", "state"],
+      where: { ...orgScope(actor), endpointId: { in: ids } },
+      _count: { _all: true },
+    }),
+    loadColdStartSummaries(db, actor.orgId, ids),
+  ]);
   return endpoints.map((e) => {
     const counts = replicaCounts.filter((c) => c.endpointId === e.id);
     const count = (state: string) => counts.find((c) => c.state === state)?._count._all ?? 0;
@@ -48,6 +57,7 @@ export async function listEndpoints({ actor, db }: { actor: Actor; db: Db }) {
         warm: count("warm"),
         starting: count("pending") + count("placed") + count("starting"),
       },
+      coldStarts: summaries.get(e.id)!,
       activeDeployment: d && {
         id: d.id,
         version: d.version,

@@ -1,0 +1,245 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  HOST_PROFILES,
+  scenarioHostFromProfile,
+  simulateColdStart,
+  type ColdStartScenarioInput,
+} from "../cold-start-model/index.ts";
+import { Phase } from "../vocabulary/index.ts";
+import { bottleneckHints, type HostFigures } from "./bottleneck-hints.ts";
+import type { PhaseSample } from "./cold-start-sample.ts";
+
+// The hints read phases the way the shared physics model produces them: each case simulates
+// a start (no noise) with cold-start-model, then asks what bounds its phases.
+
+const GB = 1e9;
+const g6e = scenarioHostFromProfile(HOST_PROFILES["g6e.xlarge"]);
+const GPT_OSS_LAYERS = [
+  { bytes: 12 * GB, compression: "gzip-9" as const, content: "weights" as const },
+  { bytes: 0.9 * GB, compression: "gzip-9" as const, content: "code" as const },
+];
+const ENGINE = {
+  weightsBytes: 12 * GB,
+  loader: "sequential" as const,
+  loaderConcurrency: 1,
+  initSeconds: 12,
+  compileSeconds: 20,
+  graphCaptureSeconds: 25,
+  warmupSeconds: 10,
+  warmCaches: false,
+};
+
+function simulated(scenario: Omit<ColdStartScenarioInput, "noise">): PhaseSample[] {
+  return simulateColdStart({ ...scenario, noise: false }).phases.map((p) => ({
+    phase: p.phase,
+    seconds: p.seconds,
+    bytes: p.bytes,
+    throughputBps: p.seconds > 0 ? p.bytes / p.seconds : null,
+    attributes: p.phase === "compile" ? { warmCaches: scenario.engine.warmCaches } : {},
+  }));
+}
+
+function hostOf(h: typeof g6e): HostFigures {
+  return {
+    vcpus: h.vcpus,
+    networkGbps: h.networkGbps,
+    diskWriteMiBps: h.diskWriteMiBps,
+    diskReadMiBps: h.diskReadMiBps,
+    pcieGBps: h.pcieGBps,
+  };
+}
+
+const kinds = (hints: ReturnType<typeof bottleneckHints>, phase: Phase) =>
+  hints.filter((h) => h.phase === phase).map((h) => h.bound);
+
+describe("bottleneckHints", () => {
+  it("a 13 GB gzip-9 image pulled onto gp3: one registry stream and the 125 MiB/s disk", () => {
+    const phases = simulated({
+      host: g6e,
+      image: { format: "oci", layers: GPT_OSS_LAYERS, readFraction: 0.95 },
+      engine: ENGINE,
+      path: "pull",
+    });
+    const hints = bottleneckHints({
+      path: "pull",
+      phases,
+      host: hostOf(g6e),
+      imageLayers: GPT_OSS_LAYERS,
+      engineProfile: { loader: "sequential", loaderConcurrency: 1 },
+    });
+    expect(kinds(hints, "pull")).toEqual(expect.arrayContaining(["registry_stream", "disk_write"]));
+    const disk = hints.find((h) => h.bound === "disk_write")!;
+    expect(disk.ceiling).toBe(125 * 1024 * 1024);
+    expect(disk.measured).toBeLessThanOrEqual(disk.ceiling);
+    expect(disk.text).toContain("disk-write bound at 125 MiB/s");
+    // A faster disk does not help the single registry stream, and the network is far from full.
+    expect(kinds(hints, "pull")).not.toContain("network");
+  });
+
+  it("with the disk ceiling lifted, gzip-9 weights are decompression bound; at gzip-0 they are not", () => {
+    const raid = { ...g6e, diskWriteMiBps: 4000, diskReadMiBps: 8000, diskReadStreamMiBps: 1000 };
+    for (const compression of ["gzip-9", "gzip-0"] as const) {
+      const layers = GPT_OSS_LAYERS.map((l) => ({ ...l, compression }));
+      const phases = simulated({
+        host: raid,
+        image: { format: "oci", layers, readFraction: 0.95 },
+        engine: ENGINE,
+        path: "pull",
+      });
+      const hints = bottleneckHints({
+        path: "pull",
+        phases,
+        host: hostOf(raid),
+        imageLayers: layers,
+        engineProfile: {},
+      });
+      if (compression === "gzip-9") {
+        const hint = hints.find((h) => h.bound === "decompression")!;
+        expect(hint.text).toMatch(/gzip level 0/);
+        // One core inflates each layer in turn: 100 MB/s for high-entropy weights, 300 for code.
+        expect(hint.ceiling).toBeCloseTo((12.9 * GB) / ((12 * GB) / 100e6 + (0.9 * GB) / 300e6));
+      } else expect(kinds(hints, "pull")).not.toContain("decompression");
+      expect(kinds(hints, "pull")).not.toContain("disk_write");
+    }
+  });
+
+  it("load_weights: a sequential loader on a fast disk is loader bound; a concurrent one on gp3 is disk-read bound", () => {
+    const nvme = { ...g6e, diskReadMiBps: 4000, diskWriteMiBps: 4000, diskReadStreamMiBps: 320 };
+    const engine = { ...ENGINE, weightsBytes: 15 * GB };
+    const image = {
+      format: "oci" as const,
+      layers: [{ bytes: 7.7 * GB, compression: "gzip-6" as const, content: "code" as const }],
+      readFraction: 0.1,
+    };
+    const sequential = bottleneckHints({
+      path: "pull",
+      phases: simulated({ host: nvme, image, engine, path: "pull" }),
+      host: hostOf(nvme),
+      imageLayers: image.layers,
+      engineProfile: { loader: "sequential", loaderConcurrency: 1 },
+    });
+    expect(kinds(sequential, "load_weights")).toEqual(["sequential_loader"]);
+    expect(sequential.find((h) => h.phase === "load_weights")!.text).toMatch(/concurrent loader/);
+
+    const concurrentEngine = { ...engine, loader: "concurrent" as const, loaderConcurrency: 16 };
+    const concurrent = bottleneckHints({
+      path: "pull",
+      phases: simulated({ host: g6e, image, engine: concurrentEngine, path: "pull" }),
+      host: hostOf(g6e),
+      imageLayers: image.layers,
+      engineProfile: { loader: "concurrent", loaderConcurrency: 16 },
+    });
+    expect(kinds(concurrent, "load_weights")).toEqual(["disk_read"]);
+  });
+
+  it("compile dominates with cold caches and is not named once caches are warm", () => {
+    const base = {
+      host: g6e,
+      image: {
+        format: "oci" as const,
+        layers: [{ bytes: 1 * GB, compression: "gzip-6" as const, content: "code" as const }],
+        readFraction: 0.5,
+      },
+      path: "pull" as const,
+    };
+    const engine = { ...ENGINE, weightsBytes: 1 * GB, compileSeconds: 60, graphCaptureSeconds: 40 };
+    const cold = bottleneckHints({
+      path: "pull",
+      phases: simulated({ ...base, engine }),
+      host: hostOf(g6e),
+      imageLayers: base.image.layers,
+      engineProfile: {},
+    });
+    const hint = cold.find((h) => h.bound === "compile")!;
+    expect(hint.measured).toBeCloseTo(100);
+    expect(hint.ceiling).toBeCloseTo(10);
+    expect(hint.text).toMatch(/persist compile caches/);
+    const warm = bottleneckHints({
+      path: "pull",
+      phases: simulated({ ...base, engine: { ...engine, warmCaches: true } }),
+      host: hostOf(g6e),
+      imageLayers: base.image.layers,
+      engineProfile: {},
+    });
+    expect(kinds(warm, "compile")).toEqual([]);
+  });
+
+  it("a prefetch far below every ceiling is latency bound; a cached pull or an unknown host names nothing", () => {
+    const slow: PhaseSample = {
+      phase: "prefetch",
+      seconds: 400,
+      bytes: 4 * GB,
+      throughputBps: 1e7,
+      attributes: {},
+    };
+    const hints = bottleneckHints({
+      path: "lazy",
+      phases: [slow],
+      host: hostOf(g6e),
+      imageLayers: GPT_OSS_LAYERS,
+      engineProfile: {},
+    });
+    expect(hints).toHaveLength(1);
+    expect(hints[0]).toMatchObject({ phase: "prefetch", bound: "latency" });
+    expect(hints[0]!.measured).toBeLessThan(hints[0]!.ceiling);
+    expect(hints[0]!.text).toMatch(/prefetch chunk size/);
+
+    const cached = { ...slow, phase: "pull" as const, attributes: { cached: true } };
+    expect(
+      bottleneckHints({
+        path: "pull",
+        phases: [cached],
+        host: hostOf(g6e),
+        imageLayers: [],
+        engineProfile: {},
+      }),
+    ).toEqual([]);
+    expect(
+      bottleneckHints({
+        path: "lazy",
+        phases: [slow],
+        host: null,
+        imageLayers: [],
+        engineProfile: {},
+      }),
+    ).toEqual([]);
+  });
+
+  it("never attributes more than a phase took, and orders hints by what they could save", () => {
+    const phase = fc.record({
+      phase: fc.constantFrom(...Phase.options),
+      seconds: fc.option(fc.double({ min: 0, max: 2_000, noNaN: true }), { nil: null }),
+      bytes: fc.option(fc.double({ min: 0, max: 50 * GB, noNaN: true }), { nil: null }),
+      throughputBps: fc.constant(null),
+      attributes: fc.record({ cached: fc.boolean(), warmCaches: fc.boolean() }),
+    });
+    const host = fc.record({
+      vcpus: fc.integer({ min: 1, max: 192 }),
+      networkGbps: fc.double({ min: 1, max: 400, noNaN: true }),
+      diskWriteMiBps: fc.double({ min: 50, max: 20_000, noNaN: true }),
+      diskReadMiBps: fc.double({ min: 50, max: 20_000, noNaN: true }),
+      pcieGBps: fc.double({ min: 0, max: 64, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(fc.array(phase, { maxLength: 14 }), host, (phases, h) => {
+        const hints = bottleneckHints({
+          path: "pull",
+          phases,
+          host: h,
+          imageLayers: GPT_OSS_LAYERS,
+          engineProfile: { loader: "concurrent", loaderConcurrency: 8 },
+        });
+        for (const [i, hint] of hints.entries()) {
+          expect(hint.attributedSeconds).toBeLessThanOrEqual(
+            hint.bound === "compile" ? hint.measured : hint.phaseSeconds + 1e-9,
+          );
+          expect(hint.attributedSeconds).toBeGreaterThanOrEqual(0);
+          expect(Number.isFinite(hint.measured) && Number.isFinite(hint.ceiling)).toBe(true);
+          if (i > 0)
+            expect(hint.attributedSeconds).toBeLessThanOrEqual(hints[i - 1]!.attributedSeconds);
+        }
+      }),
+    );
+  });
+});

@@ -1,0 +1,411 @@
+import { z } from "zod";
+import { PHYSICS } from "../cold-start-model/physical-constants.ts";
+import { LayerCompression, LayerContent } from "../cold-start-model/scenario-schema.ts";
+import type { Phase, StartPath } from "../vocabulary/index.ts";
+import type { PhaseSample } from "./cold-start-sample.ts";
+
+// Where a phase's seconds went, from what it moved and the host's figures: each resource's
+// busy time at its ceiling (the same physics as the predictor's prior, cold-start-model/)
+// against the time the phase took. A resource that alone needs at least a quarter of the
+// phase is worth naming — a fix to anything else saves at most the other three quarters;
+// when all resources together explain less than half of it, the host's bandwidth is not
+// what bounds the phase: per-request latency and timeouts are.
+
+/** Share of a phase a resource must fill, busy at its ceiling, to be named as a bound. */
+export const NAMED_BOUND_SHARE = 0.25;
+/** Below this share explained by every resource together, the phase is latency bound. */
+export const EXPLAINED_SHARE = 0.5;
+
+const MIB = 1024 * 1024;
+/** Phase timestamps are milliseconds: a shorter phase carries no rate worth reading. */
+const SHORTEST_PHASE_SECONDS = 0.001;
+
+export type BoundKind =
+  | "network"
+  | "registry_stream"
+  | "decompression"
+  | "disk_write"
+  | "disk_read"
+  | "sequential_loader"
+  | "pcie"
+  | "latency"
+  | "compile";
+
+export interface BottleneckHint {
+  phase: Phase;
+  bound: BoundKind;
+  /** The phase's measured seconds. */
+  phaseSeconds: number;
+  /** Seconds of the phase this bound accounts for (what fixing it could save, at most). */
+  attributedSeconds: number;
+  /** bytes_per_second: achieved over the phase vs the host's ceiling; seconds: measured vs what warm caches leave. */
+  unit: "bytes_per_second" | "seconds";
+  measured: number;
+  ceiling: number;
+  text: string;
+}
+
+/** The host's figures as stored on its Node row. */
+export interface HostFigures {
+  vcpus: number;
+  networkGbps: number;
+  diskWriteMiBps: number;
+  diskReadMiBps: number;
+  pcieGBps: number;
+}
+
+export interface BottleneckInput {
+  path: StartPath;
+  phases: readonly PhaseSample[];
+  /** Null when the start never reached a node. */
+  host: HostFigures | null;
+  /** Deployment.imageLayers: [{ bytes, compression, content }]; anything else reads as unknown. */
+  imageLayers: unknown;
+  /** Deployment.engineProfile: { loader, loaderConcurrency, ... }. */
+  engineProfile: unknown;
+}
+
+const ImageLayers = z.array(
+  z.object({
+    bytes: z.number().nonnegative(),
+    compression: LayerCompression,
+    content: LayerContent,
+  }),
+);
+const EngineProfile = z.object({
+  loader: z.enum(["sequential", "concurrent"]).catch("sequential"),
+  loaderConcurrency: z.number().int().positive().catch(1),
+});
+
+interface Demand {
+  bound: Exclude<BoundKind, "latency" | "compile">;
+  /** Seconds this resource needs at its ceiling. */
+  seconds: number;
+  /** Bytes it handles. */
+  bytes: number;
+  ceilingBps: number;
+  text: string;
+}
+
+const mibps = (bps: number) => `${Math.round(bps / MIB).toLocaleString("en-US")} MiB/s`;
+const mbps = (bps: number) => `${Math.round(bps / 1e6).toLocaleString("en-US")} MB/s`;
+const gbps = (bps: number) => `${((bps * 8) / 1e9).toFixed(1)} Gbps`;
+const secs = (s: number) => (s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`);
+
+/** Bottleneck hints of one cold start, largest saving first. */
+export function bottleneckHints(input: BottleneckInput): BottleneckHint[] {
+  const layers = ImageLayers.safeParse(input.imageLayers);
+  const engine = EngineProfile.safeParse(input.engineProfile ?? {});
+  const startSeconds = input.phases.reduce((sum, p) => sum + (p.seconds ?? 0), 0);
+  const hints: BottleneckHint[] = [];
+  for (const phase of input.phases) {
+    const seconds = phase.seconds ?? 0;
+    if (seconds < SHORTEST_PHASE_SECONDS) continue;
+    if (phase.phase === "compile") {
+      const hint = compileHint(phase, input.phases, startSeconds);
+      if (hint) hints.push(hint);
+      continue;
+    }
+    const bytes = phase.bytes ?? 0;
+    if (!input.host || bytes <= 0 || phase.attributes.cached === true) continue;
+    const demands = demandsOf(
+      phase.phase,
+      bytes,
+      input.host,
+      layers.success ? layers.data : [],
+      engine.success ? engine.data : { loader: "sequential", loaderConcurrency: 1 },
+    );
+    if (!demands) continue;
+    hints.push(...boundsOf(phase.phase, seconds, demands));
+  }
+  return hints.sort((a, b) => b.attributedSeconds - a.attributedSeconds);
+}
+
+function boundsOf(phase: Phase, seconds: number, demands: Demand[]): BottleneckHint[] {
+  const explained = demands.reduce((sum, d) => sum + d.seconds, 0);
+  if (explained < EXPLAINED_SHARE * seconds) {
+    const bytes = Math.max(...demands.map((d) => d.bytes));
+    return [
+      {
+        phase,
+        bound: "latency",
+        phaseSeconds: seconds,
+        attributedSeconds: seconds - explained,
+        unit: "bytes_per_second",
+        measured: bytes / seconds,
+        ceiling: explained > 0 ? bytes / explained : bytes / seconds,
+        text: latencyText(phase, seconds, explained, bytes),
+      },
+    ];
+  }
+  return demands
+    .filter((d) => d.seconds >= NAMED_BOUND_SHARE * seconds)
+    .map((d) => ({
+      phase,
+      bound: d.bound,
+      phaseSeconds: seconds,
+      attributedSeconds: Math.min(d.seconds, seconds),
+      unit: "bytes_per_second" as const,
+      measured: d.bytes / seconds,
+      ceiling: d.ceilingBps,
+      text: d.text,
+    }));
+}
+
+function latencyText(phase: Phase, seconds: number, explained: number, bytes: number): string {
+  const achieved = `${phase} moved ${mbps(bytes / seconds)} in ${secs(seconds)}; the host's bandwidth allows ${secs(explained)}`;
+  if (phase === "prefetch")
+    return `${achieved} — prefetch is request-latency bound: raise the prefetch chunk size (32 MB), max_cache_fds and the prefetch / per-request fetch timeouts`;
+  if (phase === "load_weights")
+    return `${achieved} — the loader waits on per-tensor reads and copies: use a concurrent, pinned loader (Run:ai Model Streamer)`;
+  return `${achieved} — latency bound (registry round trips, throttling, retries), not bandwidth: check the registry / store and per-request timeouts`;
+}
+
+type Layer = z.infer<typeof ImageLayers>[number];
+type Engine = z.infer<typeof EngineProfile>;
+
+function demandsOf(
+  phase: Phase,
+  bytes: number,
+  host: HostFigures,
+  layers: Layer[],
+  engine: Engine,
+): Demand[] | null {
+  const nicBps = ((host.networkGbps * 1e9) / 8) * PHYSICS.nicGoodputFraction;
+  const writeBps = host.diskWriteMiBps * MIB;
+  const readBps = host.diskReadMiBps * MIB;
+  const pcieBps = host.pcieGBps * 1e9;
+  switch (phase) {
+    case "pull":
+      return pullDemands(bytes, layers, nicBps, writeBps, readBps);
+    case "prefetch":
+      return prefetchDemands(bytes, layers, host.vcpus, nicBps, writeBps);
+    case "fetch_snapshot":
+      return [
+        networkDemand("fetch_snapshot", bytes, nicBps),
+        diskWriteDemand("fetch_snapshot", bytes, writeBps),
+      ];
+    case "load_weights":
+      return loadWeightsDemands(bytes, engine, readBps, pcieBps);
+    default:
+      return null;
+  }
+}
+
+function networkDemand(phase: Phase, bytes: number, nicBps: number): Demand {
+  return {
+    bound: "network",
+    seconds: bytes / nicBps,
+    bytes,
+    ceilingBps: nicBps,
+    text: `${phase} is network bound at ${gbps(nicBps)} of goodput — a host with more network bandwidth, or fewer bytes: the lazy path fetches only what the engine reads`,
+  };
+}
+
+function diskWriteDemand(phase: Phase, deviceBytes: number, writeBps: number): Demand {
+  return {
+    bound: "disk_write",
+    seconds: deviceBytes / writeBps,
+    bytes: deviceBytes,
+    ceilingBps: writeBps,
+    text: `${phase} is disk-write bound at ${mibps(writeBps)} — provision disk throughput (gp3 up to 1,000 MiB/s) or put containerd's root on instance-store NVMe (RAID 0)`,
+  };
+}
+
+/**
+ * Plain pull (cold-start-model/pull-path.ts): each layer is fetched whole through one HTTP
+ * stream (a few at once, sharing the NIC), then unpacked in chain order — one core inflates
+ * a gzip stream while the device takes the blob read back and the unpacked writes.
+ */
+function pullDemands(
+  bytes: number,
+  layers: Layer[],
+  nicBps: number,
+  writeBps: number,
+  readBps: number,
+): Demand[] {
+  const imageBytes = layers.reduce((sum, l) => sum + l.bytes, 0);
+  // The phase may have pulled part of the image (layers already held): scale to its bytes.
+  const scale = imageBytes > 0 ? Math.min(1, bytes / imageBytes) : 1;
+  const work =
+    layers.length > 0
+      ? layers.map((l) => {
+          const unpacked = l.bytes * scale;
+          return {
+            unpacked,
+            compressed: unpacked * PHYSICS.compressedFraction[l.compression][l.content],
+            inflateBps: PHYSICS.decompressBytesPerSecondPerCore[l.compression][l.content],
+            compression: l.compression,
+          };
+        })
+      : [
+          {
+            unpacked: bytes,
+            compressed: bytes,
+            inflateBps: Infinity,
+            compression: "none" as const,
+          },
+        ];
+  const compressed = work.reduce((sum, w) => sum + w.compressed, 0);
+  const largest = work.reduce((a, b) => (b.compressed > a.compressed ? b : a));
+  const streamBps = Math.min(PHYSICS.registryStreamBytesPerSecond, nicBps);
+
+  const demands: Demand[] = [];
+  const nicSeconds = compressed / nicBps;
+  const streamSeconds = largest.compressed / streamBps;
+  if (streamSeconds > nicSeconds)
+    demands.push({
+      bound: "registry_stream",
+      seconds: streamSeconds,
+      bytes: largest.compressed,
+      ceilingBps: streamBps,
+      text: `pull is bound by one registry stream per layer (~${mbps(streamBps)}) dragging the ${(largest.compressed / 1e9).toFixed(1)} GB layer — the lazy path's prefetch fetches byte ranges of every layer in parallel; or keep the weights out of the image and stream them concurrently`,
+    });
+  else demands.push(networkDemand("pull", compressed, nicBps));
+
+  // Unpack: per layer the slower of one inflating core and the device.
+  let inflateSeconds = 0;
+  let inflateBytes = 0;
+  let deviceSeconds = 0;
+  let deviceBytes = 0;
+  let gzip = false;
+  for (const w of work) {
+    const inflate = w.unpacked / w.inflateBps;
+    const device = w.compressed / readBps + w.unpacked / writeBps;
+    if (inflate >= device) {
+      inflateSeconds += inflate;
+      inflateBytes += w.unpacked;
+      gzip ||= w.compression.startsWith("gzip") && w.compression !== "gzip-0";
+    } else {
+      deviceSeconds += device;
+      deviceBytes += w.compressed + w.unpacked;
+    }
+  }
+  if (inflateSeconds > 0)
+    demands.push({
+      bound: "decompression",
+      seconds: inflateSeconds,
+      bytes: inflateBytes,
+      ceilingBps: inflateBytes / inflateSeconds,
+      text: `pull is decompression bound — a ${gzip ? "gzip" : "compressed"} stream inflates on one core (~${mbps(inflateBytes / inflateSeconds)}) however many cores the host has: build the weights layers at gzip level 0 (quantized weights barely compress), or use the lazy path (eStargz spreads decompression over cores)`,
+    });
+  if (deviceSeconds > 0) {
+    // The device also reads the blob back as it unpacks: the write ceiling is what binds.
+    demands.push({ ...diskWriteDemand("pull", deviceBytes, writeBps), seconds: deviceSeconds });
+  }
+  return demands;
+}
+
+/** eStargz prefetch: byte ranges of all layers in parallel, inflated on every core (≤4 MiB segments). */
+function prefetchDemands(
+  bytes: number,
+  layers: Layer[],
+  vcpus: number,
+  nicBps: number,
+  writeBps: number,
+): Demand[] {
+  const imageBytes = layers.reduce((sum, l) => sum + l.bytes, 0);
+  let inflateSeconds = 0;
+  let compressed = bytes;
+  if (imageBytes > 0) {
+    inflateSeconds = 0;
+    compressed = 0;
+    for (const l of layers) {
+      const share = (l.bytes / imageBytes) * bytes;
+      inflateSeconds +=
+        share / (PHYSICS.decompressBytesPerSecondPerCore[l.compression][l.content] * vcpus);
+      compressed += share * PHYSICS.compressedFraction[l.compression][l.content];
+    }
+  }
+  const demands = [
+    networkDemand("prefetch", compressed, nicBps),
+    diskWriteDemand("prefetch", bytes, writeBps),
+  ];
+  if (inflateSeconds > 0)
+    demands.push({
+      bound: "decompression",
+      seconds: inflateSeconds,
+      bytes,
+      ceilingBps: bytes / inflateSeconds,
+      text: `prefetch is decompression bound on all ${vcpus} cores (~${mbps(bytes / inflateSeconds)}) — build the eStargz variant at compression level 0 (ctr-remote image optimize --estargz-compression-level 0)`,
+    });
+  return demands;
+}
+
+/**
+ * Weights from a local device to the GPU (cold-start-model/engine-phases.ts): a sequential
+ * loader reads with one stream and copies from pageable memory after each read; a
+ * concurrent one reads with N streams and overlaps pinned copies.
+ */
+function loadWeightsDemands(
+  bytes: number,
+  engine: Engine,
+  readBps: number,
+  pcieBps: number,
+): Demand[] {
+  const streamBps = PHYSICS.defaultDiskReadStreamMiBps * MIB;
+  const concurrent = engine.loader === "concurrent";
+  const readers = concurrent ? engine.loaderConcurrency : 1;
+  const loaderReadBps = Math.min(readBps, readers * streamBps);
+  const demands: Demand[] = [];
+  if (loaderReadBps < readBps)
+    demands.push({
+      bound: "sequential_loader",
+      seconds: bytes / loaderReadBps,
+      bytes,
+      ceilingBps: loaderReadBps,
+      text: concurrent
+        ? `load_weights is loader bound — ${readers} readers reach ${mibps(loaderReadBps)} of a ${mibps(readBps)} disk: raise the loader's concurrency`
+        : `load_weights is loader bound — one sequential reader reaches ~${mibps(loaderReadBps)} of a ${mibps(readBps)} disk: use a concurrent loader (Run:ai Model Streamer, 8–16 readers)`,
+    });
+  else
+    demands.push({
+      bound: "disk_read",
+      seconds: bytes / readBps,
+      bytes,
+      ceilingBps: readBps,
+      text: `load_weights is disk-read bound at ${mibps(readBps)} — more readers add nothing past the device: provision read throughput (gp3 up to 1,000 MiB/s, io2) or local NVMe; a restore or warm start skips the read`,
+    });
+  if (pcieBps > 0) {
+    const copyBps = concurrent ? pcieBps : pcieBps * PHYSICS.pageableCopyFraction;
+    demands.push({
+      bound: "pcie",
+      seconds: bytes / copyBps,
+      bytes,
+      ceilingBps: copyBps,
+      text: concurrent
+        ? `load_weights is PCIe bound at ${(copyBps / 1e9).toFixed(0)} GB/s — the host link's ceiling; only a warm replica skips the copy`
+        : `load_weights copies from pageable memory at ~${(copyBps / 1e9).toFixed(0)} GB/s, half the PCIe rate, after each read — use a concurrent loader with pinned, double-buffered chunks`,
+    });
+  }
+  return demands;
+}
+
+/**
+ * Compilation and CUDA graph capture with cold caches: persisted caches leave only what is
+ * not compilation (cold-start-model: warmCacheResidualFraction).
+ */
+function compileHint(
+  compile: PhaseSample,
+  phases: readonly PhaseSample[],
+  startSeconds: number,
+): BottleneckHint | null {
+  if (compile.attributes.warmCaches === true) return null;
+  const graph = phases
+    .filter((p) => p.phase === "graph_capture")
+    .reduce((sum, p) => sum + (p.seconds ?? 0), 0);
+  const measured = (compile.seconds ?? 0) + graph;
+  if (measured < NAMED_BOUND_SHARE * startSeconds) return null;
+  const residual = PHYSICS.warmCacheResidualFraction;
+  const warm = (compile.seconds ?? 0) * residual.compile + graph * residual.graphCapture;
+  return {
+    phase: "compile",
+    bound: "compile",
+    phaseSeconds: compile.seconds ?? 0,
+    attributedSeconds: measured - warm,
+    unit: "seconds",
+    measured,
+    ceiling: warm,
+    text: `compile dominates — compile and graph capture took ${secs(measured)} of ${secs(startSeconds)}: persist compile caches (~/.cache/vllm, ~/.triton, ~/.cache/flashinfer) across starts; warm caches leave ~${secs(warm)}`,
+  };
+}

@@ -1,0 +1,132 @@
+import type { Db } from "@thaw/db";
+import { z } from "zod";
+import { assertCan, orgScope, type Actor } from "../auth/index.ts";
+import { findEndpoint } from "../endpoints/find-endpoint.ts";
+import { parseInput } from "../errors/index.ts";
+import type { ReplicaState } from "../vocabulary/index.ts";
+import { loadColdStartSummaries } from "./load-cold-start-summaries.ts";
+
+export const GetEndpointDetailInput = z.object({ endpoint: z.string().min(1).max(100) }).strict();
+
+/** Replicas that hold or are about to hold a GPU (stopped and failed ones are history). */
+const LIVE_STATES: ReplicaState[] = ["pending", "placed", "starting", "ready", "warm", "draining"];
+const DEPLOYMENTS_SHOWN = 50;
+const REPLICAS_SHOWN = 200;
+const SCALE_EVENTS_SHOWN = 20;
+
+/**
+ * One endpoint's page: its configuration, deployments with their status, live replicas
+ * (state, node, since when), recent scale events and the headline cold-start figures. By
+ * slug or id; another org's endpoint is NOT_FOUND.
+ */
+export async function getEndpointDetail({
+  actor,
+  input,
+  db,
+}: {
+  actor: Actor;
+  input: unknown;
+  db: Db;
+}) {
+  assertCan(actor, "endpoints:read");
+  const { endpoint: name } = parseInput(GetEndpointDetailInput, input);
+  const endpoint = await findEndpoint(db, actor, name);
+  const scope = { ...orgScope(actor), endpointId: endpoint.id };
+  const [deployments, replicas, scaleEvents, summaries] = await Promise.all([
+    db.deployment.findMany({
+      where: scope,
+      orderBy: { version: "desc" },
+      take: DEPLOYMENTS_SHOWN,
+      select: {
+        id: true,
+        version: true,
+        status: true,
+        imageRef: true,
+        imageBytes: true,
+        estargzImageRef: true,
+        modelSource: true,
+        modelBytes: true,
+        modelFormat: true,
+        engine: true,
+        createdAt: true,
+      },
+    }),
+    db.replica.findMany({
+      where: { ...scope, state: { in: LIVE_STATES } },
+      orderBy: { createdAt: "asc" },
+      take: REPLICAS_SHOWN,
+      select: {
+        id: true,
+        state: true,
+        deploymentId: true,
+        pendingReason: true,
+        createdAt: true,
+        updatedAt: true,
+        readyAt: true,
+        node: { select: { name: true, instanceType: true } },
+      },
+    }),
+    db.scaleEvent.findMany({
+      where: scope,
+      orderBy: { createdAt: "desc" },
+      take: SCALE_EVENTS_SHOWN,
+      select: {
+        id: true,
+        source: true,
+        previousDesired: true,
+        desired: true,
+        reason: true,
+        actorType: true,
+        createdAt: true,
+      },
+    }),
+    loadColdStartSummaries(db, actor.orgId, [endpoint.id]),
+  ]);
+  const versionOf = new Map(deployments.map((d) => [d.id, d.version]));
+  return {
+    endpoint: {
+      id: endpoint.id,
+      slug: endpoint.slug,
+      name: endpoint.name,
+      gpuType: endpoint.gpuType,
+      gpuCount: endpoint.gpuCount,
+      minReplicas: endpoint.minReplicas,
+      maxReplicas: endpoint.maxReplicas,
+      desiredReplicas: endpoint.desiredReplicas,
+      scaleToZeroIdleSeconds: endpoint.scaleToZeroIdleSeconds,
+      targetConcurrency: endpoint.targetConcurrency,
+      allowedPaths: endpoint.allowedPaths,
+      objective: endpoint.objective,
+      activeDeploymentId: endpoint.activeDeploymentId,
+    },
+    replicaCounts: {
+      ready: replicas.filter((r) => r.state === "ready").length,
+      warm: replicas.filter((r) => r.state === "warm").length,
+      starting: replicas.filter((r) => ["pending", "placed", "starting"].includes(r.state)).length,
+      draining: replicas.filter((r) => r.state === "draining").length,
+    },
+    deployments: deployments.map((d) => ({
+      ...d,
+      imageBytes: Number(d.imageBytes),
+      modelBytes: Number(d.modelBytes),
+      active: d.id === endpoint.activeDeploymentId,
+    })),
+    replicas: replicas.map((r) => ({
+      id: r.id,
+      state: r.state,
+      deploymentVersion: versionOf.get(r.deploymentId) ?? null,
+      nodeName: r.node?.name ?? null,
+      instanceType: r.node?.instanceType ?? null,
+      pendingReason: r.pendingReason,
+      // When the replica entered its current state, as near as the row tells.
+      since:
+        r.state === "pending"
+          ? r.createdAt
+          : r.state === "ready" && r.readyAt
+            ? r.readyAt
+            : r.updatedAt,
+    })),
+    scaleEvents,
+    summary: summaries.get(endpoint.id)!,
+  };
+}

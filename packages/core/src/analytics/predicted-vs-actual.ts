@@ -1,0 +1,30 @@
+import type { StartPath } from "../vocabulary/index.ts";
+import type { ColdStartSample } from "./cold-start-sample.ts";
+
+export interface PredictedVsActual {
+  id: string;
+  requestedAt: Date;
+  path: StartPath;
+  predictedSeconds: number;
+  actualSeconds: number;
+  /** actual − predicted: positive when the start was slower than predicted. */
+  errorSeconds: number;
+}
+
+/** Every succeeded start's prediction against its time to ready, oldest first. */
+export function predictedVsActual(starts: readonly ColdStartSample[]): PredictedVsActual[] {
+  return starts
+    .filter(
+      (s): s is ColdStartSample & { actualSeconds: number } =>
+        s.status === "succeeded" && s.actualSeconds !== null,
+    )
+    .sort((a, b) => a.requestedAt.getTime() - b.requestedAt.getTime())
+    .map((s) => ({
+      id: s.id,
+      requestedAt: s.requestedAt,
+      path: s.path,
+      predictedSeconds: s.predictedSeconds,
+      actualSeconds: s.actualSeconds,
+      errorSeconds: s.actualSeconds - s.predictedSeconds,
+    }));
+}
