@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { findLostWork, listFleetOrgs, markLostNodes, RECONCILE_SWEEP_MS } from "@thaw/core";
+import {
+  findLostWork,
+  findSnapshotWork,
+  listFleetOrgs,
+  markLostNodes,
+  RECONCILE_SWEEP_MS,
+} from "@thaw/core";
 import { createDbClient } from "@thaw/db";
 import type { SchedulerEnv } from "./env.ts";
 import { loadFleetSetup } from "./fleet/fleet-config.ts";
@@ -83,6 +89,9 @@ export async function startScheduler(
     for (const endpointId of work.endpointIds) await enqueue(queues, "reconcile", { endpointId });
     for (const coldStartId of work.closedColdStartIds)
       await enqueue(queues, "history", { coldStartId });
+    // One query: deployments a snapshot might pay off for, and captures whose job was lost.
+    for (const deploymentId of await findSnapshotWork({ db }))
+      await enqueue(queues, "snapshot", { deploymentId });
     if (fleet) {
       for (const orgId of await listFleetOrgs({ db, provider: fleet.provider.kind }))
         await enqueue(queues, "fleet", { orgId, reason: "sweep" });

@@ -22,6 +22,8 @@ export interface ClosedColdStartHandled {
   /** The replica to place again after a failure. */
   retryReplicaId: string | null;
   quarantinedSnapshotId: string | null;
+  /** Set after a success: the snapshot worker decides whether to capture this deployment. */
+  succeededDeploymentId?: string;
 }
 
 const NOTHING: ClosedColdStartHandled = {
@@ -66,7 +68,12 @@ export async function handleClosedColdStart({
           where: { id: snapshotId },
           data: { consecutiveFailures: 0, lastRestoredAt: new Date() },
         });
-      return { handled: true, retryReplicaId: null, quarantinedSnapshotId: null };
+      return {
+        handled: true,
+        retryReplicaId: null,
+        quarantinedSnapshotId: null,
+        succeededDeploymentId: start.deploymentId,
+      };
     }
 
     let quarantinedSnapshotId: string | null = null;
