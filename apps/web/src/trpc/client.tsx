@@ -5,6 +5,7 @@ import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
+import { MAX_TRPC_BATCH_SIZE } from "../server/trpc/batch-limit.ts";
 import type { AppRouter } from "../server/trpc/root.ts";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
@@ -32,7 +33,9 @@ export function TrpcReactProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })],
+      links: [
+        httpBatchLink({ url: "/api/trpc", transformer: superjson, maxItems: MAX_TRPC_BATCH_SIZE }),
+      ],
     }),
   );
   return (

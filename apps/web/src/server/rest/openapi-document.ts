@@ -1,5 +1,17 @@
 import {
+  ColdStartDetail,
+  ColdStartList,
+  CreateEndpointInput,
+  DeletedEndpoint,
+  DeploymentList,
+  DeploymentSpec,
+  DeploymentView,
+  EndpointList,
   EndpointPredictionsResponse,
+  EndpointView,
+  ListDeploymentsQuery,
+  ListEndpointColdStartsQuery,
+  UpdateEndpointInput,
   EndpointStatusResponse,
   ErrorResponse,
   LiveEvent,
@@ -19,6 +31,10 @@ const endpointParam = z.object({
     .string()
     .meta({ description: "The endpoint's slug or id.", example: "meta-llama-3-8b" }),
 });
+const json = (description: string, schema: z.ZodType) => ({
+  description,
+  content: { "application/json": { schema } },
+});
 const errors = (...statuses: number[]) =>
   Object.fromEntries(
     statuses.map((status) => [
@@ -33,9 +49,10 @@ const ERROR_TEXT: Record<number, string> = {
   400: "Bad input; `error.details.field` names it",
   401: "No, malformed, unknown, revoked or expired API key",
   403: "The key lacks the scope",
-  404: "No such endpoint in the key's org",
-  409: "Idempotency-Key reused for a different request, or no active deployment",
+  404: "No such endpoint (or cold start) in the key's org",
+  409: "Idempotency-Key reused for a different request, no active deployment, or the slug is taken",
   413: "Body too large",
+  422: "The org has as many endpoints as it may have",
   429: "The key spent its requests for the minute; `Retry-After` says when to retry",
 };
 
@@ -46,11 +63,110 @@ export function openApiDocument() {
       title: "Thaw REST API",
       version: "1",
       description:
-        'Scale model endpoints and read their state. Authenticate with `Authorization: Bearer thaw_…` (an API key from the dashboard); every error answers `{"error":{"code","message","details"}}`. Each key may make THAW_REST_RATE_LIMIT_PER_MINUTE requests a minute (600 by default); answers carry RateLimit-Limit / -Remaining / -Reset.',
+        'Deploy, change, scale and delete model endpoints and read their state and cold starts. Authenticate with `Authorization: Bearer thaw_…` (an API key from the dashboard); every error answers `{"error":{"code","message","details"}}`. Each key may make THAW_REST_RATE_LIMIT_PER_MINUTE requests a minute (600 by default); answers carry RateLimit-Limit / -Remaining / -Reset.',
     },
     components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } },
     security: [{ apiKey: [] }],
     paths: {
+      "/api/v1/endpoints": {
+        get: {
+          operationId: "listEndpoints",
+          summary: "The org's endpoints with their active deployments (scope endpoints:read)",
+          responses: {
+            "200": json("Every live endpoint of the key's org", EndpointList),
+            ...errors(401, 403, 429),
+          },
+        },
+        post: {
+          operationId: "createEndpoint",
+          summary:
+            "Create an endpoint with its first deployment, active at once (scope endpoints:write)",
+          requestBody: { content: { "application/json": { schema: CreateEndpointInput } } },
+          responses: {
+            "201": json("Created; the scheduler brings up desiredReplicas", EndpointView),
+            ...errors(400, 401, 403, 409, 413, 422, 429),
+          },
+        },
+      },
+      "/api/v1/endpoints/{endpoint}": {
+        get: {
+          operationId: "getEndpoint",
+          summary: "An endpoint's configuration and active deployment (scope endpoints:read)",
+          requestParams: { path: endpointParam },
+          responses: {
+            "200": json("The endpoint", EndpointView),
+            ...errors(401, 403, 404, 429),
+          },
+        },
+        patch: {
+          operationId: "updateEndpoint",
+          summary:
+            "Change name, scaling bounds (desired is moved into them), start paths, objective, target concurrency or scale-to-zero delay (scope endpoints:write)",
+          requestParams: { path: endpointParam },
+          requestBody: { content: { "application/json": { schema: UpdateEndpointInput } } },
+          responses: {
+            "200": json("The endpoint as changed", EndpointView),
+            ...errors(400, 401, 403, 404, 413, 429),
+          },
+        },
+        delete: {
+          operationId: "deleteEndpoint",
+          summary:
+            "Delete an endpoint: desired 0, replicas drained, history kept, slug freed (scope endpoints:write)",
+          requestParams: { path: endpointParam },
+          responses: {
+            "200": json("Deleted", DeletedEndpoint),
+            ...errors(401, 403, 404, 429),
+          },
+        },
+      },
+      "/api/v1/endpoints/{endpoint}/deployments": {
+        get: {
+          operationId: "listDeployments",
+          summary: "An endpoint's deployments, newest version first (scope endpoints:read)",
+          requestParams: { path: endpointParam, query: ListDeploymentsQuery },
+          responses: {
+            "200": json("Deployments", DeploymentList),
+            ...errors(400, 401, 403, 404, 429),
+          },
+        },
+        post: {
+          operationId: "createDeployment",
+          summary:
+            "Roll the endpoint to a new immutable version; the previous one is superseded (scope deployments:write)",
+          requestParams: { path: endpointParam },
+          requestBody: { content: { "application/json": { schema: DeploymentSpec } } },
+          responses: {
+            "201": json("The new active deployment", DeploymentView),
+            ...errors(400, 401, 403, 404, 413, 429),
+          },
+        },
+      },
+      "/api/v1/endpoints/{endpoint}/cold-starts": {
+        get: {
+          operationId: "listEndpointColdStarts",
+          summary: "An endpoint's recent cold starts, newest first (scope endpoints:read)",
+          requestParams: { path: endpointParam, query: ListEndpointColdStartsQuery },
+          responses: {
+            "200": json("Cold starts", ColdStartList),
+            ...errors(400, 401, 403, 404, 429),
+          },
+        },
+      },
+      "/api/v1/cold-starts/{id}": {
+        get: {
+          operationId: "getColdStart",
+          summary:
+            "One cold start: its phases, the options the scheduler weighed and why each lost (scope endpoints:read)",
+          requestParams: {
+            path: z.object({ id: z.uuid().meta({ description: "The cold start's id." }) }),
+          },
+          responses: {
+            "200": json("The cold start", ColdStartDetail),
+            ...errors(400, 401, 403, 404, 429),
+          },
+        },
+      },
       "/api/v1/endpoints/{endpoint}/replicas": {
         put: {
           operationId: "setDesiredReplicas",

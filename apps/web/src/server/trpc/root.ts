@@ -2,6 +2,7 @@ import { createCallerFactory, router } from "./init.ts";
 import { apiKeysRouter } from "./routers/api-keys.ts";
 import { auditRouter } from "./routers/audit.ts";
 import { coldStartsRouter } from "./routers/cold-starts.ts";
+import { deploymentsRouter } from "./routers/deployments.ts";
 import { endpointsRouter } from "./routers/endpoints.ts";
 import { fleetRouter } from "./routers/fleet.ts";
 import { meProcedure } from "./routers/me.ts";
@@ -10,6 +11,7 @@ import { systemRouter } from "./routers/system.ts";
 export const appRouter = router({
   me: meProcedure,
   endpoints: endpointsRouter,
+  deployments: deploymentsRouter,
   fleet: fleetRouter,
   apiKeys: apiKeysRouter,
   audit: auditRouter,

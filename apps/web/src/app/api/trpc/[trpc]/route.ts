@@ -1,18 +1,24 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { log } from "../../../../server/logger.ts";
 import { createRequestContext } from "../../../../server/trpc/context.ts";
+import { boundedTrpcRequest, MAX_TRPC_BATCH_SIZE } from "../../../../server/trpc/request-limits.ts";
 import { appRouter } from "../../../../server/trpc/root.ts";
 
-const handler = (request: Request) =>
-  fetchRequestHandler({
+const handler = async (incoming: Request): Promise<Response> => {
+  const request = boundedTrpcRequest(incoming);
+  if (request instanceof Response) return request;
+  return fetchRequestHandler({
     endpoint: "/api/trpc",
     req: request,
     router: appRouter,
     createContext: () => createRequestContext(request.headers),
+    // A batch is one request running many procedures: bounded, like every other input.
+    maxBatchSize: MAX_TRPC_BATCH_SIZE,
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR")
         log().error({ err: error.cause ?? error, path }, "tRPC procedure failed");
     },
   });
+};
 
 export { handler as GET, handler as POST };

@@ -1,0 +1,31 @@
+import { deleteEndpoint, getEndpoint, updateEndpoint } from "@thaw/core";
+import { readJsonBody } from "../../../../../server/http/json-route.ts";
+import { enqueue } from "../../../../../server/queue-producer.ts";
+import { restRoute } from "../../../../../server/rest/rest-route.ts";
+
+/** GET /api/v1/endpoints/{endpoint} — configuration and active deployment. */
+export const GET = restRoute("endpoints:read", async ({ actor, params, db }) => ({
+  body: await getEndpoint({ actor, endpoint: params.endpoint, db }),
+}));
+
+/** PATCH /api/v1/endpoints/{endpoint} — name, scaling bounds, paths, objective, targets. */
+export const PATCH = restRoute("endpoints:write", async ({ request, actor, params, db }) => {
+  const input = await readJsonBody(request, 16 * 1024);
+  const updated = await updateEndpoint({
+    actor,
+    endpoint: params.endpoint,
+    input,
+    source: "api",
+    where: "body",
+    db,
+  });
+  await enqueue("reconcile", { endpointId: updated.id });
+  return { body: updated };
+});
+
+/** DELETE /api/v1/endpoints/{endpoint} — soft delete; the scheduler drains its replicas. */
+export const DELETE = restRoute("endpoints:write", async ({ actor, params, db }) => {
+  const deleted = await deleteEndpoint({ actor, endpoint: params.endpoint, source: "api", db });
+  await enqueue("reconcile", { endpointId: deleted.id });
+  return { body: deleted };
+});
