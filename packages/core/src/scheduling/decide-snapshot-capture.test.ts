@@ -220,9 +220,7 @@ describe("decideSnapshotCapture properties", () => {
     sources: fc.array(
       fc.record({
         binding,
-        nodeState: fc.constantFrom("ready", "lost", "draining") as fc.Arbitrary<
-          "ready" | "lost" | "draining"
-        >,
+        nodeState: fc.constantFrom<"ready" | "lost" | "draining">("ready", "lost", "draining"),
         known: fc.oneof(
           { weight: 4, arbitrary: fc.constant(true) },
           { weight: 1, arbitrary: fc.constant(false) },
@@ -233,9 +231,12 @@ describe("decideSnapshotCapture properties", () => {
     snapshots: fc.array(
       fc.record({
         binding,
-        status: fc.constantFrom("capturing", "ready", "quarantined", "deleted") as fc.Arbitrary<
-          "capturing" | "ready" | "quarantined" | "deleted"
-        >,
+        status: fc.constantFrom<"capturing" | "ready" | "quarantined" | "deleted">(
+          "capturing",
+          "ready",
+          "quarantined",
+          "deleted",
+        ),
         captureFailed: fc.boolean(),
         ageSeconds: fc.integer({ min: 0, max: 30 * 24 * 3600 }),
       }),
