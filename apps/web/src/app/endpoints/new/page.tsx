@@ -1,0 +1,21 @@
+import { DashboardShell } from "../../../components/dashboard-shell.tsx";
+import { DeployWizard } from "../../../components/deploy-wizard.tsx";
+
+export const metadata = { title: "Deploy an endpoint — Thaw" };
+
+export default function NewEndpointPage() {
+  return (
+    <DashboardShell active="deploy">
+      {(me) =>
+        me.can.deployEndpoints ? (
+          <DeployWizard />
+        ) : (
+          <section className="card" data-testid="deploy-forbidden">
+            <h2>Deploy an endpoint</h2>
+            <p className="muted">Your role ({me.org?.role}) may not deploy endpoints.</p>
+          </section>
+        )
+      }
+    </DashboardShell>
+  );
+}
