@@ -15,6 +15,7 @@ import {
   loadSchedulingNodes,
   loadSchedulingSnapshots,
 } from "./load-placement-state.ts";
+import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { optionsRecord } from "./options-record.ts";
 import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts";
 
@@ -54,6 +55,13 @@ interface Decision {
   choice: StartOptionChoice;
 }
 
+/** The replicas' states, one statement per turn of the event loop (coalesce-by-tick.ts). */
+const replicaState = coalesceByTick<string, string>(async (db, ids) => {
+  const rows = await db.$queryRaw<{ id: string; state: string }[]>`
+    SELECT id::text, state::text FROM "Replica" WHERE id = ANY(${ids}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r.state]));
+});
+
 export async function placeReplica({
   db,
   replicaId,
@@ -66,6 +74,12 @@ export async function placeReplica({
   random?: () => number;
   batch?: number;
 }): Promise<PlaceReplicaResult> {
+  // Most place jobs of a scale-up find their replica already placed by another job's batch:
+  // one plain read answers them without a transaction. A pending replica is then locked and
+  // read again inside the transaction, so this read decides nothing on its own.
+  const seen = await replicaState(db, replicaId);
+  if (!seen) return { kind: "skipped", reason: "replica gone or being placed by another job" };
+  if (seen !== "pending") return { kind: "skipped", reason: `replica is ${seen}` };
   return db.$transaction(
     async (tx) => {
       const [own] = await tx.$queryRaw<
@@ -147,6 +161,15 @@ async function placeLocked(
   const nodesById = new Map(nodes.map((n) => [n.id, n]));
   // Nodes of one instance type share their figures: each physics prior is computed once.
   const priors = new Map<string, number>();
+  const hostKeys = new Map<SchedulingNode["host"], string>();
+  const hostKeyOf = (host: SchedulingNode["host"]) => {
+    let key = hostKeys.get(host);
+    if (key === undefined) {
+      key = JSON.stringify(host);
+      hostKeys.set(host, key);
+    }
+    return key;
+  };
 
   const decided: Decision[] = [];
   let lastReason = "";
@@ -169,7 +192,7 @@ async function placeLocked(
     const predicted = feasible.map((option) => {
       const snapshot = option.snapshotId ? snapshotsById.get(option.snapshotId) : undefined;
       const host = nodesById.get(option.nodeId)!.host;
-      const key = JSON.stringify([host, option.path, option.locality, option.snapshotId]);
+      const key = `${hostKeyOf(host)}|${option.path}|${option.locality}|${option.snapshotId ?? ""}`;
       let priorSeconds = priors.get(key);
       if (priorSeconds === undefined) {
         priorSeconds = physicsPriorSeconds({
@@ -189,8 +212,13 @@ async function placeLocked(
         }),
       };
     });
-    const trigger: ColdStartTrigger =
-      attempt > 1 ? "replacement" : readyReplicas === 0 ? "scale_from_zero" : "scale_up";
+    const trigger: ColdStartTrigger = replica.prewarm
+      ? "prewarm"
+      : attempt > 1
+        ? "replacement"
+        : readyReplicas === 0
+          ? "scale_from_zero"
+          : "scale_up";
     const choice = chooseStartOption({
       options: predicted,
       infeasible,

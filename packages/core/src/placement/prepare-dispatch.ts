@@ -1,5 +1,5 @@
 import type { DbClient } from "@thaw/db";
-import { chosenOptionOf } from "./options-record.ts";
+import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { schedulingDeployment } from "./scheduling-inputs.ts";
 
 // Dispatch (DESIGN.md §3 step 4): what the agent is told to do for one cold start. The
@@ -21,6 +21,57 @@ export type DispatchPlan =
   | { kind: "skip"; reason: string }
   | { kind: "fail"; reason: string };
 
+interface DispatchRow {
+  id: string;
+  status: string;
+  replicaId: string;
+  path: string;
+  replicaState: string;
+  gpus: number[];
+  chosen: { nodeId: string; path: string; snapshotId?: string; warmReplicaId?: string } | null;
+  nodeId: string | null;
+  nodeName: string | null;
+  nodeState: string | null;
+  agentUrl: string | null;
+  runtime: string | null;
+  deploymentId: string;
+  endpointId: string;
+  imageRef: string;
+  imageDigest: string;
+  estargzImageRef: string | null;
+  estargzDigest: string | null;
+  modelBytes: bigint;
+  imageLayers: unknown;
+  engineProfile: unknown;
+}
+
+/**
+ * One statement for the dispatches of one turn of the event loop (coalesce-by-tick.ts); the
+ * chosen option is picked out of the stored options in SQL rather than shipped whole.
+ */
+const readDispatchRow = coalesceByTick<string, DispatchRow>(async (db, coldStartIds) => {
+  const rows = await db.$queryRaw<DispatchRow[]>`
+    SELECT c.id::text, c.status::text, c."replicaId"::text AS "replicaId", c.path::text,
+      r.state::text AS "replicaState",
+      ARRAY(SELECT g."gpuIndex" FROM "GpuReservation" g WHERE g."replicaId" = c."replicaId"
+        ORDER BY g."gpuIndex") AS gpus,
+      (SELECT o FROM jsonb_array_elements(
+          CASE WHEN jsonb_typeof(c.options->'feasible') = 'array' THEN c.options->'feasible'
+          ELSE '[]'::jsonb END) AS o
+        WHERE o->>'chosen' = 'true' LIMIT 1) AS chosen,
+      n.id::text AS "nodeId", n.name AS "nodeName", n.state::text AS "nodeState",
+      n."agentUrl", n.runtime::text AS runtime,
+      d.id::text AS "deploymentId", d."endpointId"::text AS "endpointId", d."imageRef",
+      d."imageDigest", d."estargzImageRef", d."estargzDigest", d."modelBytes", d."imageLayers",
+      d."engineProfile"
+    FROM "ColdStart" c
+    JOIN "Replica" r ON r.id = c."replicaId"
+    JOIN "Deployment" d ON d.id = c."deploymentId"
+    LEFT JOIN "Node" n ON n.id = c."nodeId"
+    WHERE c.id = ANY(${coldStartIds}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r]));
+});
+
 export async function prepareDispatch({
   db,
   coldStartId,
@@ -28,46 +79,45 @@ export async function prepareDispatch({
   db: DbClient;
   coldStartId: string;
 }): Promise<DispatchPlan> {
-  const coldStart = await db.coldStart.findUnique({
-    where: { id: coldStartId },
-    include: {
-      replica: { include: { reservations: { select: { gpuIndex: true } } } },
-      deployment: true,
-      node: true,
-    },
-  });
-  if (!coldStart) return { kind: "skip", reason: "cold start no longer exists" };
-  if (coldStart.status !== "scheduled")
-    return { kind: "skip", reason: `cold start is ${coldStart.status}` };
-  if (coldStart.replica.state !== "placed")
-    return { kind: "skip", reason: `replica is ${coldStart.replica.state}` };
-  const node = coldStart.node;
-  if (!node || node.state !== "ready")
-    return { kind: "fail", reason: `node is ${node?.state ?? "gone"}` };
-  if (!node.agentUrl) return { kind: "fail", reason: `node ${node.name} has no agent URL` };
+  const row = await readDispatchRow(db, coldStartId);
+  if (!row) return { kind: "skip", reason: "cold start no longer exists" };
+  if (row.status !== "scheduled") return { kind: "skip", reason: `cold start is ${row.status}` };
+  if (row.replicaState !== "placed")
+    return { kind: "skip", reason: `replica is ${row.replicaState}` };
+  if (!row.nodeId || row.nodeState !== "ready")
+    return { kind: "fail", reason: `node is ${row.nodeState ?? "gone"}` };
+  if (!row.agentUrl) return { kind: "fail", reason: `node ${row.nodeName} has no agent URL` };
 
-  const chosen = chosenOptionOf(coldStart.options);
-  const deployment = coldStart.deployment;
+  const chosen = row.chosen ?? undefined;
+  const deployment = {
+    id: row.deploymentId,
+    endpointId: row.endpointId,
+    imageDigest: row.imageDigest,
+    estargzDigest: row.estargzDigest,
+    modelBytes: row.modelBytes,
+    imageLayers: row.imageLayers,
+    engineProfile: row.engineProfile,
+  };
   const request: Record<string, unknown> = {
-    replicaId: coldStart.replicaId,
-    coldStartId: coldStart.id,
-    path: coldStart.path,
-    gpus: coldStart.replica.reservations.map((r) => r.gpuIndex).sort((a, b) => a - b),
+    replicaId: row.replicaId,
+    coldStartId: row.id,
+    path: row.path,
+    gpus: row.gpus,
     readiness: DEFAULT_READINESS,
     deployment: {
-      deploymentId: deployment.id,
-      imageRef: deployment.imageRef,
-      imageDigest: deployment.imageDigest,
-      ...(deployment.estargzImageRef ? { estargzImageRef: deployment.estargzImageRef } : {}),
-      ...(deployment.estargzDigest ? { estargzImageDigest: deployment.estargzDigest } : {}),
+      deploymentId: row.deploymentId,
+      imageRef: row.imageRef,
+      imageDigest: row.imageDigest,
+      ...(row.estargzImageRef ? { estargzImageRef: row.estargzImageRef } : {}),
+      ...(row.estargzDigest ? { estargzImageDigest: row.estargzDigest } : {}),
     },
   };
   const body = request.deployment as Record<string, unknown>;
-  if (coldStart.path === "warm") {
+  if (row.path === "warm") {
     if (!chosen?.warmReplicaId) return { kind: "fail", reason: "no warm replica recorded" };
     request.warmReplicaId = chosen.warmReplicaId;
   }
-  if (coldStart.path === "restore") {
+  if (row.path === "restore") {
     const snapshot = chosen?.snapshotId
       ? await db.snapshot.findUnique({ where: { id: chosen.snapshotId } })
       : null;
@@ -79,7 +129,7 @@ export async function prepareDispatch({
       sleepLevel: snapshot.sleepLevel >= 2 ? 2 : 1,
     };
   }
-  if (node.runtime === "sim") {
+  if (row.runtime === "sim") {
     // A simulated host models the start from the deployment's own figures.
     const modelled = schedulingDeployment(deployment);
     const { warmCaches: _warm, ...engine } = modelled.engine;
@@ -89,5 +139,11 @@ export async function prepareDispatch({
       engine,
     };
   }
-  return { kind: "send", nodeId: node.id, agentUrl: node.agentUrl, runtime: node.runtime, request };
+  return {
+    kind: "send",
+    nodeId: row.nodeId,
+    agentUrl: row.agentUrl,
+    runtime: row.runtime as "containerd" | "sim",
+    request,
+  };
 }

@@ -1,4 +1,5 @@
 import type { DbClient } from "@thaw/db";
+import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { returnReplicaToPending } from "./retry-replica.ts";
 
 /** The agent accepted the start: the cold start is dispatched and the replica starting. */
@@ -11,16 +12,33 @@ export async function recordDispatched({
   coldStartId: string;
   replicaId: string;
 }): Promise<void> {
-  // One statement, so both move together. Telemetry may have overtaken the acknowledgement
-  // (a fast start): then the conditions leave both rows as they are.
-  await db.$executeRaw`
-    WITH cold_start AS (
-      UPDATE "ColdStart" SET status = 'dispatched', "dispatchedAt" = now()
-      WHERE id = ${coldStartId}::uuid AND status = 'scheduled'
-    )
-    UPDATE "Replica" SET state = 'starting', "stateVersion" = "stateVersion" + 1, "updatedAt" = now()
-    WHERE id = ${replicaId}::uuid AND state = 'placed'`;
+  await markDispatched(db, { coldStartId, replicaId });
 }
+
+/**
+ * One statement, so both rows move together — and one for the acknowledgements of one turn
+ * of the event loop (coalesce-by-tick.ts), rows taken in id order. Telemetry may have
+ * overtaken an acknowledgement (a fast start): then the conditions leave both rows as they are.
+ */
+const markDispatched = coalesceByTick<{ coldStartId: string; replicaId: string }, true>(
+  async (db, starts) => {
+    const sorted = [...starts].sort((a, b) =>
+      a.coldStartId < b.coldStartId ? -1 : a.coldStartId > b.coldStartId ? 1 : 0,
+    );
+    await db.$executeRaw`
+      WITH v AS (
+        SELECT * FROM unnest(${sorted.map((s) => s.coldStartId)}::uuid[],
+          ${sorted.map((s) => s.replicaId)}::uuid[]) AS v(cold_start_id, replica_id)
+      ), cold_start AS (
+        UPDATE "ColdStart" AS c SET status = 'dispatched', "dispatchedAt" = now()
+        FROM v WHERE c.id = v.cold_start_id AND c.status = 'scheduled'
+      )
+      UPDATE "Replica" AS r
+      SET state = 'starting', "stateVersion" = r."stateVersion" + 1, "updatedAt" = now()
+      FROM v WHERE r.id = v.replica_id AND r.state = 'placed'`;
+    return new Map(starts.map((s) => [s, true as const]));
+  },
+);
 
 /**
  * The start never began: the agent refused it (a path the host cannot serve) or could not
