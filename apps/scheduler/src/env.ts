@@ -15,6 +15,12 @@ const Env = z.object({
   THAW_FLEET_CONFIG: z.string().min(1).optional(),
   /** The sim cloud's shared secret, for the `sim` fleet provider. */
   THAW_SIM_CLOUD_TOKEN: z.string().min(16, "must be at least 16 characters long").optional(),
+  /** GPUs an org's warm pools may hold idle beyond minReplicas (0: scaled-down replicas stop). */
+  THAW_WARM_POOL_GPU_BUDGET: z.coerce.number().int().min(0).default(0),
+  /** The warm pool's fixed keep-alive (Shahrad et al.'s fallback), before the miss-cost weight. */
+  THAW_WARM_POOL_KEEP_ALIVE_SECONDS: z.coerce.number().positive().optional(),
+  /** A predicted miss this long or longer gets the whole keep-alive window (shorter: a share). */
+  THAW_WARM_POOL_FULL_VALUE_MISS_SECONDS: z.coerce.number().positive().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
 });
 export type SchedulerEnv = z.infer<typeof Env>;

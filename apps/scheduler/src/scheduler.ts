@@ -19,6 +19,20 @@ import { startWorkers } from "./workers/index.ts";
 import { createWorkerContext } from "./workers/worker-context.ts";
 
 export const SCHEDULER_VERSION = "0.1.0";
+
+function warmPoolOptions(env: SchedulerEnv) {
+  return {
+    gpuBudget: env.THAW_WARM_POOL_GPU_BUDGET,
+    settings: {
+      ...(env.THAW_WARM_POOL_KEEP_ALIVE_SECONDS
+        ? { fixedKeepAliveSeconds: env.THAW_WARM_POOL_KEEP_ALIVE_SECONDS }
+        : {}),
+      ...(env.THAW_WARM_POOL_FULL_VALUE_MISS_SECONDS
+        ? { fullValueMissSeconds: env.THAW_WARM_POOL_FULL_VALUE_MISS_SECONDS }
+        : {}),
+    },
+  };
+}
 const TICK_MS = 5_000;
 /** Enough for the workers' concurrency (place 8 + dispatch 32 + …) not to queue for a connection. */
 const DB_POOL_SIZE = 20;
@@ -73,6 +87,7 @@ export async function startScheduler(
     log,
     nodeCredentialSecret: env.THAW_NODE_CREDENTIAL_SECRET,
     ...(fleet ? { fleet } : {}),
+    warmPool: warmPoolOptions(env),
   });
   const workers = startWorkers({
     ctx,
@@ -87,6 +102,8 @@ export async function startScheduler(
   const sweep = async () => {
     const work = await findLostWork({ db });
     for (const endpointId of work.endpointIds) await enqueue(queues, "reconcile", { endpointId });
+    // The warm pool's clock: keep-alives run out and pre-warms fall due between changes.
+    for (const endpointId of work.endpointIds) await enqueue(queues, "warmPool", { endpointId });
     for (const coldStartId of work.closedColdStartIds)
       await enqueue(queues, "history", { coldStartId });
     // One query: deployments a snapshot might pay off for, and captures whose job was lost.

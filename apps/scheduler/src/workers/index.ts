@@ -7,6 +7,7 @@ import { processFleet } from "./fleet-processor.ts";
 import { processHistory } from "./history-processor.ts";
 import { processPlace } from "./place-processor.ts";
 import { processReconcile } from "./reconcile-processor.ts";
+import { processWarmPool } from "./warm-pool-processor.ts";
 import { processSnapshot } from "./snapshot-processor.ts";
 import type { WorkerContext } from "./worker-context.ts";
 
@@ -21,6 +22,7 @@ export const PROCESSORS: Partial<Record<QueueKey, { run: Processor; concurrency:
   dispatch: { run: (ctx, data, job) => processDispatch(ctx, data, job), concurrency: 32 },
   history: { run: processHistory, concurrency: 8 },
   fleet: { run: processFleet, concurrency: 2 },
+  warmPool: { run: processWarmPool, concurrency: 4 },
   // A capture holds its job while the agent checkpoints (minutes on a real host): few at once.
   snapshot: { run: (ctx, data, job) => processSnapshot(ctx, data, job), concurrency: 2 },
 };

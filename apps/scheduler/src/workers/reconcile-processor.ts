@@ -8,6 +8,8 @@ export async function processReconcile(ctx: WorkerContext, data: unknown): Promi
   if (result.backoff) ctx.log.warn({ endpointId, reason: result.backoff }, "crash-loop backoff");
   for (const replicaId of result.toPlace) await ctx.enqueue("place", { replicaId });
   for (const coldStartId of result.toDispatch) await ctx.enqueue("dispatch", { coldStartId });
+  // Scaled-down ready replicas: the warm pool parks them or stops them.
+  if (result.parking.length > 0) await ctx.enqueue("warmPool", { endpointId });
   let stopped = 0;
   for (const drain of result.toStop) {
     if (drain.action === "wait") continue;

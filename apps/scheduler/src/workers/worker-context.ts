@@ -1,4 +1,5 @@
 import { deriveNodeCredential, NODE_CREDENTIAL_KIND } from "@thaw/core";
+import type { WarmPoolOptions } from "@thaw/core/warm-pool";
 import type { DbClient } from "@thaw/db";
 import { AgentClient } from "@thaw/node-agent-client";
 import type { FleetSetup } from "../fleet/fleet-config.ts";
@@ -18,6 +19,8 @@ export interface WorkerContext {
   agent: (node: { id: string; agentUrl: string }) => AgentClient;
   /** Where hosts come from (THAW_FLEET_CONFIG); absent: the fleet is joined by hand. */
   fleet?: FleetRuntime;
+  /** The warm pools' GPU budget and keep-alive settings (absent: no warm pool). */
+  warmPool?: WarmPoolOptions;
 }
 
 export interface FleetRuntime extends FleetSetup {
@@ -32,9 +35,11 @@ export function createWorkerContext(deps: {
   /** Agent calls: quick timeouts, and retries are BullMQ's (the job is retried). */
   agentTimeoutMs?: number;
   fleet?: FleetRuntime;
+  warmPool?: WarmPoolOptions;
 }): WorkerContext {
   return {
     ...(deps.fleet ? { fleet: deps.fleet } : {}),
+    ...(deps.warmPool ? { warmPool: deps.warmPool } : {}),
     db: deps.db,
     queues: deps.queues,
     log: deps.log,

@@ -1,5 +1,6 @@
 import type { DbClient } from "@thaw/db";
 import type { ReplicaState } from "../vocabulary/index.ts";
+import { noteCapacityChange, PARKING_REASON } from "../warm-pool/warm-pool-memory.ts";
 
 // Reconcile (DESIGN.md §3 step 2), level-triggered: desired vs actual, read from Postgres
 // every time — a job payload is only an id, and running it twice changes nothing more.
@@ -22,6 +23,8 @@ export const CRASH_LOOP_FAILURES = 3;
 export const CRASH_LOOP_WINDOW_MS = 5 * 60_000;
 /** A cold start placed but not dispatched for this long lost its dispatch job. */
 export const UNDISPATCHED_AFTER_MS = 15_000;
+/** A drained replica left for the warm-pool worker is stopped by reconcile after this long. */
+export const PARKING_GRACE_MS = 60_000;
 
 export interface ReconcileEndpointResult {
   desired: number;
@@ -37,6 +40,8 @@ export interface ReconcileEndpointResult {
   }[];
   /** Cold starts placed but never dispatched (a lost dispatch job). */
   toDispatch: string[];
+  /** Scaled-down ready replicas left for the warm-pool worker to park or stop. */
+  parking: string[];
   /** Set when replacements are held back by the crash-loop backoff. */
   backoff: string | null;
 }
@@ -72,6 +77,7 @@ export async function reconcileEndpoint({
           toPlace: [],
           toStop: [],
           toDispatch: [],
+          parking: [],
           backoff: null,
         };
       const deploymentId = endpoint.activeDeploymentId;
@@ -88,7 +94,7 @@ export async function reconcileEndpoint({
         (r) => r.state !== "draining" && r.node && ["lost", "terminated"].includes(r.node.state),
       );
       const counted = replicas.filter(
-        (r) => COUNTED_REPLICA_STATES.includes(r.state) && !onLostNode.includes(r),
+        (r) => COUNTED_REPLICA_STATES.includes(r.state) && !onLostNode.includes(r) && !r.prewarm,
       );
       const current = counted.filter((r) => r.deploymentId === deploymentId);
       const outdated = counted.filter((r) => r.deploymentId !== deploymentId);
@@ -105,13 +111,21 @@ export async function reconcileEndpoint({
           .slice(0, Math.max(0, current.length - desired)),
       ];
       const draining = [...onLostNode, ...surplus];
+      // A ready replica of the current deployment scaled down is the warm pool's to park or stop.
+      const parkable = (r: (typeof replicas)[number]) =>
+        r.state === "ready" && r.deploymentId === deploymentId && !onLostNode.includes(r);
+      if (current.length > desired) await noteCapacityChange(tx, endpoint, "surplus", now);
       for (const replica of draining) {
         await tx.replica.update({
           where: { id: replica.id },
           data: {
             state: "draining",
             stateVersion: { increment: 1 },
-            pendingReason: onLostNode.includes(replica) ? "node lost" : "scaled down",
+            pendingReason: onLostNode.includes(replica)
+              ? "node lost"
+              : parkable(replica)
+                ? PARKING_REASON
+                : "scaled down",
           },
         });
         await tx.coldStart.updateMany({
@@ -152,12 +166,19 @@ export async function reconcileEndpoint({
           select: { id: true },
         });
         created.push(...rows.map((r) => r.id));
+        await noteCapacityChange(tx, endpoint, "needed", now);
       }
 
       const drainingNow = [
         ...replicas.filter((r) => r.state === "draining"),
         ...draining.map((r) => ({ ...r, state: "draining" as const })),
       ];
+      const parking = draining.filter(parkable).map((r) => r.id);
+      // Left for the warm-pool worker, unless it has not come for them within the grace.
+      const leftToWarmPool = (r: (typeof replicas)[number]) =>
+        parking.includes(r.id) ||
+        (r.pendingReason === PARKING_REASON &&
+          r.updatedAt.getTime() > now.getTime() - PARKING_GRACE_MS);
       const pending = await tx.replica.findMany({
         where: { endpointId, state: "pending" },
         select: { id: true },
@@ -175,17 +196,20 @@ export async function reconcileEndpoint({
         counted: counted.length - surplus.length + created.length,
         created,
         toPlace: pending.map((r) => r.id),
-        toStop: drainingNow.map((r) => ({
-          replicaId: r.id,
-          nodeId: r.nodeId,
-          // A lost node may come back still running the replica: wait and stop it then.
-          action:
-            !r.node || r.node.state === "terminated"
-              ? ("release" as const)
-              : r.node.state === "lost"
-                ? ("wait" as const)
-                : ("stop-on-node" as const),
-        })),
+        parking,
+        toStop: drainingNow
+          .filter((r) => !leftToWarmPool(r))
+          .map((r) => ({
+            replicaId: r.id,
+            nodeId: r.nodeId,
+            // A lost node may come back still running the replica: wait and stop it then.
+            action:
+              !r.node || r.node.state === "terminated"
+                ? ("release" as const)
+                : r.node.state === "lost"
+                  ? ("wait" as const)
+                  : ("stop-on-node" as const),
+          })),
         toDispatch: undispatched.map((c) => c.id),
         backoff,
       };

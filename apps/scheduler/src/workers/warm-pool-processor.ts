@@ -1,0 +1,51 @@
+import { finishReplicaStop, QUEUES } from "@thaw/core";
+import { abandonReplicaPark, finishReplicaPark, tendWarmPool } from "@thaw/core/warm-pool";
+import type { WorkerContext } from "./worker-context.ts";
+
+/** warm-pool: park, release and pre-warm one endpoint's idle replicas (DESIGN.md §3 step 7). */
+export async function processWarmPool(ctx: WorkerContext, data: unknown): Promise<unknown> {
+  const { endpointId } = QUEUES.warmPool.payload.parse(data);
+  const result = await tendWarmPool({
+    db: ctx.db,
+    endpointId,
+    options: ctx.warmPool ?? { gpuBudget: 0 },
+  });
+  const agentOf = async (nodeId: string) => {
+    const node = await ctx.db.node.findUnique({
+      where: { id: nodeId },
+      select: { id: true, agentUrl: true, state: true },
+    });
+    return node?.agentUrl && node.state !== "terminated"
+      ? ctx.agent({ id: node.id, agentUrl: node.agentUrl })
+      : null;
+  };
+  let parked = 0;
+  for (const { replicaId, nodeId } of result.toPark) {
+    const agent = await agentOf(nodeId);
+    try {
+      if (!agent) throw new Error("its node has no agent to call");
+      await agent.parkReplica({ replicaId });
+    } catch (error) {
+      // The replica is not running there any more: stop it like any drain (reconcile will).
+      const reason = `warm pool: park refused: ${error instanceof Error ? error.message : String(error)}`;
+      await abandonReplicaPark({ db: ctx.db, replicaId, reason });
+      ctx.log.warn({ endpointId, replicaId, reason }, "park failed");
+      continue;
+    }
+    if (await finishReplicaPark({ db: ctx.db, replicaId })) parked++;
+  }
+  let stopped = 0;
+  for (const { replicaId, nodeId } of result.toStop) {
+    const agent = nodeId ? await agentOf(nodeId) : null;
+    // Idempotent on the agent: an unknown replica answers found: false.
+    if (agent) await agent.stopReplica(replicaId);
+    if (await finishReplicaStop({ db: ctx.db, replicaId })) stopped++;
+  }
+  for (const replicaId of result.toPlace) await ctx.enqueue("place", { replicaId });
+  if (parked + stopped + result.toPlace.length > 0)
+    ctx.log.info(
+      { endpointId, parked, stopped, prewarm: result.toPlace.length, plan: result.plan?.reason },
+      "warm pool",
+    );
+  return { parked, stopped, prewarm: result.toPlace.length, plan: result.plan };
+}

@@ -1,0 +1,230 @@
+import type { DbClient, DbTransaction } from "@thaw/db";
+import {
+  DEFAULT_WARM_POOL_SETTINGS,
+  enumerateStartOptions,
+  idleForSeconds,
+  physicsPriorSeconds,
+  planWarmPool,
+  predictTimeToReady,
+  warmPoolActions,
+  type WarmPoolPlan,
+  type WarmPoolSettings,
+} from "../scheduling/index.ts";
+import {
+  loadHistoryLookup,
+  loadSchedulingNodes,
+  loadSchedulingSnapshots,
+} from "../placement/load-placement-state.ts";
+import { schedulingDeployment, schedulingEndpoint } from "../placement/scheduling-inputs.ts";
+import { loadWarmPoolMemory, PARKING_REASON, saveWarmPoolMemory } from "./warm-pool-memory.ts";
+
+// The warm-pool worker's use case (DESIGN.md §3 step 7, §5): load the endpoint's replicas and
+// its idle-time histogram, plan with the pure policy (planWarmPool → warmPoolActions), and
+// write what Postgres can decide alone. The agent calls (park, stop) are the worker's; it
+// finishes each with finishReplicaPark / finishReplicaStop.
+
+export interface WarmPoolOptions {
+  /** GPUs an org's warm pools may hold beyond what minReplicas forces (0: no warm pool). */
+  gpuBudget: number;
+  settings?: Partial<WarmPoolSettings>;
+}
+
+export interface TendWarmPoolResult {
+  plan: Pick<WarmPoolPlan, "warmReplicas" | "reason"> | null;
+  /** Park on their node, then finishReplicaPark. */
+  toPark: { replicaId: string; nodeId: string }[];
+  /** Stop on their node (already `draining`), then finishReplicaStop. */
+  toStop: { replicaId: string; nodeId: string | null }[];
+  /** Pre-warm replicas created `pending`: each needs a place job. */
+  toPlace: string[];
+}
+
+const RELEASED_REASON = "warm pool: keep-alive over";
+const STARTING = ["pending", "placed", "starting"] as const;
+
+export async function tendWarmPool({
+  db,
+  endpointId,
+  options,
+  now = new Date(),
+}: {
+  db: DbClient;
+  endpointId: string;
+  options: WarmPoolOptions;
+  now?: Date;
+}): Promise<TendWarmPoolResult> {
+  const settings = { ...DEFAULT_WARM_POOL_SETTINGS, ...options.settings };
+  return db.$transaction(
+    async (tx) => {
+      // Under the endpoint's row lock, like reconcile: neither sees the other half-done.
+      const [locked] = await tx.$queryRaw<{ id: string }[]>`
+        SELECT id::text FROM "Endpoint" WHERE id = ${endpointId}::uuid FOR UPDATE`;
+      const nothing: TendWarmPoolResult = { plan: null, toPark: [], toStop: [], toPlace: [] };
+      if (!locked) return nothing;
+      const endpoint = await tx.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+      const replicas = await tx.replica.findMany({
+        where: {
+          endpointId,
+          state: { in: [...STARTING, "ready", "warm", "draining"] },
+        },
+        orderBy: { updatedAt: "asc" },
+      });
+      const current = endpoint.activeDeploymentId;
+      const enabled =
+        endpoint.deletedAt === null && current !== null && endpoint.allowedPaths.includes("warm");
+      const ofCurrent = (r: { deploymentId: string }) => r.deploymentId === current;
+      const busy = replicas.filter(
+        (r) => !r.prewarm && ofCurrent(r) && ([...STARTING, "ready"] as string[]).includes(r.state),
+      ).length;
+      const warm = replicas.filter((r) => r.state === "warm");
+      const candidates = replicas.filter(
+        (r) => r.state === "draining" && r.pendingReason === PARKING_REASON,
+      );
+      const prewarmed = replicas.filter(
+        (r) => r.prewarm && ([...STARTING, "ready"] as string[]).includes(r.state),
+      );
+      // What no longer fits the endpoint is stopped whatever the plan says.
+      const stale = [
+        ...warm.filter((r) => !enabled || !ofCurrent(r)),
+        ...prewarmed.filter((r) => !enabled || !ofCurrent(r)),
+      ];
+      const keptWarm = warm.filter((r) => !stale.includes(r));
+      const keptPrewarmed = prewarmed.filter((r) => !stale.includes(r));
+
+      const memory = await loadWarmPoolMemory(tx, endpointId);
+      const idleFor = idleForSeconds(memory.tracker, now.getTime());
+      const bestNonWarmSeconds =
+        (enabled ? await predictBestNonWarm(tx, endpoint, current) : null) ??
+        memory.bestNonWarmSeconds ??
+        settings.fullValueMissSeconds;
+
+      // The org's budget less what its other endpoints' pools hold now.
+      const heldElsewhere = await tx.gpuReservation.count({
+        where: {
+          replica: {
+            orgId: endpoint.orgId,
+            endpointId: { not: endpointId },
+            OR: [
+              { state: "warm" },
+              { prewarm: true, state: { in: [...STARTING, "ready"] } },
+              { state: "draining", pendingReason: PARKING_REASON },
+            ],
+          },
+        },
+      });
+      const [plan] = planWarmPool({
+        endpoints: [
+          {
+            endpointId,
+            histogram: memory.tracker.histogram,
+            idleForSeconds: idleFor,
+            busyReplicas: busy,
+            minReplicas: enabled ? endpoint.minReplicas : 0,
+            maxReplicas: enabled ? endpoint.maxReplicas : 0,
+            gpusPerReplica: endpoint.gpuCount,
+            bestNonWarmSeconds,
+          },
+        ],
+        gpuBudget: Math.max(0, options.gpuBudget - heldElsewhere),
+        settings,
+      });
+      const actions = warmPoolActions({
+        plan: plan!,
+        idleForSeconds: idleFor,
+        warm: keptWarm.map((r) => r.id),
+        incoming: keptPrewarmed.length,
+        surplusReady: candidates.length,
+      });
+
+      const parked = candidates.slice(0, actions.park);
+      const notParked = candidates.slice(actions.park);
+      const released = keptWarm.filter((r) => actions.release.includes(r.id));
+      const toStop = [...notParked, ...released, ...stale];
+      if (toStop.length > 0)
+        await tx.replica.updateMany({
+          where: { id: { in: toStop.map((r) => r.id) } },
+          data: {
+            state: "draining",
+            stateVersion: { increment: 1 },
+            pendingReason: RELEASED_REASON,
+          },
+        });
+      const toPlace: string[] = [];
+      if (actions.prewarm > 0 && current) {
+        const rows = await tx.replica.createManyAndReturn({
+          data: Array.from({ length: actions.prewarm }, () => ({
+            orgId: endpoint.orgId,
+            endpointId,
+            deploymentId: current,
+            state: "pending" as const,
+            prewarm: true,
+          })),
+          select: { id: true },
+        });
+        toPlace.push(...rows.map((r) => r.id));
+      }
+      await saveWarmPoolMemory(tx, endpoint, { tracker: memory.tracker, bestNonWarmSeconds });
+      const withNode = (r: { id: string; nodeId: string | null }) => ({
+        replicaId: r.id,
+        nodeId: r.nodeId,
+      });
+      return {
+        plan: { warmReplicas: plan!.warmReplicas, reason: plan!.reason },
+        toPark: [...parked, ...keptPrewarmed.filter((r) => r.state === "ready")]
+          .filter((r) => r.nodeId !== null)
+          .map((r) => ({ replicaId: r.id, nodeId: r.nodeId! })),
+        toStop: toStop.map(withNode),
+        toPlace,
+      };
+    },
+    { timeout: 30_000 },
+  );
+}
+
+/** What a miss costs now: the predicted seconds of the best feasible start that is not a handover. */
+async function predictBestNonWarm(
+  tx: DbTransaction,
+  row: Parameters<typeof schedulingEndpoint>[0] & { orgId: string },
+  deploymentId: string | null,
+): Promise<number | null> {
+  if (!deploymentId) return null;
+  const deploymentRow = await tx.deployment.findUnique({ where: { id: deploymentId } });
+  if (!deploymentRow) return null;
+  const endpoint = schedulingEndpoint(row);
+  const deployment = schedulingDeployment(deploymentRow);
+  const [nodes, snapshots, history] = await Promise.all([
+    loadSchedulingNodes(tx, row.orgId, endpoint.gpuType, {
+      deploymentId,
+      imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
+        (d): d is string => d !== null,
+      ),
+      gpus: endpoint.gpuCount,
+    }),
+    loadSchedulingSnapshots(tx, deploymentId),
+    loadHistoryLookup(tx, row.orgId, deployment),
+  ]);
+  const { feasible } = enumerateStartOptions({
+    endpoint: { ...endpoint, allowedPaths: endpoint.allowedPaths.filter((p) => p !== "warm") },
+    deployment,
+    nodes,
+    snapshots,
+  });
+  const snapshotsById = new Map(snapshots.map((s) => [s.id, s]));
+  const nodesById = new Map(nodes.map((n) => [n.id, n]));
+  let best: number | null = null;
+  for (const option of feasible) {
+    const snapshot = option.snapshotId ? snapshotsById.get(option.snapshotId) : undefined;
+    const { meanSeconds } = predictTimeToReady({
+      priorSeconds: physicsPriorSeconds({
+        host: nodesById.get(option.nodeId)!.host,
+        deployment,
+        path: option.path,
+        locality: option.locality,
+        ...(snapshot ? { snapshot } : {}),
+      }),
+      history: history(option.path, option.locality),
+    });
+    if (best === null || meanSeconds < best) best = meanSeconds;
+  }
+  return best;
+}
