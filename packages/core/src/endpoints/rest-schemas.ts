@@ -51,8 +51,10 @@ export const EndpointStatusResponse = z
 
 const timestamp = z.iso.datetime();
 
+// Cold-start answers may grow fields (the analytics views add some): loose objects, so a
+// client validating against the document keeps working.
 export const ColdStartSummary = z
-  .object({
+  .looseObject({
     id: z.uuid(),
     attempt: z.number().int().min(1),
     trigger: ColdStartTrigger,
@@ -74,7 +76,7 @@ export const ColdStartList = z
   .meta({ id: "ColdStartList" });
 
 export const ColdStartDetail = z
-  .object({
+  .looseObject({
     id: z.uuid(),
     endpoint: z.object({ slug: z.string(), name: z.string() }),
     node: z
@@ -103,7 +105,7 @@ export const ColdStartDetail = z
       .union([z.looseObject({}), z.array(z.unknown())])
       .meta({ description: "Every option the scheduler considered, and why each lost." }),
     phases: z.array(
-      z.object({
+      z.looseObject({
         sequence: z.number().int(),
         phase: Phase,
         startedAt: timestamp,
