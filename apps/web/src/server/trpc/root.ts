@@ -1,4 +1,5 @@
 import { createCallerFactory, router } from "./init.ts";
+import { analyticsRouter } from "./routers/analytics.ts";
 import { apiKeysRouter } from "./routers/api-keys.ts";
 import { auditRouter } from "./routers/audit.ts";
 import { coldStartsRouter } from "./routers/cold-starts.ts";
@@ -6,6 +7,7 @@ import { deploymentsRouter } from "./routers/deployments.ts";
 import { endpointsRouter } from "./routers/endpoints.ts";
 import { fleetRouter } from "./routers/fleet.ts";
 import { meProcedure } from "./routers/me.ts";
+import { scalingRouter } from "./routers/scaling.ts";
 import { systemRouter } from "./routers/system.ts";
 
 export const appRouter = router({
@@ -17,6 +19,8 @@ export const appRouter = router({
   audit: auditRouter,
   coldStarts: coldStartsRouter,
   system: systemRouter,
+  analytics: analyticsRouter,
+  scaling: scalingRouter,
 });
 
 export type AppRouter = typeof appRouter;
