@@ -11,9 +11,12 @@ import {
   emptyIdleTimeHistogram,
   enumerateStartOptions,
   keepAliveWindows,
+  KPA_DEFAULTS,
   physicsPriorSeconds,
+  planWarmPool,
+  warmPoolActions,
   predictTimeToReady,
-  recordIdleTime,
+  observeCapacity,
   updateHistoryStat,
   type HistoryCell,
   type IdleTimeHistogram,
@@ -63,6 +66,8 @@ interface Replica {
   /** Seconds its slots were busy (for idle GPU-hours). */
   busySeconds: number;
   released: boolean;
+  /** Kept idle by the warm-pool plan until then (thaw, oracle, hybrid-histogram-pull). */
+  keptUntil?: number;
 }
 
 interface SimHost {
@@ -83,9 +88,15 @@ interface EndpointState {
   snapshot: SchedulingSnapshot | null;
   /** Seconds of the best non-warm start, as the policy predicts it (warm-pool weighting). */
   bestNonWarmSeconds: number;
+  /** The idle period (its start) the warm-pool plan was last applied to. */
+  plannedIdleSince: number;
+  /** When the pre-warm of this idle period is due (NaN: none). */
+  preWarmAt: number;
 }
 
 const DRIVER = "570.133.20";
+/** The live autoscaler scales down a stable window after the load went away. */
+const SCALE_DOWN_AFTER_SECONDS = KPA_DEFAULTS.stableWindowSeconds;
 const CUDA = "12.8";
 
 function hash(text: string): number {
@@ -190,6 +201,8 @@ export function replay(input: {
         idleSince: Number.NaN,
         snapshot: null,
         bestNonWarmSeconds: 60,
+        plannedIdleSince: Number.NaN,
+        preWarmAt: Number.NaN,
       };
       endpoints.set(name, state);
     }
@@ -218,8 +231,82 @@ export function replay(input: {
     return windows.preWarmSeconds + windows.keepAliveSeconds;
   };
 
+  const usesWarmPoolPlan = policy !== "pull-keepalive-10m" && policy !== "lazy-keepalive-10m";
+  const windowsOf = (state: EndpointState) =>
+    keepAliveWindows({
+      histogram: state.histogram,
+      bestNonWarmSeconds: policy === "hybrid-histogram-pull" ? 60 : state.bestNonWarmSeconds,
+    });
+
+  /**
+   * An endpoint with nothing in service is what the live warm-pool worker sees after a
+   * scale-down: the same plan (planWarmPool → warmPoolActions) decides which replicas stay
+   * warm and for how long, the rest are released when the idle period starts, and a histogram
+   * that predicts the next request releases everything and pre-warms one replica when due.
+   */
+  const tendIdleEndpoint = (state: EndpointState, name: string, now: number) => {
+    // Live, desired drops only after the autoscaler's stable window: that is the scale-down.
+    const idleSince = state.idleSince + SCALE_DOWN_AFTER_SECONDS;
+    if (Number.isNaN(idleSince) || idleSince >= now) return;
+    if (state.replicas.some((r) => Math.max(r.readyAt, ...r.slots) > idleSince)) return;
+    const windows = windowsOf(state);
+    if (state.plannedIdleSince !== idleSince) {
+      state.plannedIdleSince = idleSince;
+      const [plan] = planWarmPool({
+        endpoints: [
+          {
+            endpointId: name,
+            histogram: state.histogram,
+            idleForSeconds: 0,
+            busyReplicas: 0,
+            minReplicas: state.spec.minReplicas,
+            maxReplicas: state.spec.maxReplicas,
+            gpusPerReplica: state.spec.gpus,
+            bestNonWarmSeconds: policy === "hybrid-histogram-pull" ? 60 : state.bestNonWarmSeconds,
+          },
+        ],
+        gpuBudget: Number.POSITIVE_INFINITY,
+      });
+      const alive = state.replicas
+        .filter((r) => !r.released)
+        .sort((a, b) => Math.max(a.readyAt, ...a.slots) - Math.max(b.readyAt, ...b.slots));
+      const ids = alive.map((_, i) => String(i));
+      const actions = warmPoolActions({
+        plan: plan!,
+        idleForSeconds: 0,
+        warm: ids,
+        incoming: 0,
+        surplusReady: 0,
+      });
+      alive.forEach((replica, i) => {
+        if (actions.release.includes(String(i))) release(replica, idleSince);
+        else if (windows.preWarmSeconds === 0 || i < state.spec.minReplicas)
+          replica.keptUntil = idleSince + windows.keepAliveSeconds;
+        else release(replica, idleSince);
+      });
+      state.preWarmAt =
+        windows.preWarmSeconds > 0 && windows.keepAliveSeconds > 0
+          ? idleSince + windows.reWarmAtSeconds
+          : Number.NaN;
+    }
+    if (!Number.isNaN(state.preWarmAt) && state.preWarmAt <= now) {
+      const at = state.preWarmAt;
+      state.preWarmAt = Number.NaN;
+      if (state.replicas.every((r) => r.released)) {
+        const replica = startReplica(state, name, at);
+        if (replica)
+          replica.keptUntil = idleSince + windows.preWarmSeconds + windows.keepAliveSeconds;
+      }
+    }
+    for (const replica of state.replicas)
+      if (!replica.released && replica.keptUntil !== undefined && replica.keptUntil <= now)
+        release(replica, Math.max(replica.readyAt, replica.keptUntil));
+    state.replicas = state.replicas.filter((r) => !r.released);
+  };
+
   /** Releases every idle replica whose keep-alive ran out before `now`, in time order. */
   const expire = (now: number) => {
+    if (usesWarmPoolPlan) for (const [name, state] of endpoints) tendIdleEndpoint(state, name, now);
     for (const state of endpoints.values()) {
       const alive = state.replicas.filter((r) => !r.released);
       const keep = keepAliveSeconds(state);
@@ -355,11 +442,15 @@ export function replay(input: {
     const now = request.at;
     expire(now);
     const state = endpointState(request.endpoint);
-    if (
-      !Number.isNaN(state.idleSince) &&
-      state.replicas.every((r) => Math.max(...r.slots) <= now)
-    ) {
-      state.histogram = recordIdleTime(state.histogram, now - state.idleSince);
+    // Nothing in service since idleSince: one idle time, as the live worker records it — from
+    // the scale-down (a stable window later) to the scale-up; shorter lulls never scale down.
+    const scaledDownAt = state.idleSince + (usesWarmPoolPlan ? SCALE_DOWN_AFTER_SECONDS : 0);
+    if (!Number.isNaN(state.idleSince) && scaledDownAt <= now) {
+      state.histogram = observeCapacity(
+        { histogram: state.histogram, idleSinceMs: scaledDownAt * 1000 },
+        "needed",
+        now * 1000,
+      ).histogram;
     }
     // The earliest free slot among the live replicas (ready or starting).
     let best: { replica: Replica; slot: number; at: number } | null = null;
@@ -387,9 +478,13 @@ export function replay(input: {
     waits.push(begin - now);
     best.replica.slots[best.slot] = begin + request.seconds;
     best.replica.busySeconds += request.seconds;
+    delete best.replica.keptUntil;
     state.idleSince = Math.max(...state.replicas.flatMap((r) => r.slots));
   }
   const end = (requests.at(-1)?.at ?? 0) + 1;
+  // What the warm pool does after the last request (its releases and pre-warms) counts too.
+  if (usesWarmPoolPlan)
+    for (const [name, state] of endpoints) tendIdleEndpoint(state, name, Number.POSITIVE_INFINITY);
   for (const state of endpoints.values()) {
     const keep = keepAliveSeconds(state);
     for (const replica of state.replicas) {
