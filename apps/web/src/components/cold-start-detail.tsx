@@ -1,14 +1,16 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useTRPC } from "../trpc/client.tsx";
+import { BottleneckHintsList } from "./bottleneck-hints-list.tsx";
 import { formatSeconds as seconds } from "./format.ts";
 import { errorMessage } from "./query-state.tsx";
 
 const MB = 1e6;
 
 /** A cold start's phases as a waterfall (bytes, throughput), and why its path won. */
-export function ColdStartDetail({ id }: { id: string }) {
+export function ColdStartDetail({ id, standalone = false }: { id: string; standalone?: boolean }) {
   const trpc = useTRPC();
   const detail = useQuery(
     trpc.coldStarts.get.queryOptions(
@@ -39,11 +41,21 @@ export function ColdStartDetail({ id }: { id: string }) {
   return (
     <div className="cold-start-detail" data-testid="cold-start-detail">
       <h3>
-        {start.endpoint.slug}: {start.path} on {start.node?.name ?? "—"} — {start.status}
+        {standalone ? (
+          <Link href={`/endpoints/${start.endpoint.slug}`}>{start.endpoint.slug}</Link>
+        ) : (
+          start.endpoint.slug
+        )}{" "}
+        v{start.deploymentVersion}: {start.path} on {start.node?.name ?? "—"} — {start.status}
         {start.actualSeconds != null && `, ${seconds(start.actualSeconds)}`} (predicted{" "}
         {seconds(start.predictedSeconds)})
       </h3>
       {start.error && <p className="form-error">{start.error}</p>}
+      {!standalone && (
+        <p>
+          <Link href={`/cold-starts/${start.id}`}>Open this cold start on its own page</Link>
+        </p>
+      )}
       <ol className="waterfall" aria-label="Phases">
         {start.phases.map((p) => {
           const left = (offset / total) * 100;
@@ -67,6 +79,8 @@ export function ColdStartDetail({ id }: { id: string }) {
           );
         })}
       </ol>
+      <h4>What bounded it</h4>
+      <BottleneckHintsList hints={start.bottlenecks} />
       <h4>Why {start.path}</h4>
       <p className="muted">{start.explanation}</p>
       <div className="table-scroll">

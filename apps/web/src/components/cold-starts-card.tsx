@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../trpc/client.tsx";
 import { formatAge, formatSeconds as seconds } from "./format.ts";
@@ -10,14 +11,25 @@ import { useLiveColdStarts } from "./use-live-cold-starts.ts";
 
 const COLUMNS = ["Endpoint", "Path", "Node", "Status", "Predicted", "Actual", "Requested", ""];
 
-/** Recent cold starts; one opens into its phase waterfall and the decision behind it. */
-export function ColdStartsCard() {
+/**
+ * Recent cold starts (of one endpoint when `endpointId` is given); one opens into its phase
+ * waterfall and the decision behind it, or on its own page.
+ */
+export function ColdStartsCard({
+  endpointId,
+  limit = 15,
+}: {
+  endpointId?: string;
+  limit?: number;
+}) {
   const trpc = useTRPC();
   // Phases arrive live (server-sent events); the poll finds starts placed since, and covers
   // a stream that is down.
   useLiveColdStarts();
   const starts = useQuery(
-    trpc.coldStarts.list.queryOptions({ limit: 15 }, { refetchInterval: 5_000 }),
+    trpc.coldStarts.list.queryOptions(endpointId ? { endpointId, limit } : { limit }, {
+      refetchInterval: 5_000,
+    }),
   );
   const [open, setOpen] = useState<string | null>(null);
 
@@ -41,7 +53,14 @@ export function ColdStartsCard() {
               data-endpoint={c.endpointSlug}
               data-status={c.status}
             >
-              <td className="strong">{c.endpointSlug}</td>
+              <td className="strong">
+                <Link
+                  href={`/cold-starts/${c.id}`}
+                  aria-label={`Cold start of ${c.endpointSlug}, ${c.path}, ${c.status}`}
+                >
+                  {c.endpointSlug}
+                </Link>
+              </td>
               <td>
                 <span className="path-tag">{c.path}</span>
                 {c.explored && <span className="muted"> explored</span>}

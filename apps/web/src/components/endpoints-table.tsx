@@ -1,8 +1,10 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useTRPC } from "../trpc/client.tsx";
-import { formatGB } from "./format.ts";
+import { formatAge, formatGB, formatSeconds } from "./format.ts";
+import { PathMix } from "./path-mix.tsx";
 import { QueryTable } from "./query-table.tsx";
 
 const COLUMNS = [
@@ -10,6 +12,9 @@ const COLUMNS = [
   "GPU",
   "Min / desired / max replicas",
   "Ready / warm / starting",
+  "Time to ready p50 / p95",
+  "Path mix",
+  "Last cold start",
   "Image",
   "Model",
   "Engine",
@@ -37,7 +42,9 @@ export function EndpointsTable() {
           rows.map((e) => (
             <tr key={e.id} data-testid="endpoint-row" data-slug={e.slug}>
               <td className="name-cell">
-                <div className="strong">{e.name}</div>
+                <Link className="strong" href={`/endpoints/${e.slug}`}>
+                  {e.name}
+                </Link>
                 <div className="muted mono">{e.slug}</div>
               </td>
               <td className="nowrap">
@@ -48,6 +55,20 @@ export function EndpointsTable() {
               </td>
               <td className="num" data-testid="endpoint-replicas">
                 {e.replicas.ready} / {e.replicas.warm} / {e.replicas.starting}
+              </td>
+              <td className="num nowrap" data-testid="endpoint-ttr">
+                {formatSeconds(e.coldStarts.p50Seconds)} / {formatSeconds(e.coldStarts.p95Seconds)}
+                <div className="muted">
+                  {e.coldStarts.samples} ready start{e.coldStarts.samples === 1 ? "" : "s"}
+                </div>
+              </td>
+              <td>
+                <PathMix mix={e.coldStarts.pathMix} />
+              </td>
+              <td className="nowrap">
+                {e.coldStarts.lastColdStartAt
+                  ? `${formatAge((Date.now() - e.coldStarts.lastColdStartAt.getTime()) / 1000)} ago`
+                  : "never"}
               </td>
               <td>
                 <div className="mono truncate" title={e.activeDeployment?.imageRef}>

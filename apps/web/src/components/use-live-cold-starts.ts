@@ -15,7 +15,11 @@ export function useLiveColdStarts(): void {
   useEffect(() => {
     if (typeof EventSource === "undefined") return;
     const source = new EventSource("/api/live");
-    const refresh = () => void queryClient.invalidateQueries(trpc.coldStarts.pathFilter());
+    const refresh = () => {
+      void queryClient.invalidateQueries(trpc.coldStarts.pathFilter());
+      // The endpoint page's figures and breakdown are computed from the same starts.
+      void queryClient.invalidateQueries(trpc.analytics.pathFilter());
+    };
     source.addEventListener("cold_starts", refresh);
     return () => {
       source.removeEventListener("cold_starts", refresh);

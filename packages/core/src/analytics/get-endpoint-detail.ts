@@ -4,6 +4,7 @@ import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "../endpoints/find-endpoint.ts";
 import { parseInput } from "../errors/index.ts";
 import type { ReplicaState } from "../vocabulary/index.ts";
+import { endpointStatus } from "./endpoint-status.ts";
 import { loadColdStartSummaries } from "./load-cold-start-summaries.ts";
 
 export const GetEndpointDetailInput = z.object({ endpoint: z.string().min(1).max(100) }).strict();
@@ -83,7 +84,14 @@ export async function getEndpointDetail({
     loadColdStartSummaries(db, actor.orgId, [endpoint.id]),
   ]);
   const versionOf = new Map(deployments.map((d) => [d.id, d.version]));
+  const replicaCounts = {
+    ready: replicas.filter((r) => r.state === "ready").length,
+    warm: replicas.filter((r) => r.state === "warm").length,
+    starting: replicas.filter((r) => ["pending", "placed", "starting"].includes(r.state)).length,
+    draining: replicas.filter((r) => r.state === "draining").length,
+  };
   return {
+    status: endpointStatus({ desired: endpoint.desiredReplicas, ...replicaCounts }),
     endpoint: {
       id: endpoint.id,
       slug: endpoint.slug,
@@ -99,12 +107,7 @@ export async function getEndpointDetail({
       objective: endpoint.objective,
       activeDeploymentId: endpoint.activeDeploymentId,
     },
-    replicaCounts: {
-      ready: replicas.filter((r) => r.state === "ready").length,
-      warm: replicas.filter((r) => r.state === "warm").length,
-      starting: replicas.filter((r) => ["pending", "placed", "starting"].includes(r.state)).length,
-      draining: replicas.filter((r) => r.state === "draining").length,
-    },
+    replicaCounts,
     deployments: deployments.map((d) => ({
       ...d,
       imageBytes: Number(d.imageBytes),

@@ -30,3 +30,4 @@ export {
 export { getDeploymentBreakdown, GetDeploymentBreakdownInput } from "./get-deployment-breakdown.ts";
 export { getEndpointDetail, GetEndpointDetailInput } from "./get-endpoint-detail.ts";
 export { loadColdStartSummaries } from "./load-cold-start-summaries.ts";
+export { endpointStatus, type EndpointStatus } from "./endpoint-status.ts";
