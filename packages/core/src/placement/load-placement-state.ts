@@ -1,4 +1,4 @@
-import type { Db } from "@thaw/db";
+import { Prisma, type Db } from "@thaw/db";
 import {
   historyCellKeys,
   type HistoryCell,
@@ -9,12 +9,10 @@ import {
   type SchedulingSnapshot,
 } from "../scheduling/index.ts";
 import type { StartPath } from "../vocabulary/index.ts";
-import { schedulingNode } from "./scheduling-inputs.ts";
+import { schedulingNode, type NodeRow } from "./scheduling-inputs.ts";
 
 // What one placement decision reads from Postgres, in a handful of set-based queries
 // (no per-node round trips): a fleet of thousands of nodes is a few result sets.
-
-const IN_FLIGHT = ["scheduled", "dispatched", "running"] as const;
 
 /**
  * How many nodes with free GPUs one decision scores, besides every node that already holds
@@ -30,56 +28,53 @@ export async function loadSchedulingNodes(
   gpuType: string,
   want: { deploymentId: string; imageDigests: string[]; gpus: number; sample?: number },
 ): Promise<SchedulingNode[]> {
-  const ids = await shortlistNodes(db, orgId, gpuType, want);
-  if (ids.length === 0) return [];
-  const rows = await db.node.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
-  const [reserved, images, copies, warm, inFlight] = await Promise.all([
-    db.gpuReservation.groupBy({ by: ["nodeId"], where: { nodeId: { in: ids } }, _count: true }),
-    db.nodeImage.findMany({
-      where: { nodeId: { in: ids } },
-      select: { nodeId: true, digest: true },
-    }),
-    db.nodeSnapshot.findMany({
-      where: { nodeId: { in: ids } },
-      select: { nodeId: true, snapshotId: true },
-    }),
-    db.replica.findMany({
-      where: { orgId, state: "warm", nodeId: { in: ids } },
-      select: { id: true, deploymentId: true, nodeId: true },
-    }),
-    db.coldStart.groupBy({
-      by: ["nodeId"],
-      where: { nodeId: { in: ids }, status: { in: [...IN_FLIGHT] } },
-      _count: true,
-    }),
-  ]);
-  const group = <T extends { nodeId: string | null }>(list: T[]) => {
-    const map = new Map<string, T[]>();
-    for (const item of list) {
-      if (!item.nodeId) continue;
-      const at = map.get(item.nodeId) ?? [];
-      at.push(item);
-      map.set(item.nodeId, at);
-    }
-    return map;
-  };
-  const reservedBy = new Map(reserved.map((r) => [r.nodeId, r._count]));
-  const inFlightBy = new Map(inFlight.map((r) => [r.nodeId, r._count]));
-  const imagesBy = group(images);
-  const copiesBy = group(copies);
-  const warmBy = group(warm);
+  // One statement: the shortlist, then each shortlisted node with what it holds — one round
+  // trip and one result set per decision batch, however large the fleet.
+  const rows = await db.$queryRaw<ShortlistedNodeRow[]>`
+    WITH shortlist AS (${shortlistSql(orgId, gpuType, want)})
+    SELECT n.id::text, n.name, n.state::text, n."gpuModel", n."gpuCount", n."driverVersion",
+      n."cudaVersion", n.vcpus, n."networkGbps", n."registryRttMs", n."diskReadMiBps",
+      n."diskWriteMiBps", n."pcieGBps",
+      (SELECT count(*)::int FROM "GpuReservation" g WHERE g."nodeId" = n.id) AS "reservedGpus",
+      ARRAY(SELECT i.digest FROM "NodeImage" i WHERE i."nodeId" = n.id) AS "imageDigests",
+      ARRAY(SELECT c."snapshotId"::text FROM "NodeSnapshot" c WHERE c."nodeId" = n.id)
+        AS "snapshotIds",
+      ARRAY(SELECT p.id::text FROM "Replica" p
+        WHERE p."nodeId" = n.id AND p."orgId" = ${orgId}::uuid AND p.state = 'warm'
+        ORDER BY p.id) AS "warmReplicaIds",
+      ARRAY(SELECT p."deploymentId"::text FROM "Replica" p
+        WHERE p."nodeId" = n.id AND p."orgId" = ${orgId}::uuid AND p.state = 'warm'
+        ORDER BY p.id) AS "warmDeploymentIds",
+      (SELECT count(*)::int FROM "ColdStart" s
+        WHERE s."nodeId" = n.id AND s.status IN ('scheduled', 'dispatched', 'running'))
+        AS "startsInFlight"
+    FROM "Node" n JOIN shortlist ON shortlist.id = n.id
+    ORDER BY n.id`;
   return rows.map((row) =>
-    schedulingNode(row, {
-      reservedGpus: reservedBy.get(row.id) ?? 0,
-      imageDigests: (imagesBy.get(row.id) ?? []).map((i) => i.digest),
-      snapshotIds: (copiesBy.get(row.id) ?? []).map((c) => c.snapshotId),
-      warmReplicas: (warmBy.get(row.id) ?? []).map((r) => ({
-        replicaId: r.id,
-        deploymentId: r.deploymentId,
-      })),
-      startsInFlight: inFlightBy.get(row.id) ?? 0,
-    }),
+    schedulingNode(
+      { ...row, state: row.state as NodeRow["state"] },
+      {
+        reservedGpus: row.reservedGpus,
+        imageDigests: row.imageDigests,
+        snapshotIds: row.snapshotIds,
+        warmReplicas: row.warmReplicaIds.map((replicaId, i) => ({
+          replicaId,
+          deploymentId: row.warmDeploymentIds[i]!,
+        })),
+        startsInFlight: row.startsInFlight,
+      },
+    ),
   );
+}
+
+interface ShortlistedNodeRow extends Omit<NodeRow, "state"> {
+  state: string;
+  reservedGpus: number;
+  imageDigests: string[];
+  snapshotIds: string[];
+  warmReplicaIds: string[];
+  warmDeploymentIds: string[];
+  startsInFlight: number;
 }
 
 export async function loadSchedulingSnapshots(
@@ -145,15 +140,14 @@ export async function loadHistoryLookup(
  * warm replica of it, plus a random sample of the others with enough free GPUs — least
  * loaded first, randomised so that concurrent placements spread instead of colliding.
  */
-async function shortlistNodes(
-  db: Db,
+function shortlistSql(
   orgId: string,
   gpuType: string,
   want: { deploymentId: string; imageDigests: string[]; gpus: number; sample?: number },
-): Promise<string[]> {
+): Prisma.Sql {
   // A batch of n replicas needs room for n: sample at least that many cold nodes.
   const limit = Math.max(COLD_NODE_SAMPLE, (want.sample ?? 1) * 2);
-  const rows = await db.$queryRaw<{ id: string }[]>`
+  return Prisma.sql`
     WITH fleet AS (
       SELECT id, "gpuCount" FROM "Node"
       WHERE "orgId" = ${orgId}::uuid AND state = 'ready' AND "gpuModel" = ${gpuType}
@@ -177,6 +171,5 @@ async function shortlistNodes(
       ORDER BY COALESCE(r.n, 0), random()
       LIMIT ${limit}
     )
-    SELECT id::text FROM holding UNION SELECT id::text FROM sampled`;
-  return rows.map((r) => r.id);
+    SELECT id FROM holding UNION SELECT id FROM sampled`;
 }

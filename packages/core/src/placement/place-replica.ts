@@ -17,6 +17,7 @@ import {
 } from "./load-placement-state.ts";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { optionsRecord } from "./options-record.ts";
+import { uuidV7 } from "./uuid-v7.ts";
 import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts";
 
 // Place (DESIGN.md §3 step 3): options node × path, predictions, the choice, then one
@@ -55,10 +56,15 @@ interface Decision {
   choice: StartOptionChoice;
 }
 
-/** The replicas' states, one statement per turn of the event loop (coalesce-by-tick.ts). */
+/**
+ * The replicas' states, one statement per turn of the event loop (coalesce-by-tick.ts). A
+ * replica locked by another job's batch is missing from the answer (SKIP LOCKED; the lock
+ * taken here ends with the statement): that job places it, so this one need not wait.
+ */
 const replicaState = coalesceByTick<string, string>(async (db, ids) => {
   const rows = await db.$queryRaw<{ id: string; state: string }[]>`
-    SELECT id::text, state::text FROM "Replica" WHERE id = ANY(${ids}::uuid[])`;
+    SELECT id::text, state::text FROM "Replica" WHERE id = ANY(${ids}::uuid[])
+    FOR UPDATE SKIP LOCKED`;
   return new Map(rows.map((r) => [r.id, r.state]));
 });
 
@@ -74,9 +80,10 @@ export async function placeReplica({
   random?: () => number;
   batch?: number;
 }): Promise<PlaceReplicaResult> {
-  // Most place jobs of a scale-up find their replica already placed by another job's batch:
-  // one plain read answers them without a transaction. A pending replica is then locked and
-  // read again inside the transaction, so this read decides nothing on its own.
+  // Most place jobs of a scale-up find their replica already placed, or being placed, by
+  // another job's batch: one shared read answers them without a transaction. A pending
+  // replica is then locked and read again inside the transaction, so this read decides
+  // nothing on its own.
   const seen = await replicaState(db, replicaId);
   if (!seen) return { kind: "skipped", reason: "replica gone or being placed by another job" };
   if (seen !== "pending") return { kind: "skipped", reason: `replica is ${seen}` };
@@ -283,21 +290,14 @@ async function commitDecisions(
   await tx.$queryRaw`SELECT count(pg_advisory_xact_lock(hashtextextended('thaw-node:' || id, 0)))::int AS locked
     FROM (SELECT id FROM unnest(${nodeIds}::text[]) AS id ORDER BY id) AS ordered`;
   // A node retired (draining) or lost since the state was read takes nothing more; the
-  // retirement took the same lock, so this read sees it.
-  const stillReady = new Set(
-    (
-      await tx.node.findMany({
-        where: { id: { in: nodeIds }, state: "ready" },
-        select: { id: true },
-      })
-    ).map((n) => n.id),
-  );
-  const taken = await tx.gpuReservation.findMany({
-    where: { nodeId: { in: nodeIds } },
-    select: { nodeId: true, gpuIndex: true },
-  });
-  const used = new Map<string, Set<number>>();
-  for (const t of taken) used.set(t.nodeId, (used.get(t.nodeId) ?? new Set()).add(t.gpuIndex));
+  // retirement took the same lock, so this read sees it. One read: each node's state and the
+  // GPUs reserved on it now.
+  const current = await tx.$queryRaw<{ id: string; ready: boolean; used: number[] }[]>`
+    SELECT n.id::text, n.state = 'ready' AS ready,
+      ARRAY(SELECT g."gpuIndex" FROM "GpuReservation" g WHERE g."nodeId" = n.id) AS used
+    FROM "Node" n WHERE n.id = ANY(${nodeIds}::uuid[])`;
+  const stillReady = new Set(current.filter((n) => n.ready).map((n) => n.id));
+  const used = new Map<string, Set<number>>(current.map((n) => [n.id, new Set(n.used)]));
 
   const reservations: { nodeId: string; gpuIndex: number; replicaId: string }[] = [];
   const kept: Decision[] = [];
@@ -329,43 +329,59 @@ async function commitDecisions(
     used.set(option.nodeId, inUse);
     kept.push(decision);
   }
-  if (reservations.length > 0) await tx.gpuReservation.createMany({ data: reservations });
   if (kept.length === 0) return [];
-  // One statement for the batch: every round trip counts at hundreds of placements a second.
+  // One statement for the batch's writes — the reservations (UNIQUE(nodeId, gpuIndex) has
+  // the last word: a violation fails the transaction and the job is retried), the replicas
+  // to `placed`, and the cold starts with every option considered: every round trip counts
+  // at hundreds of placements a second, and so does building queries row by row.
   const keptIds = kept.map((d) => d.replicaId);
   const keptNodes = kept.map((d) => d.choice.chosen!.option.nodeId);
-  await tx.$executeRaw`
-    UPDATE "Replica" AS r
-    SET state = 'placed', "nodeId" = v.node_id, "stateVersion" = r."stateVersion" + 1,
-        "pendingReason" = NULL, "updatedAt" = now()
-    FROM unnest(${keptIds}::uuid[], ${keptNodes}::uuid[]) AS v(replica_id, node_id)
-    WHERE r.id = v.replica_id`;
-  const created = await tx.coldStart.createManyAndReturn({
-    data: kept.map((decision) => {
-      const { option, prediction } = decision.choice.chosen!;
-      const replica = replicas.get(decision.replicaId)!;
-      return {
-        orgId: replica.orgId,
-        endpointId: replica.endpointId,
-        deploymentId: replica.deploymentId,
-        replicaId: replica.id,
-        nodeId: option.nodeId,
-        attempt: decision.attempt,
-        trigger: decision.trigger,
-        path: option.path,
-        locality: option.locality,
-        predictedSeconds: objective === "p90" ? prediction.p90Seconds : prediction.meanSeconds,
-        options: optionsRecord(decision.choice),
-        explanation: decision.choice.explanation,
-        explored: decision.choice.explored,
-      };
-    }),
-    select: { id: true, replicaId: true, nodeId: true, path: true, attempt: true },
+  const coldStarts = kept.map((decision) => {
+    const { option, prediction } = decision.choice.chosen!;
+    const replica = replicas.get(decision.replicaId)!;
+    return {
+      id: uuidV7(),
+      orgId: replica.orgId,
+      endpointId: replica.endpointId,
+      deploymentId: replica.deploymentId,
+      replicaId: replica.id,
+      nodeId: option.nodeId,
+      attempt: decision.attempt,
+      trigger: decision.trigger,
+      path: option.path,
+      locality: option.locality,
+      predictedSeconds: objective === "p90" ? prediction.p90Seconds : prediction.meanSeconds,
+      options: optionsRecord(decision.choice),
+      explanation: decision.choice.explanation,
+      explored: decision.choice.explored,
+    };
   });
-  return created.map((c) => ({
+  await tx.$executeRaw`
+    WITH reserved AS (
+      INSERT INTO "GpuReservation" (id, "nodeId", "gpuIndex", "replicaId")
+      SELECT * FROM unnest(${reservations.map(() => uuidV7())}::uuid[],
+        ${reservations.map((r) => r.nodeId)}::uuid[], ${reservations.map((r) => r.gpuIndex)}::int[],
+        ${reservations.map((r) => r.replicaId)}::uuid[])
+    ), moved AS (
+      UPDATE "Replica" AS r
+      SET state = 'placed', "nodeId" = v.node_id, "stateVersion" = r."stateVersion" + 1,
+          "pendingReason" = NULL, "updatedAt" = now()
+      FROM unnest(${keptIds}::uuid[], ${keptNodes}::uuid[]) AS v(replica_id, node_id)
+      WHERE r.id = v.replica_id
+    )
+    INSERT INTO "ColdStart" (id, "orgId", "endpointId", "deploymentId", "replicaId", "nodeId",
+      attempt, trigger, path, locality, "predictedSeconds", options, explanation, explored)
+    SELECT x.id, x."orgId", x."endpointId", x."deploymentId", x."replicaId", x."nodeId",
+      x.attempt, x.trigger::"ColdStartTrigger", x.path::"StartPath", x.locality,
+      x."predictedSeconds", x.options, x.explanation, x.explored
+    FROM jsonb_to_recordset(${JSON.stringify(coldStarts)}::jsonb) AS x(id uuid, "orgId" uuid,
+      "endpointId" uuid, "deploymentId" uuid, "replicaId" uuid, "nodeId" uuid, attempt int,
+      trigger text, path text, locality text, "predictedSeconds" float8, options jsonb,
+      explanation text, explored boolean)`;
+  return coldStarts.map((c) => ({
     replicaId: c.replicaId,
     coldStartId: c.id,
-    nodeId: c.nodeId!,
+    nodeId: c.nodeId,
     path: c.path,
     attempt: c.attempt,
   }));
