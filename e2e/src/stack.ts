@@ -23,7 +23,7 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -38,7 +38,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-function start(
+export function startProcess(
   name: string,
   cwd: string,
   command: string[],
@@ -60,7 +60,7 @@ function start(
   return child;
 }
 
-async function waitFor(
+export async function waitFor(
   what: string,
   check: () => Promise<boolean>,
   timeoutMs: number,
@@ -104,7 +104,7 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
       ? Promise.resolve()
       : new Promise<void>((r) => c.once("exit", () => r()));
   children.push(
-    start(
+    startProcess(
       "web",
       "apps/web",
       ["node_modules/.bin/next", "start", "--port", String(port), "--hostname", "127.0.0.1"],
@@ -117,7 +117,13 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
     ),
   );
   children.push(
-    start("scheduler", "apps/scheduler", ["node_modules/.bin/tsx", "src/main.ts"], common, logs),
+    startProcess(
+      "scheduler",
+      "apps/scheduler",
+      ["node_modules/.bin/tsx", "src/main.ts"],
+      common,
+      logs,
+    ),
   );
   await waitFor(
     "the dashboard answering",
@@ -141,7 +147,7 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
     );
   writeFileSync(join(state, "join-tokens"), tokens.join("\n") + "\n", { mode: 0o600 });
   children.push(
-    start(
+    startProcess(
       "agent",
       "apps/agent",
       ["node_modules/.bin/tsx", "src/main.ts"],

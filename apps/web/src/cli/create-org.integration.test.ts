@@ -24,7 +24,12 @@ describe("org:create", () => {
         cwd: root,
         encoding: "utf8",
         input: input ?? "",
-        env: { PATH: process.env.PATH ?? "", DATABASE_URL: database.current.url, ...env },
+        env: {
+          NODE_ENV: "test",
+          PATH: process.env.PATH ?? "",
+          DATABASE_URL: database.current.url,
+          ...env,
+        },
         timeout: 60_000,
       },
     );
