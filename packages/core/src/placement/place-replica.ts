@@ -49,6 +49,33 @@ export const MAX_START_ATTEMPTS = 4;
 export const PLACEMENT_BATCH = 32;
 const EXPLORATION_WINDOW_MS = 60 * 60_000;
 
+interface BatchReplicaRow {
+  id: string;
+  orgId: string;
+  endpointId: string;
+  deploymentId: string;
+  prewarm: boolean;
+  coldStarts: { nodeId: string | null; path: StartPath; status: string }[];
+}
+
+interface BatchContextRow {
+  endpointId: string;
+  gpuType: string;
+  gpuCount: number;
+  allowedPaths: StartPath[];
+  objective: "mean" | "p90";
+  deploymentId: string;
+  deploymentEndpointId: string;
+  imageDigest: string;
+  estargzDigest: string | null;
+  modelBytes: bigint;
+  imageLayers: unknown;
+  engineProfile: unknown;
+  readyReplicas: number;
+  recentDecisions: number;
+  recentExplorations: number;
+}
+
 interface Decision {
   replicaId: string;
   attempt: number;
@@ -111,18 +138,49 @@ async function placeLocked(
   replicaIds: string[],
   random: () => number,
 ): Promise<PlaceReplicaResult> {
-  const replicas = await tx.replica.findMany({
-    where: { id: { in: replicaIds } },
-    include: {
-      coldStarts: { select: { nodeId: true, path: true, status: true } },
-    },
-  });
+  // Two statements for what the batch decides from: the replicas with their earlier attempts,
+  // and the endpoint, its deployment and the counts the choice weighs.
+  const replicas = await tx.$queryRaw<BatchReplicaRow[]>`
+    SELECT r.id::text, r."orgId"::text AS "orgId", r."endpointId"::text AS "endpointId",
+      r."deploymentId"::text AS "deploymentId", r.prewarm,
+      COALESCE((SELECT json_agg(json_build_object('nodeId', c."nodeId", 'path', c.path,
+          'status', c.status)) FROM "ColdStart" c WHERE c."replicaId" = r.id), '[]'::json)
+        AS "coldStarts"
+    FROM "Replica" r WHERE r.id = ANY(${replicaIds}::uuid[])`;
   const byId = new Map(replicas.map((r) => [r.id, r]));
   const first = byId.get(replicaIds[0]!)!;
-  const [endpointRow, deploymentRow] = await Promise.all([
-    tx.endpoint.findUniqueOrThrow({ where: { id: first.endpointId } }),
-    tx.deployment.findUniqueOrThrow({ where: { id: first.deploymentId } }),
-  ]);
+  const [context] = await tx.$queryRaw<BatchContextRow[]>`
+    SELECT e.id::text AS "endpointId", e."gpuType", e."gpuCount",
+      e."allowedPaths"::text[] AS "allowedPaths", e.objective::text AS objective,
+      d.id::text AS "deploymentId", d."endpointId"::text AS "deploymentEndpointId",
+      d."imageDigest", d."estargzDigest", d."modelBytes", d."imageLayers", d."engineProfile",
+      (SELECT count(*)::int FROM "Replica" p WHERE p."endpointId" = e.id AND p.state = 'ready')
+        AS "readyReplicas",
+      recent."recentDecisions", recent."recentExplorations"
+    FROM "Endpoint" e, "Deployment" d, LATERAL (
+      SELECT count(*)::int AS "recentDecisions",
+        (count(*) FILTER (WHERE c.explored))::int AS "recentExplorations"
+      FROM "ColdStart" c WHERE c."orgId" = ${first.orgId}::uuid
+        AND c."requestedAt" > ${new Date(Date.now() - EXPLORATION_WINDOW_MS)}
+    ) AS recent
+    WHERE e.id = ${first.endpointId}::uuid AND d.id = ${first.deploymentId}::uuid`;
+  if (!context) throw new Error(`endpoint or deployment of replica ${first.id} not found`);
+  const endpointRow = {
+    id: context.endpointId,
+    gpuType: context.gpuType,
+    gpuCount: context.gpuCount,
+    allowedPaths: context.allowedPaths,
+    objective: context.objective,
+  };
+  const deploymentRow = {
+    id: context.deploymentId,
+    endpointId: context.deploymentEndpointId,
+    imageDigest: context.imageDigest,
+    estargzDigest: context.estargzDigest,
+    modelBytes: context.modelBytes,
+    imageLayers: context.imageLayers,
+    engineProfile: context.engineProfile,
+  };
   const endpoint = schedulingEndpoint(endpointRow);
   const deployment = schedulingDeployment(deploymentRow);
 
@@ -140,7 +198,7 @@ async function placeLocked(
   const toPlace = replicaIds.filter((id) => !exhausted.some((r) => r.id === id));
   if (toPlace.length === 0) return { kind: "skipped", reason: "too many failed starts" };
 
-  const [nodes, snapshots, history, readyReplicas, recent] = await Promise.all([
+  const [nodes, snapshots, history] = await Promise.all([
     loadSchedulingNodes(tx, first.orgId, endpoint.gpuType, {
       deploymentId: deployment.id,
       imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
@@ -151,19 +209,10 @@ async function placeLocked(
     }),
     loadSchedulingSnapshots(tx, deployment.id),
     loadHistoryLookup(tx, first.orgId, deployment),
-    tx.replica.count({ where: { endpointId: endpoint.id, state: "ready" } }),
-    tx.coldStart.groupBy({
-      by: ["explored"],
-      where: {
-        orgId: first.orgId,
-        requestedAt: { gt: new Date(Date.now() - EXPLORATION_WINDOW_MS) },
-      },
-      _count: true,
-    }),
   ]);
-  const count = (explored: boolean) => recent.find((r) => r.explored === explored)?._count ?? 0;
-  let decisions = count(true) + count(false);
-  let explorations = count(true);
+  const readyReplicas = context.readyReplicas;
+  let decisions = context.recentDecisions;
+  let explorations = context.recentExplorations;
   const snapshotsById = new Map(snapshots.map((s) => [s.id, s]));
   const nodesById = new Map(nodes.map((n) => [n.id, n]));
   // Nodes of one instance type share their figures: each physics prior is computed once.
