@@ -61,17 +61,22 @@ else
 fi
 
 PIDS=()
+DEMO_PIDS=() # the trace replay: optional, so its exit does not stop the product
 stop_all() {
   local code=${1:-0}
   trap - INT TERM EXIT
   say "stopping…"
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}" "${DEMO_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}" "${DEMO_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   say "stopped. (PostgreSQL and Redis keep running; 'bash infra/dev/stop-services.sh' stops them.)"
   exit "$code"
 }
 trap 'stop_all 0' INT TERM
 trap 'stop_all $?' EXIT
+
+# The demo keeps up to 2 idle GPUs warm across its endpoints (the product's default is 0:
+# idle GPUs cost money, so an operator chooses the budget).
+export THAW_WARM_POOL_GPU_BUDGET="${THAW_WARM_POOL_GPU_BUDGET:-2}"
 
 # Each process writes its own log; `exec` makes the PID we hold the process itself.
 (cd "$ROOT/apps/scheduler" && exec node_modules/.bin/tsx src/main.ts) >"$LOGS/scheduler.log" 2>&1 &
@@ -91,6 +96,19 @@ chmod 600 "$DATA/agent/join-tokens"
   THAW_JOIN_TOKENS_FILE="$DATA/agent/join-tokens" THAW_AGENT_STATE_DIR="$DATA/agent" THAW_AGENT_LISTEN="$AGENT_LISTEN" exec node_modules/.bin/tsx src/main.ts) >"$LOGS/agent.log" 2>&1 &
 PIDS+=($!)
 
+# The demo's load: a public request trace replayed as load signals against one seeded
+# endpoint (THAW_DEMO_TRACE=off to skip; any azure-llm trace file to replay another).
+DEMO_TRACE="${THAW_DEMO_TRACE:-$ROOT/../shared/data/traces/AzureLLMInferenceTrace_code.csv}"
+DEMO_ENDPOINT="${THAW_DEMO_ENDPOINT:-llama-3-2-1b-gguf}"
+if [ "$DEMO_TRACE" != off ] && [ -f "$DEMO_TRACE" ]; then
+  (cd "$ROOT/apps/scheduler" && exec node_modules/.bin/tsx src/cli/replay-trace-signals.ts --trace "$DEMO_TRACE" \
+    --endpoint "$DEMO_ENDPOINT" --url "http://127.0.0.1:$WEB_PORT" --speed "${THAW_DEMO_TRACE_SPEED:-4}") >"$LOGS/trace-replay.log" 2>&1 &
+  DEMO_PIDS+=($!)
+  DEMO_LINE="Demo load  $(basename "$DEMO_TRACE") replayed as load signals on $DEMO_ENDPOINT (${THAW_DEMO_TRACE_SPEED:-4}× speed; THAW_DEMO_TRACE=off to skip)"
+else
+  DEMO_LINE="Demo load  none (no trace at $DEMO_TRACE): scale endpoints from the dashboard or REST"
+fi
+
 cat >&2 <<BANNER
 
   Thaw is running.
@@ -98,7 +116,8 @@ cat >&2 <<BANNER
     Sign in     demo@thaw.dev  /  thaw-demo-password
     Demo fleet  $SIM_HOSTS (simulated GPU hosts, joining now); more are launched from the
                 sim cloud when replicas wait for a GPU, and retired after 2 idle minutes
-    Logs        .data/logs/{web,scheduler,agent}.log
+    $DEMO_LINE
+    Logs        .data/logs/{web,scheduler,agent,trace-replay}.log
 
   Press Ctrl-C to stop.
 

@@ -117,7 +117,7 @@ describe("snapshot worker with a real sim agent", () => {
     const replacement = (await db().coldStart.findFirst({
       where: { endpointId, replicaId: { not: first.replicaId }, status: "succeeded" },
     }))!;
-    const options = (replacement.options as { feasible: RecordedOption[] }).feasible;
+    const options = (replacement.options as unknown as { feasible: RecordedOption[] }).feasible;
     const restores = options.filter((o) => o.path === "restore");
     expect(restores).toContainEqual(
       expect.objectContaining({
