@@ -191,6 +191,7 @@ export function ColdStartBreakdownCharts({ deploymentId }: { deploymentId: strin
                   name="Predicted"
                   unit=" s"
                   domain={[0, maxPoint]}
+                  tickFormatter={roundTick}
                 />
                 <YAxis
                   type="number"
@@ -198,6 +199,7 @@ export function ColdStartBreakdownCharts({ deploymentId }: { deploymentId: strin
                   name="Actual"
                   unit=" s"
                   domain={[0, maxPoint]}
+                  tickFormatter={roundTick}
                   width={60}
                 />
                 <Tooltip cursor={{ strokeDasharray: "3 3" }} />
@@ -317,4 +319,9 @@ export function ColdStartBreakdownCharts({ deploymentId }: { deploymentId: strin
       ))}
     </div>
   );
+}
+
+/** Axis ticks in whole seconds: a domain ending at a measured value must not print its decimals. */
+function roundTick(value: number): string {
+  return String(Math.round(value));
 }

@@ -2,11 +2,19 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc/client.tsx";
-import { formatAge } from "./format.ts";
+import { formatAge, formatGB } from "./format.ts";
 import { JoinTokenButton } from "./join-token-button.tsx";
 import { QueryTable } from "./query-table.tsx";
 
-const COLUMNS = ["Node", "Instance type", "GPU model", "GPUs used / total", "State", "Heartbeat"];
+const COLUMNS = [
+  "Node",
+  "Instance type",
+  "GPU model",
+  "GPUs used / total",
+  "Holds",
+  "State",
+  "Heartbeat",
+];
 
 export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean }) {
   const trpc = useTRPC();
@@ -45,6 +53,37 @@ export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean
               <td>{n.gpuModel}</td>
               <td className="num">
                 {n.gpusUsed} / {n.gpuCount}
+              </td>
+              <td data-testid="node-holds">
+                {n.holds.replicas.length + n.holds.images.length + n.holds.snapshots.length ===
+                0 ? (
+                  <span className="muted">nothing yet</span>
+                ) : (
+                  <ul className="holds">
+                    {n.holds.replicas.map((r, i) => (
+                      <li key={`r${i}`}>
+                        replica {r.endpoint} <span className="muted">({r.state})</span>
+                      </li>
+                    ))}
+                    {n.holds.snapshots.map((s, i) => (
+                      <li key={`s${i}`}>
+                        snapshot {s.label}{" "}
+                        <span className="muted">
+                          ({formatGB(s.bytes)}, {s.status})
+                        </span>
+                      </li>
+                    ))}
+                    {n.holds.images.map((m, i) => (
+                      <li key={`i${i}`}>
+                        image {m.label}{" "}
+                        <span className="muted">
+                          ({formatGB(m.bytes)}
+                          {m.estargz ? ", eStargz" : ""})
+                        </span>
+                      </li>
+                    ))}
+                  </ul>
+                )}
               </td>
               <td>
                 <span className={`status state-${n.state}`}>{n.state}</span>

@@ -184,6 +184,61 @@ describe("node join and heartbeats", () => {
     });
   });
 
+  it("lists what each node holds by endpoint and version: replicas, snapshots, cached images", async () => {
+    const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
+    const { nodeId } = await joinNode({
+      input: joinInput(token, "holder"),
+      db: t.db,
+      credentialSecret: TEST_NODE_SECRET,
+    });
+    const deployment = await t.db.deployment.findFirstOrThrow({
+      where: { orgId: owner.orgId, endpoint: { slug: "llama-3-2-1b-gguf" } },
+    });
+    await t.db.nodeImage.create({
+      data: { nodeId, digest: deployment.imageDigest, bytes: 2_400_000_000n },
+    });
+    await t.db.nodeImage.create({ data: { nodeId, digest: "sha256:unknown", bytes: 1n } });
+    await t.db.replica.create({
+      data: {
+        orgId: owner.orgId,
+        endpointId: deployment.endpointId,
+        deploymentId: deployment.id,
+        nodeId,
+        state: "warm",
+      },
+    });
+    const snapshot = await t.db.snapshot.create({
+      data: {
+        orgId: owner.orgId,
+        deploymentId: deployment.id,
+        gpuModel: "A10G",
+        driverVersion: "550",
+        cudaVersion: "12.4",
+        location: "node",
+        uri: "file:///snap",
+        bytes: 3_400_000_000n,
+        status: "ready",
+      },
+    });
+    await t.db.nodeSnapshot.create({ data: { nodeId, snapshotId: snapshot.id } });
+
+    const node = (await listNodes({ actor: owner, db: t.db })).find((n) => n.id === nodeId)!;
+    expect(node.holds).toEqual({
+      replicas: [{ endpoint: "llama-3-2-1b-gguf", state: "warm" }],
+      snapshots: [
+        {
+          label: `llama-3-2-1b-gguf v${deployment.version}`,
+          status: "ready",
+          bytes: 3_400_000_000,
+        },
+      ],
+      images: expect.arrayContaining([
+        { label: `llama-3-2-1b-gguf v${deployment.version}`, bytes: 2_400_000_000, estargz: false },
+        { label: "sha256:unknown", bytes: 1, estargz: false },
+      ]) as unknown,
+    });
+  });
+
   it("another org's user sees none of this org's nodes", async () => {
     const other = await t.db.org.create({ data: { slug: "other", name: "Other" } });
     const stranger: Actor = { type: "user", userId: "x", orgId: other.id, role: "owner" };

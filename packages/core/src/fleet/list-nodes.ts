@@ -12,6 +12,11 @@ export async function listNodes({ actor, db }: { actor: Actor; db: Db }) {
     include: { _count: { select: { reservations: true, images: true } } },
     take: 1000,
   });
+  const holdings = await loadHoldings(
+    db,
+    actor,
+    nodes.map((n) => n.id),
+  );
   const now = Date.now();
   return nodes.map((n) => ({
     id: n.id,
@@ -32,5 +37,80 @@ export async function listNodes({ actor, db }: { actor: Actor; db: Db }) {
     heartbeatAgeSeconds: n.lastHeartbeatAt ? (now - n.lastHeartbeatAt.getTime()) / 1000 : null,
     stale:
       !n.lastHeartbeatAt || now - n.lastHeartbeatAt.getTime() > NODE_STALE_AFTER_SECONDS * 1000,
+    holds: holdings(n.id),
   }));
+}
+
+const LIVE_REPLICA_STATES = ["placed", "starting", "ready", "warm", "draining"] as const;
+
+/**
+ * What each node holds, named as an operator knows it: replicas by endpoint and state, cached
+ * images and snapshots by the endpoint and deployment version they belong to. Three set-based
+ * reads for the whole fleet, all within the actor's org.
+ */
+async function loadHoldings(db: Db, actor: Actor, nodeIds: string[]) {
+  const [replicas, images, copies] = await Promise.all([
+    db.replica.findMany({
+      where: {
+        ...orgScope(actor),
+        nodeId: { in: nodeIds },
+        state: { in: [...LIVE_REPLICA_STATES] },
+      },
+      select: { nodeId: true, state: true, endpoint: { select: { slug: true } } },
+    }),
+    db.nodeImage.findMany({
+      where: { nodeId: { in: nodeIds }, node: orgScope(actor) },
+      select: { nodeId: true, digest: true, bytes: true, estargz: true },
+    }),
+    db.nodeSnapshot.findMany({
+      where: { nodeId: { in: nodeIds }, node: orgScope(actor) },
+      select: {
+        nodeId: true,
+        snapshot: {
+          select: {
+            status: true,
+            bytes: true,
+            deployment: { select: { version: true, endpoint: { select: { slug: true } } } },
+          },
+        },
+      },
+    }),
+  ]);
+  const digests = [...new Set(images.map((i) => i.digest))];
+  const deployments = await db.deployment.findMany({
+    where: {
+      ...orgScope(actor),
+      OR: [{ imageDigest: { in: digests } }, { estargzDigest: { in: digests } }],
+    },
+    select: {
+      imageDigest: true,
+      estargzDigest: true,
+      version: true,
+      endpoint: { select: { slug: true } },
+    },
+  });
+  const digestLabel = new Map<string, string>();
+  for (const d of deployments) {
+    digestLabel.set(d.imageDigest, `${d.endpoint.slug} v${d.version}`);
+    if (d.estargzDigest) digestLabel.set(d.estargzDigest, `${d.endpoint.slug} v${d.version}`);
+  }
+  return (nodeId: string) => ({
+    replicas: replicas
+      .filter((r) => r.nodeId === nodeId)
+      .map((r) => ({ endpoint: r.endpoint.slug, state: r.state })),
+    images: images
+      .filter((i) => i.nodeId === nodeId)
+      .map((i) => ({
+        label: digestLabel.get(i.digest) ?? i.digest.slice(0, 19),
+        bytes: Number(i.bytes),
+        estargz: i.estargz,
+      })),
+    snapshots: copies
+      .filter((c) => c.nodeId === nodeId)
+      .map((c) => ({
+        label: `${c.snapshot.deployment.endpoint.slug} v${c.snapshot.deployment.version}`,
+        status: c.snapshot.status,
+        bytes: Number(c.snapshot.bytes),
+      })),
+  });
 }
