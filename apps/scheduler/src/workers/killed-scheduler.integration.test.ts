@@ -58,8 +58,10 @@ describe("a scheduler killed mid-job", () => {
     await stack?.close();
   });
 
-  it("finishes the scale-up in another process", async () => {
-    child = spawn(`${SCHEDULER_DIR}/node_modules/.bin/tsx`, ["src/main.ts"], {
+  it("finishes the scale-up in another process", { timeout: 240_000 }, async () => {
+    // One process: the tsx CLI would run the scheduler in a child of its own, which a
+    // SIGKILL of the CLI leaves running — the "killed" scheduler would live on.
+    child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
       cwd: SCHEDULER_DIR,
       env: { PATH: process.env.PATH, ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -78,15 +80,23 @@ describe("a scheduler killed mid-job", () => {
       .toBeGreaterThan(0);
     child.kill("SIGKILL");
     await new Promise((resolve) => child!.once("exit", resolve));
+    expect(() => process.kill(child!.pid!, 0)).toThrow(/ESRCH/); // truly dead, not orphaned
     const readyAtKill = await db().replica.count({ where: { endpointId, state: "ready" } });
     expect(readyAtKill).toBeLessThan(HOSTS);
 
     survivor = await startScheduler(loadEnv(env), pino({ level: "silent" }), { sweepMs: 1_000 });
+    // The dead process's jobs come back once BullMQ finds them stalled: their locks lapse
+    // (lockDuration) and the next stalled check moves them back to wait.
+    const t0 = Date.now();
     await expect
       .poll(() => db().replica.count({ where: { endpointId, state: "ready" } }), {
-        timeout: 60_000,
+        timeout: 150_000,
+        interval: 500,
       })
       .toBe(HOSTS);
+    console.error(
+      `killed-scheduler: every replica ready ${((Date.now() - t0) / 1000).toFixed(1)} s after the survivor started`,
+    );
     const reservations = await db().gpuReservation.findMany();
     expect(reservations).toHaveLength(HOSTS);
     expect(new Set(reservations.map((r) => r.nodeId)).size).toBe(HOSTS);
