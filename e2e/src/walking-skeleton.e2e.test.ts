@@ -11,6 +11,9 @@ import { startStack, type Stack } from "./stack.ts";
 // scheduler's health from its heartbeats → sim hosts that joined with join tokens and
 // whose heartbeats keep updating.
 
+/** The endpoint the test deploys through the wizard, then scales through REST. */
+const E2E_SLUG = "e2e-tinyllama";
+
 const screenshots = join(dirname(fileURLToPath(import.meta.url)), "..", "screenshots");
 
 describe("walking skeleton", () => {
@@ -95,7 +98,63 @@ describe("walking skeleton", () => {
     await page.screenshot({ path: join(screenshots, "dashboard.png"), fullPage: true });
   });
 
-  it("creates an API key, scales through REST with it, and the cold start finishes on the sim fleet", async () => {
+  it("deploys an endpoint through the wizard, with inline validation on the way", async () => {
+    await page.getByRole("link", { name: "Deploy endpoint" }).click();
+    await page.getByTestId("deploy-wizard").waitFor();
+    const next = page.getByTestId("wizard-next");
+
+    // Step 1 refuses to go on without what it needs, and says so next to the field.
+    await next.click();
+    await expect
+      .poll(() => page.getByLabel("Image reference", { exact: true }).getAttribute("aria-invalid"))
+      .toBe("true");
+    await page
+      .getByLabel("Image reference", { exact: true })
+      .fill("registry.demo.thaw.dev/e2e/tinyllama:1");
+    await page.getByLabel("Image size (GB)", { exact: true }).fill("1.6");
+    await next.click();
+
+    // A model source pointing at the machine itself is refused before anything is stored.
+    await page.getByLabel("Model source", { exact: true }).fill("file:///etc/passwd");
+    await page.getByLabel("Model size (GB)", { exact: true }).fill("2.2");
+    await next.click();
+    await expect
+      .poll(() => page.getByLabel("Model source", { exact: true }).getAttribute("aria-invalid"))
+      .toBe("true");
+    await page
+      .getByLabel("Model source", { exact: true })
+      .fill("hf://TinyLlama/TinyLlama-1.1B-Chat-v1.0");
+    await next.click();
+
+    await page.getByLabel("Endpoint slug", { exact: true }).fill(E2E_SLUG);
+    await page.getByLabel("Display name", { exact: true }).fill("E2E TinyLlama");
+    await page.getByLabel("GPU type", { exact: true }).fill("A10G");
+    await page.getByLabel("Desired replicas", { exact: true }).fill("0");
+    await page.getByLabel("Maximum replicas", { exact: true }).fill("2");
+    await next.click();
+    await next.click(); // allowed paths and objective: the defaults (every path, mean)
+    await page.getByTestId("deploy-review").waitFor();
+    await page.screenshot({ path: join(screenshots, "deploy-wizard-review.png"), fullPage: true });
+    await page.getByTestId("deploy-submit").click();
+
+    await page.waitForURL(new RegExp(`/endpoints/${E2E_SLUG}$`), { timeout: 20_000 });
+    await page.getByTestId("endpoint-detail").waitFor();
+    const stored = await stack.database.db.endpoint.findFirstOrThrow({
+      where: { slug: E2E_SLUG },
+      include: { deployments: true },
+    });
+    expect(stored).toMatchObject({ gpuType: "A10G", desiredReplicas: 0, maxReplicas: 2 });
+    expect(stored.deployments).toHaveLength(1);
+    expect(stored.deployments[0]).toMatchObject({
+      status: "active",
+      modelSource: "hf://TinyLlama/TinyLlama-1.1B-Chat-v1.0",
+    });
+    expect(stored.activeDeploymentId).toBe(stored.deployments[0]!.id);
+    await page.goto(`${stack.baseUrl}/`);
+    await page.getByTestId("endpoints-table").waitFor();
+  });
+
+  it("creates an API key, scales the new endpoint through REST with it, and the cold start finishes on the sim fleet", async () => {
     await page.getByLabel("Name").fill("e2e autoscaler");
     await page.getByRole("button", { name: "Create API key" }).click();
     const key = (await page.getByTestId("api-key-value").textContent())?.trim() ?? "";
@@ -112,7 +171,7 @@ describe("walking skeleton", () => {
       });
     });
 
-    const slug = "llama-3-2-1b-gguf";
+    const slug = E2E_SLUG;
     const scaled = await fetch(`${stack.baseUrl}/api/v1/endpoints/${slug}/replicas`, {
       method: "PUT",
       headers: {
@@ -132,8 +191,11 @@ describe("walking skeleton", () => {
     await expect
       .poll(async () => (await replicas.textContent())?.trim(), { timeout: 60_000 })
       .toMatch(/^1 \//);
+    // The scale-up's own start (the first): a snapshot of the new endpoint may be captured
+    // after it, and its replica replaced by a restore start.
     const start = await stack.database.db.coldStart.findFirstOrThrow({
       where: { endpoint: { slug }, status: "succeeded" },
+      orderBy: { requestedAt: "asc" },
       include: { phases: true },
     });
     expect(start.phases.map((p) => p.phase)).toContain("ready");
@@ -143,18 +205,20 @@ describe("walking skeleton", () => {
       .poll(() => page.evaluate(() => (window as unknown as { liveIds: string[] }).liveIds))
       .toContain(start.id);
 
-    const status = await fetch(`${stack.baseUrl}/api/v1/endpoints/${slug}/status`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    expect(await status.json()).toMatchObject({ replicas: { ready: 1 } });
+    const status = async () =>
+      (await (
+        await fetch(`${stack.baseUrl}/api/v1/endpoints/${slug}/status`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).json()) as { replicas: { ready: number } };
+    // Ready through REST too (polled: a snapshot capture may be replacing the replica).
+    await expect.poll(async () => (await status()).replicas.ready, { timeout: 60_000 }).toBe(1);
     await page.screenshot({ path: join(screenshots, "scaled-through-rest.png"), fullPage: true });
 
     // Its breakdown: the phases as a waterfall, and the options the scheduler weighed.
-    const row = page.locator(
-      `[data-testid="cold-start-row"][data-endpoint="${slug}"][data-status="succeeded"]`,
-    );
-    await row.first().waitFor({ timeout: 15_000 });
-    await row.first().getByRole("button", { name: "Breakdown" }).click();
+    const row = page.locator(`[data-testid="cold-start-row"][data-cold-start-id="${start.id}"]`);
+    await row.waitFor({ timeout: 15_000 });
+    await row.getByRole("button", { name: "Breakdown" }).click();
     const detail = page.getByTestId("cold-start-detail");
     await detail.waitFor();
     await expect
@@ -166,6 +230,18 @@ describe("walking skeleton", () => {
       .toEqual(start.phases.sort((a, b) => a.sequence - b.sequence).map((p) => p.phase));
     expect(await page.getByTestId("cold-start-options").textContent()).toContain("chosen");
     await detail.screenshot({ path: join(screenshots, "cold-start-breakdown.png") });
+
+    // The endpoint's breakdown chart: one stacked bar per cold start, a segment per phase.
+    await page.goto(`${stack.baseUrl}/endpoints/${slug}`);
+    const chart = page.getByTestId("breakdown-chart");
+    await chart.waitFor();
+    await expect
+      .poll(() => chart.locator(".recharts-bar-rectangle").count(), { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(start.phases.filter((p) => (p.seconds ?? 0) > 0).length - 1);
+    expect(await page.getByTestId("bottleneck-hint").count()).toBeGreaterThan(0);
+    await page.screenshot({ path: join(screenshots, "endpoint-breakdown.png"), fullPage: true });
+    await page.goto(`${stack.baseUrl}/`);
+    await page.getByTestId("endpoints-table").waitFor();
   });
 
   it("shows the scheduler as down once it stops", async () => {

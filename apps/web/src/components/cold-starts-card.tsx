@@ -50,6 +50,7 @@ export function ColdStartsCard({
             <tr
               key={c.id}
               data-testid="cold-start-row"
+              data-cold-start-id={c.id}
               data-endpoint={c.endpointSlug}
               data-status={c.status}
             >
