@@ -1,30 +1,12 @@
-import type { BoundKind, Phase, StartPath } from "@thaw/core";
+import type { BoundKind } from "@thaw/core";
+// The vocabulary entry alone (zod only): the server code of @thaw/core stays out of the
+// browser bundle, and the closed sets stay declared once (DESIGN.md §4).
+import { Phase, StartPath } from "@thaw/core/vocabulary";
 
-// The closed sets the charts iterate over, in DESIGN.md order. Type-only imports keep the
-// server code of @thaw/core out of the browser bundle; `satisfies` keeps them in step.
+export const START_PATHS = StartPath.options;
 
-export const START_PATHS = [
-  "warm",
-  "restore",
-  "lazy",
-  "pull",
-] as const satisfies readonly StartPath[];
-
-export const PHASES = [
-  "queue",
-  "provision",
-  "handover",
-  "fetch_snapshot",
-  "restore",
-  "pull",
-  "prefetch",
-  "create",
-  "start",
-  "load_weights",
-  "compile",
-  "graph_capture",
-  "warmup",
-] as const satisfies readonly Phase[];
+/** The phases a chart stacks: every phase but `ready`, a zero-length marker. */
+export const PHASES = Phase.options.filter((p): p is Exclude<Phase, "ready"> => p !== "ready");
 
 /** One colour per phase (the waterfall's families: transfer teal, weights violet, engine amber). */
 export const PHASE_COLORS: Record<(typeof PHASES)[number], string> = {
