@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { replay } from "./replay-engine.ts";
+import { packOnto, replay } from "./replay-engine.ts";
 import { InputError, parseFleet, parseTrace, type TraceRequest } from "./replay-input.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "thaw-replay-"));
@@ -55,6 +55,57 @@ describe("replay engine", () => {
     expect(held).toBeGreaterThan(600);
     expect(result.idleGpuHours * 3600).toBeGreaterThanOrEqual(599);
     expect(result.idleGpuHours * 3600).toBeLessThan(605);
+  });
+
+  it("routes like a scale-down-aware router: busiest ready replica with a free slot, ties to the oldest", () => {
+    const replica = (since: number, readyAt: number, slots: number[]) => ({
+      since,
+      readyAt,
+      slots,
+    });
+    const idle = replica(0, 10, [0, 0, 0]);
+    const busier = replica(5, 20, [150, 0, 0]);
+    const busiest = replica(9, 30, [150, 150, 0]);
+    const full = replica(1, 10, [150, 150, 150]);
+    const starting = replica(2, 120, [120, 120, 120]);
+    const all = [idle, full, starting, busier, busiest];
+    expect(packOnto(all, 100)).toEqual({ replica: busiest, slot: 2, at: 100 });
+    // Equally loaded: the oldest.
+    const older = replica(3, 10, [150, 0, 0]);
+    expect(packOnto([busier, older, idle], 100)).toEqual({ replica: older, slot: 1, at: 100 });
+    // Nothing ready with room: the earliest slot to free up, a starting replica's included.
+    expect(packOnto([full, starting], 100)).toEqual({ replica: starting, slot: 0, at: 120 });
+    expect(packOnto([], 100)).toBeNull();
+  });
+
+  it("packs light load onto one replica, so a keep-alive releases the surplus one", () => {
+    // Two long concurrent requests start two replicas (concurrency 1); both are free by
+    // 11,100 s. Then one 1-second request a minute for five hours: one replica serves all of
+    // it, and the other is released 10 minutes after its request, as if the load never came.
+    const first: TraceRequest = { at: 0, endpoint: "e", seconds: 10_000 };
+    const burst: TraceRequest[] = [first, { at: 10, endpoint: "e", seconds: 10_000 }];
+    const light: TraceRequest[] = Array.from({ length: 300 }, (_, i) => ({
+      at: 11_100 + i * 60,
+      endpoint: "e",
+      seconds: 1,
+    }));
+    const policy = "pull-keepalive-10m";
+    const startA = replay({ requests: [first], fleet, policy }).p99WaitSeconds;
+    const burstOnly = replay({ requests: burst, fleet, policy });
+    const result = replay({ requests: [...burst, ...light], fleet, policy });
+    // Both replicas are free when the light load begins, less than a keep-alive before.
+    const startB = 2 * burstOnly.meanWaitSeconds - startA;
+    for (const free of [startA + 10_000, 10 + startB + 10_000]) {
+      expect(free).toBeLessThan(11_100);
+      expect(free).toBeGreaterThan(11_100 - 600);
+    }
+    expect(result.coldStartsByPath.pull).toBe(2);
+    expect(result.p50WaitSeconds).toBe(0);
+    // Only the first replica is held longer: from its burst-only release to a keep-alive
+    // after the last light request. The second one's GPU-hours do not change.
+    const lastEnd = light.at(-1)!.at + 1;
+    const extended = lastEnd + 600 - (startA + 10_000 + 600);
+    expect(result.gpuHours * 3600).toBeCloseTo(burstOnly.gpuHours * 3600 + extended, -1);
   });
 
   it("is deterministic for a seed, and thaw learns to use the snapshot it captured", () => {

@@ -138,6 +138,39 @@ export function trueStartSeconds(
   return Math.max(0.01, result.totalSeconds - skipped);
 }
 
+/**
+ * Where a request goes, as a scale-down-aware router sends it (the same for every policy):
+ * onto the busiest ready replica that has a free slot now — most slots in service first, ties
+ * to the oldest — so load packs onto few replicas and the surplus goes idle and can be
+ * released. With no ready replica free, the earliest slot to free up among the live replicas
+ * (ready or starting), where the request queues.
+ */
+export function packOnto<R extends Pick<Replica, "readyAt" | "since" | "slots">>(
+  replicas: readonly R[],
+  now: number,
+): { replica: R; slot: number; at: number } | null {
+  let packed: { replica: R; slot: number; load: number } | null = null;
+  let earliest: { replica: R; slot: number; at: number } | null = null;
+  for (const replica of replicas) {
+    let free = -1;
+    let load = 0;
+    for (let slot = 0; slot < replica.slots.length; slot++) {
+      const at = Math.max(replica.slots[slot]!, replica.readyAt);
+      if (!earliest || at < earliest.at) earliest = { replica, slot, at };
+      if (replica.slots[slot]! > now) load++;
+      else if (free < 0) free = slot;
+    }
+    if (replica.readyAt > now || free < 0) continue;
+    if (
+      !packed ||
+      load > packed.load ||
+      (load === packed.load && replica.since < packed.replica.since)
+    )
+      packed = { replica, slot: free, load };
+  }
+  return packed ? { replica: packed.replica, slot: packed.slot, at: now } : earliest;
+}
+
 export function replay(input: {
   requests: readonly TraceRequest[];
   fleet: ReplayFleet;
@@ -452,13 +485,8 @@ export function replay(input: {
         now * 1000,
       ).histogram;
     }
-    // The earliest free slot among the live replicas (ready or starting).
-    let best: { replica: Replica; slot: number; at: number } | null = null;
-    for (const replica of state.replicas)
-      for (let slot = 0; slot < replica.slots.length; slot++) {
-        const at = Math.max(replica.slots[slot]!, replica.readyAt);
-        if (!best || at < best.at) best = { replica, slot, at };
-      }
+    // Packed onto the busiest ready replica with room (every policy alike), else queued.
+    let best = packOnto(state.replicas, now);
     let cold = false;
     // Start another replica when every slot is taken past now and there is room for one.
     if ((!best || best.at > now) && state.replicas.length < state.spec.maxReplicas) {
