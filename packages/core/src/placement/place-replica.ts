@@ -1,21 +1,13 @@
 import type { DbClient, DbTransaction } from "@thaw/db";
-import {
-  chooseStartOption,
-  DEFAULT_EXPLORATION,
-  enumerateStartOptions,
-  physicsPriorSeconds,
-  predictTimeToReady,
-  type InfeasibleOption,
-  type SchedulingNode,
-  type StartOptionChoice,
-} from "../scheduling/index.ts";
-import type { ColdStartTrigger, StartPath } from "../vocabulary/index.ts";
+import type { SchedulingNode, StartOptionChoice } from "../scheduling/index.ts";
+import type { StartPath } from "../vocabulary/index.ts";
 import {
   loadHistoryLookup,
   loadSchedulingNodes,
   loadSchedulingSnapshots,
 } from "./load-placement-state.ts";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
+import { decideBatch, type BatchDecision, type BatchReplica } from "./decide-batch.ts";
 import { optionsRecord } from "./options-record.ts";
 import { uuidV7 } from "./uuid-v7.ts";
 import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts";
@@ -74,13 +66,6 @@ interface BatchContextRow {
   readyReplicas: number;
   recentDecisions: number;
   recentExplorations: number;
-}
-
-interface Decision {
-  replicaId: string;
-  attempt: number;
-  trigger: ColdStartTrigger;
-  choice: StartOptionChoice;
 }
 
 /**
@@ -211,93 +196,51 @@ async function placeLocked(
     loadHistoryLookup(tx, first.orgId, deployment),
   ]);
   const readyReplicas = context.readyReplicas;
-  let decisions = context.recentDecisions;
-  let explorations = context.recentExplorations;
-  const snapshotsById = new Map(snapshots.map((s) => [s.id, s]));
   const nodesById = new Map(nodes.map((n) => [n.id, n]));
-  // Nodes of one instance type share their figures: each physics prior is computed once.
-  const priors = new Map<string, number>();
-  const hostKeys = new Map<SchedulingNode["host"], string>();
-  const hostKeyOf = (host: SchedulingNode["host"]) => {
-    let key = hostKeys.get(host);
-    if (key === undefined) {
-      key = JSON.stringify(host);
-      hostKeys.set(host, key);
-    }
-    return key;
-  };
-
-  const decided: Decision[] = [];
-  let lastReason = "";
-  for (const id of toPlace) {
-    const replica = byId.get(id)!;
-    const attempt = replica.coldStarts.length + 1;
-    // A failed attempt's node × path is not tried again for this replica: the next-best wins.
-    const failed = new Set(
-      replica.coldStarts
-        .filter((c) => c.status === "failed" || c.status === "cancelled")
-        .map((c) => `${c.nodeId}|${c.path}`),
-    );
-    const enumerated = enumerateStartOptions({ endpoint, deployment, nodes, snapshots });
-    const infeasible: InfeasibleOption[] = [...enumerated.infeasible];
-    const feasible = enumerated.feasible.filter((o) => {
-      if (!failed.has(`${o.nodeId}|${o.path}`)) return true;
-      infeasible.push({ ...o, reason: "failed earlier for this replica" });
-      return false;
-    });
-    const predicted = feasible.map((option) => {
-      const snapshot = option.snapshotId ? snapshotsById.get(option.snapshotId) : undefined;
-      const host = nodesById.get(option.nodeId)!.host;
-      const key = `${hostKeyOf(host)}|${option.path}|${option.locality}|${option.snapshotId ?? ""}`;
-      let priorSeconds = priors.get(key);
-      if (priorSeconds === undefined) {
-        priorSeconds = physicsPriorSeconds({
-          host,
-          deployment,
-          path: option.path,
-          locality: option.locality,
-          ...(snapshot ? { snapshot } : {}),
-        });
-        priors.set(key, priorSeconds);
-      }
+  const batchDecisions = decideBatch({
+    endpoint,
+    deployment,
+    nodes,
+    snapshots,
+    history,
+    replicas: toPlace.map((id): BatchReplica => {
+      const replica = byId.get(id)!;
+      const attempt = replica.coldStarts.length + 1;
       return {
-        option,
-        prediction: predictTimeToReady({
-          priorSeconds,
-          history: history(option.path, option.locality),
-        }),
+        replicaId: id,
+        attempt,
+        trigger: replica.prewarm
+          ? "prewarm"
+          : attempt > 1
+            ? "replacement"
+            : readyReplicas === 0
+              ? "scale_from_zero"
+              : "scale_up",
+        // A failed attempt's node × path is not tried again for this replica.
+        failed: new Set(
+          replica.coldStarts
+            .filter((c) => c.status === "failed" || c.status === "cancelled")
+            .map((c) => `${c.nodeId}|${c.path}`),
+        ),
       };
-    });
-    const trigger: ColdStartTrigger = replica.prewarm
-      ? "prewarm"
-      : attempt > 1
-        ? "replacement"
-        : readyReplicas === 0
-          ? "scale_from_zero"
-          : "scale_up";
-    const choice = chooseStartOption({
-      options: predicted,
-      infeasible,
-      objective: endpoint.objective,
-      // No request queue is visible to the scheduler yet: a scale from zero is treated as
-      // latency-critical (requests are presumably waiting), so it is never explored.
-      scaleFromZeroWithWaitingRequests: trigger === "scale_from_zero",
-      exploration: {
-        ...DEFAULT_EXPLORATION,
-        recentDecisions: decisions,
-        recentExplorations: explorations,
-      },
-      random,
-    });
-    if (!choice.chosen) {
-      lastReason = noCapacityReason(choice, endpoint.gpuType, endpoint.gpuCount);
-      await tx.replica.update({ where: { id }, data: { pendingReason: lastReason } });
+    }),
+    recentDecisions: context.recentDecisions,
+    recentExplorations: context.recentExplorations,
+    random,
+  });
+
+  const decided: BatchDecision[] = [];
+  let lastReason = "";
+  for (const decision of batchDecisions) {
+    if (decision.choice.chosen) {
+      decided.push(decision);
       continue;
     }
-    decisions++;
-    if (choice.explored) explorations++;
-    occupy(nodesById.get(choice.chosen.option.nodeId)!, choice, endpoint.gpuCount);
-    decided.push({ replicaId: id, attempt, trigger, choice });
+    lastReason = noCapacityReason(decision.choice, endpoint.gpuType, endpoint.gpuCount);
+    await tx.replica.update({
+      where: { id: decision.replicaId },
+      data: { pendingReason: lastReason },
+    });
   }
 
   const placed = await commitDecisions(tx, decided, byId, nodesById, endpoint.objective);
@@ -310,23 +253,9 @@ async function placeLocked(
   return { kind: "placed", ...mine, placed };
 }
 
-/** What a decision takes from a node, so that the next decision of the batch sees it. */
-function occupy(node: SchedulingNode, choice: StartOptionChoice, gpus: number): void {
-  const option = choice.chosen!.option;
-  const mutable = node;
-  if (option.path === "warm") {
-    mutable.idleWarmReplicas = node.idleWarmReplicas.filter(
-      (w) => w.replicaId !== option.warmReplicaId,
-    );
-  } else {
-    mutable.freeGpus = Math.max(0, node.freeGpus - gpus);
-    mutable.startsInFlight = node.startsInFlight + 1;
-  }
-}
-
 async function commitDecisions(
   tx: DbTransaction,
-  decided: Decision[],
+  decided: BatchDecision[],
   replicas: Map<string, { id: string; orgId: string; endpointId: string; deploymentId: string }>,
   nodes: Map<string, SchedulingNode>,
   objective: "mean" | "p90",
@@ -349,7 +278,7 @@ async function commitDecisions(
   const used = new Map<string, Set<number>>(current.map((n) => [n.id, new Set(n.used)]));
 
   const reservations: { nodeId: string; gpuIndex: number; replicaId: string }[] = [];
-  const kept: Decision[] = [];
+  const kept: BatchDecision[] = [];
   for (const decision of decided) {
     const option = decision.choice.chosen!.option;
     if (!stillReady.has(option.nodeId)) continue;

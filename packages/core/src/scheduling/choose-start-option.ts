@@ -63,7 +63,7 @@ function standardNormal(random: () => number): number {
   return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
 }
 
-function queueFactor(option: StartOption): number {
+function queueFactor(option: Pick<StartOption, "path" | "startsInFlight">): number {
   return option.path === "warm" ? 1 : 1 + IN_FLIGHT_SLOWDOWN * Math.max(0, option.startsInFlight);
 }
 
@@ -82,9 +82,22 @@ function sampledObjectiveSeconds(
   return objectiveSeconds(prediction, objective) * Math.exp(drawnMeanLog - prediction.meanLog);
 }
 
+/** What the choice minimises for one option: objective seconds times the queueing penalty. */
+export function optionCostSeconds(predicted: PredictedStartOption, objective: Objective): number {
+  return objectiveSeconds(predicted.prediction, objective) * queueFactor(predicted.option);
+}
+
 const PATH_ORDER = { warm: 0, restore: 1, lazy: 2, pull: 3 } as const;
 
-function byCost(a: ScoredStartOption, b: ScoredStartOption): number {
+/**
+ * The order of `options` in a choice: least cost first, then by path, then by node id. Options
+ * that compare equal keep their input order (the sort is stable); input already in this order
+ * is sorted in one pass.
+ */
+export function byCost(
+  a: Pick<ScoredStartOption, "costSeconds" | "option">,
+  b: Pick<ScoredStartOption, "costSeconds" | "option">,
+): number {
   return (
     a.costSeconds - b.costSeconds ||
     PATH_ORDER[a.option.path] - PATH_ORDER[b.option.path] ||
