@@ -70,7 +70,7 @@ export function decideBatch(input: DecideBatchInput): BatchDecision[] {
   const evaluate = (i: number) => {
     const node = nodes[i]!;
     const enumerated = enumerateStartOptions({ endpoint, deployment, nodes: [node], snapshots });
-    const feasible: PredictedStartOption[] = new Array(enumerated.feasible.length);
+    const feasible = new Array<PredictedStartOption>(enumerated.feasible.length);
     for (let j = 0; j < feasible.length; j++) {
       const option = enumerated.feasible[j]!;
       feasible[j] = { option, prediction: predictOption(node, option) };
