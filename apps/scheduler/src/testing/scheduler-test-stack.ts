@@ -1,6 +1,7 @@
 import { createJoinToken, type Actor } from "@thaw/core";
 import type { DbClient } from "@thaw/db";
 import { seedDemo } from "@thaw/db/seed";
+import { loadEnv, type SchedulerEnv } from "../env.ts";
 import { createQueues, enqueue, type SchedulerQueues } from "../queues.ts";
 import { createProducerConnection } from "../redis.ts";
 import { startAgentApiServer, type AgentApiServer } from "./agent-api-server.ts";
@@ -9,6 +10,26 @@ import { startSimAgent, type SimAgentProcess } from "./sim-agent-process.ts";
 // What the scheduler's end-to-end tests stand on: the demo seed, BullMQ producers under the
 // test's prefix, the control plane's agent API on the test database, and a real sim agent
 // process whose `hosts` g5.xlarge hosts have joined and are ready.
+
+/**
+ * A scheduler's environment for one test file: its own database, the shared Redis under the
+ * file's own BullMQ prefix, quiet logs; `extra` for the settings a test is about.
+ */
+export function schedulerTestEnv(o: {
+  databaseUrl: string;
+  prefix: string;
+  credentialSecret: string;
+  extra?: Record<string, string>;
+}): SchedulerEnv {
+  return loadEnv({
+    DATABASE_URL: o.databaseUrl,
+    REDIS_URL: process.env.REDIS_URL,
+    THAW_QUEUE_PREFIX: o.prefix,
+    THAW_NODE_CREDENTIAL_SECRET: o.credentialSecret,
+    LOG_LEVEL: "error",
+    ...o.extra,
+  });
+}
 
 export interface SchedulerTestStack {
   orgId: string;

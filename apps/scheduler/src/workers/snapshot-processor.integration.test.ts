@@ -2,11 +2,11 @@ import { createDbClient } from "@thaw/db";
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadEnv } from "../env.ts";
 import { enqueue } from "../queues.ts";
 import { startScheduler, type RunningScheduler } from "../scheduler.ts";
 import {
   type SchedulerTestStack,
+  schedulerTestEnv,
   startSchedulerTestStack,
 } from "../testing/scheduler-test-stack.ts";
 import { processSnapshot } from "./snapshot-processor.ts";
@@ -40,13 +40,7 @@ describe("snapshot worker with a real sim agent", () => {
 
   const db = () => testDb.current.db;
   const env = () =>
-    loadEnv({
-      DATABASE_URL: testDb.current.url,
-      REDIS_URL: process.env.REDIS_URL,
-      THAW_QUEUE_PREFIX: prefix,
-      THAW_NODE_CREDENTIAL_SECRET: SECRET,
-      LOG_LEVEL: "error",
-    });
+    schedulerTestEnv({ databaseUrl: testDb.current.url, prefix, credentialSecret: SECRET });
 
   beforeAll(async () => {
     stack = await startSchedulerTestStack({

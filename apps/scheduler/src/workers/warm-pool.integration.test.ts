@@ -1,11 +1,11 @@
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadEnv } from "../env.ts";
 import { enqueue } from "../queues.ts";
 import { startScheduler, type RunningScheduler } from "../scheduler.ts";
 import {
   type SchedulerTestStack,
+  schedulerTestEnv,
   startSchedulerTestStack,
 } from "../testing/scheduler-test-stack.ts";
 
@@ -45,16 +45,16 @@ describe("warm pool with a real sim agent", () => {
       agentEnv: { THAW_SIM_TIME_FACTOR: "2000" },
     });
     endpointId = stack.endpointId;
-    const env = loadEnv({
-      DATABASE_URL: testDb.current.url,
-      REDIS_URL: process.env.REDIS_URL,
-      THAW_QUEUE_PREFIX: prefix,
-      THAW_NODE_CREDENTIAL_SECRET: SECRET,
-      THAW_WARM_POOL_GPU_BUDGET: "2",
-      THAW_WARM_POOL_KEEP_ALIVE_SECONDS: String(KEEP_ALIVE_SECONDS),
-      // Every miss counts in full: the keep-alive is exactly the setting above.
-      THAW_WARM_POOL_FULL_VALUE_MISS_SECONDS: "0.001",
-      LOG_LEVEL: "error",
+    const env = schedulerTestEnv({
+      databaseUrl: testDb.current.url,
+      prefix,
+      credentialSecret: SECRET,
+      extra: {
+        THAW_WARM_POOL_GPU_BUDGET: "2",
+        THAW_WARM_POOL_KEEP_ALIVE_SECONDS: String(KEEP_ALIVE_SECONDS),
+        // Every miss counts in full: the keep-alive is exactly the setting above.
+        THAW_WARM_POOL_FULL_VALUE_MISS_SECONDS: "0.001",
+      },
     });
     scheduler = await startScheduler(env, silent, { sweepMs: 1_000 });
   }, 120_000);

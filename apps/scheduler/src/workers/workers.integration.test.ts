@@ -1,12 +1,12 @@
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadEnv } from "../env.ts";
 import { enqueue, type SchedulerQueues } from "../queues.ts";
 import type { createProducerConnection } from "../redis.ts";
 import { startScheduler, type RunningScheduler } from "../scheduler.ts";
 import {
   type SchedulerTestStack,
+  schedulerTestEnv,
   startSchedulerTestStack,
 } from "../testing/scheduler-test-stack.ts";
 
@@ -28,13 +28,7 @@ describe("scheduler workers with a real sim agent", () => {
 
   const db = () => testDb.current.db;
   const env = () =>
-    loadEnv({
-      DATABASE_URL: testDb.current.url,
-      REDIS_URL: process.env.REDIS_URL,
-      THAW_QUEUE_PREFIX: prefix,
-      THAW_NODE_CREDENTIAL_SECRET: SECRET,
-      LOG_LEVEL: "error",
-    });
+    schedulerTestEnv({ databaseUrl: testDb.current.url, prefix, credentialSecret: SECRET });
   const replicas = (state: string) =>
     db().replica.count({ where: { endpointId, state: state as "ready" } });
   const scaleTo = async (desired: number) => {
