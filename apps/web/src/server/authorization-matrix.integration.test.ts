@@ -9,7 +9,7 @@ import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionUser } from "./auth.ts";
-import { closeWebTestResources, stubWebEnv } from "./testing/web-test-env.ts";
+import { closeWebTestResources, stubWebEnv, TEST_DEPLOYMENT } from "./testing/web-test-env.ts";
 import type { TrpcContext } from "./trpc/init.ts";
 import type * as RootModule from "./trpc/root.ts";
 
@@ -26,14 +26,7 @@ interface Fixtures {
   apiKeyId: () => Promise<string>;
 }
 
-const deployment = {
-  imageRef: "registry.example.com/vllm-openai:v0.11.0",
-  imageBytes: 7_700_000_000,
-  modelSource: "hf://meta-llama/Llama-3.2-3B-Instruct",
-  modelBytes: 6_430_000_000,
-  modelFormat: "safetensors",
-  engine: "vllm",
-};
+const deployment = TEST_DEPLOYMENT;
 let serial = 0;
 const newEndpointInput = () => ({
   slug: `authz-new-${++serial}`,

@@ -11,7 +11,11 @@ import addFormats from "ajv-formats";
 import { Queue } from "bullmq";
 import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeWebTestResources, stubWebEnv } from "../../../server/testing/web-test-env.ts";
+import {
+  closeWebTestResources,
+  stubWebEnv,
+  TEST_DEPLOYMENT,
+} from "../../../server/testing/web-test-env.ts";
 import type { TrpcContext } from "../../../server/trpc/init.ts";
 import type * as RootModule from "../../../server/trpc/root.ts";
 
@@ -22,14 +26,7 @@ type Handler = (
 type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
 
 const PREFIX = `rest-write-${Date.now()}`;
-const deployment = {
-  imageRef: "registry.example.com/vllm-openai:v0.11.0",
-  imageBytes: 7_700_000_000,
-  modelSource: "hf://meta-llama/Llama-3.2-3B-Instruct",
-  modelBytes: 6_430_000_000,
-  modelFormat: "safetensors",
-  engine: "vllm",
-};
+const deployment = TEST_DEPLOYMENT;
 const endpointBody = (slug: string, extra: object = {}) => ({
   slug,
   name: "Llama 3.2 3B",
@@ -464,7 +461,7 @@ describe("REST v1 and tRPC: creating, changing, rolling and deleting endpoints",
       .catch((e: unknown) => e);
     expect(update).toMatchObject({ cause: { details: { field: "changes.objective" } } });
     const roll = await caller.deployments
-      .create({ endpoint: "rest-llama", deployment: { ...deployment, imageBytes: -5 } as never })
+      .create({ endpoint: "rest-llama", deployment: { ...deployment, imageBytes: -5 } })
       .catch((e: unknown) => e);
     expect(roll).toMatchObject({ cause: { details: { field: "deployment.imageBytes" } } });
     await expect(
@@ -474,7 +471,7 @@ describe("REST v1 and tRPC: creating, changing, rolling and deleting endpoints",
     });
     expect(await stored()).toEqual(before);
 
-    const created = await caller.endpoints.create(endpointBody("trpc-made") as never);
+    const created = await caller.endpoints.create(endpointBody("trpc-made"));
     expect(created.activeDeployment?.version).toBe(1);
     const deleted = await caller.endpoints.delete({ endpoint: "trpc-made" });
     expect(deleted.slug).toBe("trpc-made");
