@@ -5,14 +5,16 @@ import type { WorkerContext } from "./worker-context.ts";
 export async function processPlace(ctx: WorkerContext, data: unknown): Promise<unknown> {
   const { replicaId } = QUEUES.place.payload.parse(data);
   const result = await placeReplica({ db: ctx.db, replicaId });
-  if (result.kind === "placed") {
+  // Every start the batch committed is dispatched, whatever became of this job's replica.
+  if (result.placed.length > 0) {
     if (ctx.fleet)
       await recordProvisionPhases({
         db: ctx.db,
         coldStartIds: result.placed.map((p) => p.coldStartId),
       });
     for (const { coldStartId } of result.placed) await ctx.enqueue("dispatch", { coldStartId });
-  } else if (result.kind === "skipped" && result.retry) {
+  }
+  if (result.kind === "skipped" && result.retry) {
     await ctx.enqueue("place", { replicaId });
   } else if (result.kind === "unplaceable") {
     // Left pending with its reason (the dashboard shows it); the sweep places it again

@@ -1,5 +1,9 @@
 import type { DbClient, DbTransaction } from "@thaw/db";
-import type { SchedulingNode, StartOptionChoice } from "../scheduling/index.ts";
+import {
+  recentDecisionsWorthCounting,
+  type SchedulingNode,
+  type StartOptionChoice,
+} from "../scheduling/index.ts";
 import type { StartPath } from "../vocabulary/index.ts";
 import {
   loadHistoryLookup,
@@ -23,18 +27,22 @@ import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts
 // their free GPUs re-read: a node another batch filled meanwhile loses its replica, which
 // stays pending for its own job. UNIQUE(nodeId, gpuIndex) stays the last word.
 
-export type PlaceReplicaResult =
-  | {
-      kind: "placed";
-      coldStartId: string;
-      nodeId: string;
-      path: StartPath;
-      attempt: number;
-      /** Every cold start this job placed (its replica's and the batch's). */
-      placed: { replicaId: string; coldStartId: string }[];
-    }
+/** A cold start a place job committed: its own replica's or another of its batch's. */
+export interface PlacedColdStart {
+  replicaId: string;
+  coldStartId: string;
+}
+
+/**
+ * `placed` lists every cold start the job committed, whatever became of its own replica:
+ * the batch's others must be dispatched even when the job's replica lost its node or found
+ * none (left undispatched, they would wait for the periodic sweep).
+ */
+export type PlaceReplicaResult = { placed: PlacedColdStart[] } & (
+  | { kind: "placed"; coldStartId: string; nodeId: string; path: StartPath; attempt: number }
   | { kind: "unplaceable"; reason: string; orgId: string }
-  | { kind: "skipped"; reason: string; retry?: boolean };
+  | { kind: "skipped"; reason: string; retry?: boolean }
+);
 
 /** A replica whose starts failed this many times is given up (reconcile replaces it). */
 export const MAX_START_ATTEMPTS = 4;
@@ -64,7 +72,6 @@ interface BatchContextRow {
   imageLayers: unknown;
   engineProfile: unknown;
   readyReplicas: number;
-  recentDecisions: number;
   recentExplorations: number;
 }
 
@@ -97,16 +104,23 @@ export async function placeReplica({
   // replica is then locked and read again inside the transaction, so this read decides
   // nothing on its own.
   const seen = await replicaState(db, replicaId);
-  if (!seen) return { kind: "skipped", reason: "replica gone or being placed by another job" };
-  if (seen !== "pending") return { kind: "skipped", reason: `replica is ${seen}` };
+  if (!seen)
+    return { kind: "skipped", reason: "replica gone or being placed by another job", placed: [] };
+  if (seen !== "pending") return { kind: "skipped", reason: `replica is ${seen}`, placed: [] };
   return db.$transaction(
     async (tx) => {
       const [own] = await tx.$queryRaw<
         { id: string; endpointId: string; deploymentId: string; state: string }[]
       >`SELECT id::text, "endpointId"::text AS "endpointId", "deploymentId"::text AS "deploymentId", state::text
         FROM "Replica" WHERE id = ${replicaId}::uuid FOR UPDATE SKIP LOCKED`;
-      if (!own) return { kind: "skipped", reason: "replica gone or being placed by another job" };
-      if (own.state !== "pending") return { kind: "skipped", reason: `replica is ${own.state}` };
+      if (!own)
+        return {
+          kind: "skipped",
+          reason: "replica gone or being placed by another job",
+          placed: [],
+        };
+      if (own.state !== "pending")
+        return { kind: "skipped", reason: `replica is ${own.state}`, placed: [] };
       const others = await tx.$queryRaw<{ id: string }[]>`
         SELECT id::text FROM "Replica"
         WHERE "endpointId" = ${own.endpointId}::uuid AND "deploymentId" = ${own.deploymentId}::uuid
@@ -134,6 +148,7 @@ async function placeLocked(
     FROM "Replica" r WHERE r.id = ANY(${replicaIds}::uuid[])`;
   const byId = new Map(replicas.map((r) => [r.id, r]));
   const first = byId.get(replicaIds[0]!)!;
+  const since = new Date(Date.now() - EXPLORATION_WINDOW_MS);
   const [context] = await tx.$queryRaw<BatchContextRow[]>`
     SELECT e.id::text AS "endpointId", e."gpuType", e."gpuCount",
       e."allowedPaths"::text[] AS "allowedPaths", e.objective::text AS objective,
@@ -141,15 +156,18 @@ async function placeLocked(
       d."imageDigest", d."estargzDigest", d."modelBytes", d."imageLayers", d."engineProfile",
       (SELECT count(*)::int FROM "Replica" p WHERE p."endpointId" = e.id AND p.state = 'ready')
         AS "readyReplicas",
-      recent."recentDecisions", recent."recentExplorations"
-    FROM "Endpoint" e, "Deployment" d, LATERAL (
-      SELECT count(*)::int AS "recentDecisions",
-        (count(*) FILTER (WHERE c.explored))::int AS "recentExplorations"
-      FROM "ColdStart" c WHERE c."orgId" = ${first.orgId}::uuid
-        AND c."requestedAt" > ${new Date(Date.now() - EXPLORATION_WINDOW_MS)}
-    ) AS recent
+      (SELECT count(*)::int FROM "ColdStart" c WHERE c."orgId" = ${first.orgId}::uuid
+        AND c.explored AND c."requestedAt" > ${since}) AS "recentExplorations"
+    FROM "Endpoint" e, "Deployment" d
     WHERE e.id = ${first.endpointId}::uuid AND d.id = ${first.deploymentId}::uuid`;
   if (!context) throw new Error(`endpoint or deployment of replica ${first.id} not found`);
+  // The recent decisions, counted only as far as the budget check can tell apart.
+  const [{ recentDecisions }] = await tx.$queryRaw<[{ recentDecisions: number }]>`
+    SELECT count(*)::int AS "recentDecisions" FROM (
+      SELECT 1 FROM "ColdStart" c WHERE c."orgId" = ${first.orgId}::uuid
+        AND c."requestedAt" > ${since}
+      LIMIT ${recentDecisionsWorthCounting(context.recentExplorations, replicaIds.length)}
+    ) AS counted`;
   const endpointRow = {
     id: context.endpointId,
     gpuType: context.gpuType,
@@ -181,7 +199,8 @@ async function placeLocked(
       },
     });
   const toPlace = replicaIds.filter((id) => !exhausted.some((r) => r.id === id));
-  if (toPlace.length === 0) return { kind: "skipped", reason: "too many failed starts" };
+  if (toPlace.length === 0)
+    return { kind: "skipped", reason: "too many failed starts", placed: [] };
 
   const [nodes, snapshots, history] = await Promise.all([
     loadSchedulingNodes(tx, first.orgId, endpoint.gpuType, {
@@ -224,7 +243,7 @@ async function placeLocked(
         ),
       };
     }),
-    recentDecisions: context.recentDecisions,
+    recentDecisions,
     recentExplorations: context.recentExplorations,
     random,
   });
@@ -247,8 +266,8 @@ async function placeLocked(
   const mine = placed.find((p) => p.replicaId === replicaIds[0]);
   if (!mine) {
     if (decided.some((d) => d.replicaId === replicaIds[0]))
-      return { kind: "skipped", reason: "its node filled up meanwhile", retry: true };
-    return { kind: "unplaceable", reason: lastReason, orgId: first.orgId };
+      return { kind: "skipped", reason: "its node filled up meanwhile", retry: true, placed };
+    return { kind: "unplaceable", reason: lastReason, orgId: first.orgId, placed };
   }
   return { kind: "placed", ...mine, placed };
 }
