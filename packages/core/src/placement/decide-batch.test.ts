@@ -7,6 +7,7 @@ import {
   enumerateStartOptions,
   physicsPriorSeconds,
   predictTimeToReady,
+  recentDecisionsWorthCounting,
   type HistoryCell,
   type HistoryForOption,
   type InfeasibleOption,
@@ -274,5 +275,33 @@ describe("decideBatch", () => {
     expect(explored).toBeGreaterThan(0);
     expect(placed).toBeGreaterThan(0);
     expect(unplaced).toBeGreaterThan(0);
+  });
+
+  it("decides the same when recent decisions are counted only up to recentDecisionsWorthCounting", () => {
+    let explored = 0;
+    let budgetSpent = 0;
+    fc.assert(
+      fc.property(
+        batchArb,
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        (batch, recentExplorations, beyond) => {
+          const cap = recentDecisionsWorthCounting(recentExplorations, batch.replicas.length);
+          const counted = { ...batch, recentExplorations, recentDecisions: cap };
+          const all = { ...batch, recentExplorations, recentDecisions: cap + beyond };
+          const capped = decideBatch(inputOf(counted, seeded(batch.seed)));
+          expect(capped).toEqual(decideBatch(inputOf(all, seeded(batch.seed))));
+          for (const d of capped) if (d.choice.explored) explored++;
+          // Below the cap the budget does bind (so the cap is not vacuous).
+          const below = decideBatch(
+            inputOf({ ...batch, recentExplorations, recentDecisions: 0 }, seeded(batch.seed)),
+          );
+          if (below.some((d) => d.choice.explanation.includes("budget spent"))) budgetSpent++;
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect(explored).toBeGreaterThan(0);
+    expect(budgetSpent).toBeGreaterThan(0);
   });
 });

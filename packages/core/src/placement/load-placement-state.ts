@@ -137,8 +137,13 @@ export async function loadHistoryLookup(
 
 /**
  * The nodes worth scoring: those holding the deployment's image, a snapshot of it or an idle
- * warm replica of it, plus a random sample of the others with enough free GPUs — least
- * loaded first, randomised so that concurrent placements spread instead of colliding.
+ * warm replica of it, plus a sample of the others with enough free GPUs.
+ *
+ * The sample is the first nodes with room at or after a random rank (Node.sampleRank, fixed
+ * at creation; wrapping round), read along an index — like Kubernetes' rotating start for
+ * percentageOfNodesToScore. It costs a few dozen index entries however large the fleet
+ * (sorting the whole fleet at random took 40 ms a decision at 5,000 nodes), and concurrent
+ * placements start at different ranks, so they spread instead of colliding.
  */
 function shortlistSql(
   orgId: string,
@@ -147,29 +152,33 @@ function shortlistSql(
 ): Prisma.Sql {
   // A batch of n replicas needs room for n: sample at least that many cold nodes.
   const limit = Math.max(COLD_NODE_SAMPLE, (want.sample ?? 1) * 2);
+  const withRoom = Prisma.sql`n."orgId" = ${orgId}::uuid AND n."gpuModel" = ${gpuType}
+    AND n.state = 'ready'
+    AND n."gpuCount" - (SELECT count(*) FROM "GpuReservation" g WHERE g."nodeId" = n.id)
+      >= ${want.gpus}
+    AND n.id NOT IN (SELECT id FROM holding)`;
   return Prisma.sql`
-    WITH fleet AS (
-      SELECT id, "gpuCount" FROM "Node"
-      WHERE "orgId" = ${orgId}::uuid AND state = 'ready' AND "gpuModel" = ${gpuType}
-    ), reserved AS (
-      SELECT r."nodeId", count(*)::int AS n FROM "GpuReservation" r
-      JOIN fleet f ON f.id = r."nodeId" GROUP BY r."nodeId"
-    ), holding AS (
-      SELECT i."nodeId" AS id FROM "NodeImage" i JOIN fleet f ON f.id = i."nodeId"
-        WHERE i.digest = ANY(${want.imageDigests})
+    WITH held AS (
+      SELECT i."nodeId" AS id FROM "NodeImage" i WHERE i.digest = ANY(${want.imageDigests})
       UNION
       SELECT c."nodeId" FROM "NodeSnapshot" c JOIN "Snapshot" s ON s.id = c."snapshotId"
-        JOIN fleet f ON f.id = c."nodeId"
         WHERE s."deploymentId" = ${want.deploymentId}::uuid
       UNION
-      SELECT p."nodeId" FROM "Replica" p JOIN fleet f ON f.id = p."nodeId"
+      SELECT p."nodeId" FROM "Replica" p
         WHERE p.state = 'warm' AND p."deploymentId" = ${want.deploymentId}::uuid
+    ), holding AS (
+      SELECT n.id FROM "Node" n JOIN held ON held.id = n.id
+      WHERE n."orgId" = ${orgId}::uuid AND n.state = 'ready' AND n."gpuModel" = ${gpuType}
+    ), start AS (
+      SELECT random() AS rank
     ), sampled AS (
-      SELECT f.id FROM fleet f LEFT JOIN reserved r ON r."nodeId" = f.id
-      WHERE f."gpuCount" - COALESCE(r.n, 0) >= ${want.gpus}
-        AND f.id NOT IN (SELECT id FROM holding)
-      ORDER BY COALESCE(r.n, 0), random()
-      LIMIT ${limit}
+      SELECT id FROM (
+        (SELECT n.id FROM "Node" n WHERE n."sampleRank" >= (SELECT rank FROM start)
+          AND ${withRoom} ORDER BY n."sampleRank" LIMIT ${limit})
+        UNION ALL
+        (SELECT n.id FROM "Node" n WHERE n."sampleRank" < (SELECT rank FROM start)
+          AND ${withRoom} ORDER BY n."sampleRank" LIMIT ${limit})
+      ) AS wrapped LIMIT ${limit}
     )
     SELECT id FROM holding UNION SELECT id FROM sampled`;
 }

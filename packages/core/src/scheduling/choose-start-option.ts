@@ -27,6 +27,21 @@ export const DEFAULT_EXPLORATION: Omit<
 > = { minSamples: 5, budgetFraction: 0.1 };
 
 /**
+ * How many of the recent decisions are worth counting before `batchSize` more are made: at
+ * this many the budget check (explorations + 1 ≤ fraction × (decisions + 1)) passes for every
+ * decision of the batch whatever the true count, so a count may stop here — an org's last
+ * hour can hold tens of thousands of starts, and reading them all per batch is what made
+ * placement slow. (One more than the bound, against rounding in fraction × decisions.)
+ */
+export function recentDecisionsWorthCounting(
+  recentExplorations: number,
+  batchSize: number,
+  budgetFraction: number = DEFAULT_EXPLORATION.budgetFraction,
+): number {
+  return Math.ceil((recentExplorations + batchSize + 1) / budgetFraction) + 1;
+}
+
+/**
  * Concurrent starts on one node share its NIC and disk. Each start in flight adds this
  * fraction of an option's own time: between no contention (0) and full serialisation (1).
  * A warm handover moves no bytes and is exempt.
