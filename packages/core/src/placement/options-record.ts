@@ -8,33 +8,59 @@ export const RECORDED_OPTIONS = 12;
  * their predictions and why each lost, and the infeasible ones summarised by reason.
  */
 export function optionsRecord(choice: StartOptionChoice) {
-  const feasible = choice.options.slice(0, RECORDED_OPTIONS).map((o) => ({
-    nodeId: o.option.nodeId,
-    nodeName: o.option.nodeName,
-    path: o.option.path,
-    locality: o.option.locality,
-    ...(o.option.snapshotId ? { snapshotId: o.option.snapshotId } : {}),
-    ...(o.option.warmReplicaId ? { warmReplicaId: o.option.warmReplicaId } : {}),
-    chosen: o.chosen,
-    predictedSeconds: round(o.prediction.meanSeconds),
-    p90Seconds: round(o.prediction.p90Seconds),
-    priorSeconds: round(o.prediction.priorSeconds),
-    costSeconds: round(o.costSeconds),
-    samples: o.prediction.samples,
-    lostBecause: o.lostBecause?.text ?? null,
-  }));
-  const reasons = new Map<string, { path: string; reason: string; nodes: number }>();
+  // Field by field, not with conditional spreads: this runs for every cold start placed.
+  const feasible = choice.options.slice(0, RECORDED_OPTIONS).map((o) => {
+    const entry: RecordedOption = {
+      nodeId: o.option.nodeId,
+      nodeName: o.option.nodeName,
+      path: o.option.path,
+      locality: o.option.locality,
+    };
+    if (o.option.snapshotId) entry.snapshotId = o.option.snapshotId;
+    if (o.option.warmReplicaId) entry.warmReplicaId = o.option.warmReplicaId;
+    entry.chosen = o.chosen;
+    entry.predictedSeconds = round(o.prediction.meanSeconds);
+    entry.p90Seconds = round(o.prediction.p90Seconds);
+    entry.priorSeconds = round(o.prediction.priorSeconds);
+    entry.costSeconds = round(o.costSeconds);
+    entry.samples = o.prediction.samples;
+    entry.lostBecause = o.lostBecause?.text ?? null;
+    return entry as Required<Omit<RecordedOption, "snapshotId" | "warmReplicaId">> &
+      Pick<RecordedOption, "snapshotId" | "warmReplicaId">;
+  });
+  // Infeasible options by path and reason, in order of first appearance (keyed without
+  // building a string per entry: a large fleet has hundreds).
+  const infeasible: { path: string; reason: string; nodes: number }[] = [];
+  const byPath = new Map<string, Map<string, (typeof infeasible)[number]>>();
   for (const entry of choice.infeasible) {
-    const key = `${entry.path}|${entry.reason}`;
-    const at = reasons.get(key) ?? { path: entry.path, reason: entry.reason, nodes: 0 };
+    let byReason = byPath.get(entry.path);
+    if (!byReason) byPath.set(entry.path, (byReason = new Map()));
+    let at = byReason.get(entry.reason);
+    if (!at) {
+      at = { path: entry.path, reason: entry.reason, nodes: 0 };
+      byReason.set(entry.reason, at);
+      infeasible.push(at);
+    }
     at.nodes++;
-    reasons.set(key, at);
   }
-  return {
-    feasible,
-    feasibleCount: choice.options.length,
-    infeasible: [...reasons.values()],
-  };
+  return { feasible, feasibleCount: choice.options.length, infeasible };
+}
+
+/** One feasible option as stored (built in this key order: the order it is shown in). */
+interface RecordedOption {
+  nodeId: string;
+  nodeName: string;
+  path: string;
+  locality: string;
+  snapshotId?: string;
+  warmReplicaId?: string;
+  chosen?: boolean;
+  predictedSeconds?: number;
+  p90Seconds?: number;
+  priorSeconds?: number;
+  costSeconds?: number;
+  samples?: number;
+  lostBecause?: string | null;
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;

@@ -244,6 +244,14 @@ describe("chooseStartOption properties (enumerate → predict → choose)", () =
         expect(choice.options.filter((o) => !o.chosen).every((o) => o.lostBecause !== null)).toBe(
           true,
         );
+        // Each "slower" text states its own option's margin over the chosen one (texts are
+        // shared between options of equal cost).
+        for (const o of choice.options) {
+          if (o.lostBecause?.kind !== "slower") continue;
+          const by = Math.max(0, o.costSeconds - choice.chosen!.costSeconds);
+          expect(o.lostBecause.bySeconds).toBe(by);
+          expect(o.lostBecause.text).toBe(`slower by ${by < 10 ? by.toFixed(1) : by.toFixed(0)} s`);
+        }
       }),
       { numRuns: 150 },
     );

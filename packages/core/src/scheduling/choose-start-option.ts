@@ -67,7 +67,8 @@ export interface StartOptionChoice {
   explored: boolean;
   /** Every feasible option, best first, with its prediction and why it lost. */
   options: ScoredStartOption[];
-  infeasible: (InfeasibleOption & { lostBecause: LostBecause })[];
+  /** Shared between the choices of one batch: read it, never change it. */
+  infeasible: readonly (InfeasibleOption & { lostBecause: LostBecause })[];
   explanation: string;
 }
 
@@ -126,6 +127,36 @@ function summary(scored: ScoredStartOption, label = ""): string {
   return `${describeOption(scored.option)}: ${seconds(scored.costSeconds)} s${label} (${scored.prediction.samples} samples)`;
 }
 
+type InfeasibleWithReason = InfeasibleOption & { lostBecause: LostBecause };
+
+const withReason = new WeakMap<InfeasibleOption, InfeasibleWithReason>();
+
+/**
+ * The infeasible options with why each lost. A place job's batch passes the same entries for
+ * each of its replicas (a hundred and more on a large fleet; only the node a decision took
+ * from changes), so each entry is built once and shared by their choices: neither the
+ * entries nor what is built from them change afterwards.
+ */
+function withInfeasibleReasons(
+  entries: readonly InfeasibleOption[],
+): readonly InfeasibleWithReason[] {
+  return entries.map((entry) => {
+    let built = withReason.get(entry);
+    if (!built) {
+      built = {
+        ...entry,
+        lostBecause: {
+          kind: "infeasible" as const,
+          reason: entry.reason,
+          text: `infeasible: ${entry.reason}`,
+        },
+      };
+      withReason.set(entry, built);
+    }
+    return built;
+  });
+}
+
 export function chooseStartOption(input: {
   options: readonly PredictedStartOption[];
   infeasible?: readonly InfeasibleOption[];
@@ -137,17 +168,13 @@ export function chooseStartOption(input: {
   random: () => number;
 }): StartOptionChoice {
   const { objective, exploration, random } = input;
-  const infeasible = (input.infeasible ?? []).map((entry) => ({
-    ...entry,
-    lostBecause: {
-      kind: "infeasible" as const,
-      reason: entry.reason,
-      text: `infeasible: ${entry.reason}`,
-    },
-  }));
+  const infeasible = input.infeasible ? withInfeasibleReasons(input.infeasible) : [];
+  // Built field by field, not spread: spreading measured 50× slower here, and this runs for
+  // every option of every decision (hundreds per replica on a large fleet).
   const scored: ScoredStartOption[] = input.options
-    .map((predicted) => ({
-      ...predicted,
+    .map((predicted): ScoredStartOption => ({
+      option: predicted.option,
+      prediction: predicted.prediction,
       costSeconds:
         objectiveSeconds(predicted.prediction, objective) * queueFactor(predicted.option),
       chosen: false,
@@ -176,11 +203,14 @@ export function chooseStartOption(input: {
   if (incumbent.option.path !== "warm") {
     // Thompson: one draw from each posterior; the best draw is the challenger. It is tried
     // only if it is under-sampled and its draw beats the incumbent's expected cost.
-    const draws = scored.map((s) => ({
-      scored: s,
-      draw: sampledObjectiveSeconds(s.prediction, objective, random) * queueFactor(s.option),
-    }));
-    const best = draws.reduce((a, b) => (b.draw < a.draw ? b : a));
+    // (One draw per option, in order, the first of equal draws kept: a loop, not a list of
+    // draws, as this runs for every option of every decision.)
+    let best = { scored: scored[0]!, draw: Infinity };
+    for (let i = 0; i < scored.length; i++) {
+      const s = scored[i]!;
+      const draw = sampledObjectiveSeconds(s.prediction, objective, random) * queueFactor(s.option);
+      if (i === 0 || draw < best.draw) best = { scored: s, draw };
+    }
     if (
       best.scored !== incumbent &&
       best.scored.prediction.samples < exploration.minSamples &&
@@ -204,6 +234,8 @@ export function chooseStartOption(input: {
 
   const chosen = challenger ?? incumbent;
   chosen.chosen = true;
+  // Options of equal cost sit side by side (scored is sorted) and share their text.
+  let slowerText = { bySeconds: NaN, text: "" };
   for (const s of scored) {
     if (s === chosen || s.lostBecause) continue;
     if (chosen.option.path === "warm" && s.option.path !== "warm") {
@@ -218,7 +250,9 @@ export function chooseStartOption(input: {
       };
     } else {
       const bySeconds = Math.max(0, s.costSeconds - chosen.costSeconds);
-      s.lostBecause = { kind: "slower", bySeconds, text: `slower by ${seconds(bySeconds)} s` };
+      if (bySeconds !== slowerText.bySeconds)
+        slowerText = { bySeconds, text: `slower by ${seconds(bySeconds)} s` };
+      s.lostBecause = { kind: "slower", bySeconds, text: slowerText.text };
     }
   }
 
