@@ -1,4 +1,4 @@
-// pnpm --silent bench:placement [--nodes 5000] [--replicas 10000] [--json]
+// pnpm --silent bench:placement [--nodes 5000] [--replicas 10000] [--json] [--cpu-profile F]
 //
 // End-to-end placement through BullMQ and Postgres (bench-contracts.md): N simulated nodes
 // as rows of a fresh database, R replicas wanted across endpoints, and the scheduler's real
@@ -7,8 +7,12 @@
 // measured by apps/agent's sim-fleet bench). Baseline in the same run: the raw BullMQ drain
 // rate of no-op jobs on the same Redis. Then dispatch latency — desire change to the agent's
 // receipt of startReplica — at a steady 200 scale events/s.
-// JSON on stdout; progress on stderr.
+// JSON on stdout; progress on stderr. --cpu-profile writes a V8 profile of this process (the
+// scheduler's workers and the agent stand-in) over the placement phase only, for
+// Chrome DevTools or speedscope.
 import { randomUUID } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
@@ -26,6 +30,7 @@ const Args = z.object({
   nodes: z.coerce.number().int().min(1).max(50_000),
   replicas: z.coerce.number().int().min(1).max(100_000),
   json: z.boolean(),
+  "cpu-profile": z.string().min(1).optional(),
 });
 
 function fail(message: string): never {
@@ -40,6 +45,7 @@ try {
       nodes: { type: "string", default: "5000" },
       replicas: { type: "string", default: "10000" },
       json: { type: "boolean", default: false },
+      "cpu-profile": { type: "string" },
     },
     strict: true,
   }).values;
@@ -205,6 +211,12 @@ const env = loadEnv({
   THAW_NODE_CREDENTIAL_SECRET: secret,
   LOG_LEVEL: "error",
 });
+const profiler = args["cpu-profile"] ? new Session() : undefined;
+if (profiler) {
+  profiler.connect();
+  await profiler.post("Profiler.enable");
+  await profiler.post("Profiler.start");
+}
 const started = performance.now();
 const scheduler = await startScheduler(env, pino({ level: "error" }), { sweepMs: 3_600_000 });
 let placed = 0;
@@ -220,6 +232,12 @@ while (placed < args.replicas) {
 }
 const placementSeconds = (performance.now() - started) / 1000;
 const placementsPerSecond = args.replicas / placementSeconds;
+if (profiler) {
+  const { profile } = await profiler.post("Profiler.stop");
+  await writeFile(args["cpu-profile"]!, JSON.stringify(profile));
+  profiler.disconnect();
+  progress(`CPU profile of the placement phase written to ${args["cpu-profile"]}`);
+}
 await waitUntil(() => received.length >= args.replicas, 120_000);
 
 // --- dispatch latency at a steady 200 scale events/s ------------------------------------------
