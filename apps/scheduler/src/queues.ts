@@ -23,12 +23,35 @@ export async function enqueue<K extends QueueKey>(
   key: K,
   payload: QueuePayload<K>,
 ): Promise<void> {
+  const job = jobOf(key, payload);
+  await queues[key].add(job.name, job.data, job.opts);
+}
+
+/**
+ * Several jobs of one queue in one round trip (BullMQ's addBulk: one MULTI), each exactly as
+ * `enqueue` would add it. A place job's batch or a reconcile of a scale-up makes dozens to
+ * hundreds at once; one by one, each was a round trip and a socket write.
+ */
+export async function enqueueMany<K extends QueueKey>(
+  queues: SchedulerQueues,
+  key: K,
+  payloads: readonly QueuePayload<K>[],
+): Promise<void> {
+  if (payloads.length === 0) return;
+  await queues[key].addBulk(payloads.map((payload) => jobOf(key, payload)));
+}
+
+function jobOf<K extends QueueKey>(key: K, payload: QueuePayload<K>) {
   const contract = QUEUES[key];
   const data = contract.payload.parse(payload) as QueuePayload<K>;
-  await queues[key].add(contract.name, data, {
-    deduplication: {
-      id: (contract.jobId as (p: QueuePayload<K>) => string)(data),
-      keepLastIfActive: true,
+  return {
+    name: contract.name,
+    data,
+    opts: {
+      deduplication: {
+        id: (contract.jobId as (p: QueuePayload<K>) => string)(data),
+        keepLastIfActive: true,
+      },
     },
-  });
+  };
 }

@@ -2,7 +2,7 @@ import { DEMO_ENDPOINTS } from "@thaw/db/seed";
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createQueues, type SchedulerQueues } from "../queues.ts";
+import { createQueues, enqueue, enqueueMany, type SchedulerQueues } from "../queues.ts";
 import { createProducerConnection } from "../redis.ts";
 import { processPlace } from "./place-processor.ts";
 import { createWorkerContext } from "./worker-context.ts";
@@ -132,5 +132,21 @@ describe("place job", () => {
     expect(dispatches.map((j) => (j.data as { coldStartId: string }).coldStartId)).toEqual([
       result.placed[0]!.coldStartId,
     ]);
+  });
+
+  it("enqueueMany adds each job once, deduplicated on its entity like enqueue", async () => {
+    await queues.place.obliterate({ force: true });
+    const ids = ["01a2099b-4121-7004-8b46-5beef1b673fc", "01a2099b-4123-7001-b214-c347d4120390"];
+    await enqueue(queues, "place", { replicaId: ids[0]! });
+    await enqueueMany(queues, "place", [
+      { replicaId: ids[0]! },
+      { replicaId: ids[1]! },
+      { replicaId: ids[1]! },
+    ]);
+    const jobs = await queues.place.getJobs(["waiting", "prioritized", "delayed"]);
+    expect(jobs.map((j) => (j.data as { replicaId: string }).replicaId).sort()).toEqual(ids);
+    await expect(
+      enqueueMany(queues, "place", [{ replicaId: "not-a-uuid" }]),
+    ).rejects.toThrow();
   });
 });

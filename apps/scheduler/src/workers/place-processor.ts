@@ -12,7 +12,10 @@ export async function processPlace(ctx: WorkerContext, data: unknown): Promise<u
         db: ctx.db,
         coldStartIds: result.placed.map((p) => p.coldStartId),
       });
-    for (const { coldStartId } of result.placed) await ctx.enqueue("dispatch", { coldStartId });
+    await ctx.enqueueMany(
+      "dispatch",
+      result.placed.map(({ coldStartId }) => ({ coldStartId })),
+    );
   }
   if (result.kind === "skipped" && result.retry) {
     await ctx.enqueue("place", { replicaId });

@@ -6,8 +6,14 @@ export async function processReconcile(ctx: WorkerContext, data: unknown): Promi
   const { endpointId } = QUEUES.reconcile.payload.parse(data);
   const result = await reconcileEndpoint({ db: ctx.db, endpointId });
   if (result.backoff) ctx.log.warn({ endpointId, reason: result.backoff }, "crash-loop backoff");
-  for (const replicaId of result.toPlace) await ctx.enqueue("place", { replicaId });
-  for (const coldStartId of result.toDispatch) await ctx.enqueue("dispatch", { coldStartId });
+  await ctx.enqueueMany(
+    "place",
+    result.toPlace.map((replicaId) => ({ replicaId })),
+  );
+  await ctx.enqueueMany(
+    "dispatch",
+    result.toDispatch.map((coldStartId) => ({ coldStartId })),
+  );
   // Scaled-down ready replicas: the warm pool parks them or stops them.
   if (result.parking.length > 0) await ctx.enqueue("warmPool", { endpointId });
   let stopped = 0;

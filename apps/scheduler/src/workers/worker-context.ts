@@ -5,7 +5,7 @@ import { AgentClient } from "@thaw/node-agent-client";
 import type { FleetSetup } from "../fleet/fleet-config.ts";
 import type { OfferingAvailability } from "../fleet/offering-availability.ts";
 import type { Logger } from "../logger.ts";
-import { enqueue, type SchedulerQueues } from "../queues.ts";
+import { enqueue, enqueueMany, type SchedulerQueues } from "../queues.ts";
 
 /** What every processor gets: Postgres, the producers, a log, and a way to reach agents. */
 export interface WorkerContext {
@@ -15,6 +15,11 @@ export interface WorkerContext {
   enqueue: <K extends Parameters<typeof enqueue>[1]>(
     key: K,
     payload: Parameters<typeof enqueue<K>>[2],
+  ) => Promise<void>;
+  /** Several jobs of one queue in one round trip. */
+  enqueueMany: <K extends Parameters<typeof enqueue>[1]>(
+    key: K,
+    payloads: Parameters<typeof enqueueMany<K>>[2],
   ) => Promise<void>;
   agent: (node: { id: string; agentUrl: string }) => AgentClient;
   /** Where hosts come from (THAW_FLEET_CONFIG); absent: the fleet is joined by hand. */
@@ -44,6 +49,7 @@ export function createWorkerContext(deps: {
     queues: deps.queues,
     log: deps.log,
     enqueue: (key, payload) => enqueue(deps.queues, key, payload),
+    enqueueMany: (key, payloads) => enqueueMany(deps.queues, key, payloads),
     agent: (node) =>
       new AgentClient({
         baseUrl: node.agentUrl,

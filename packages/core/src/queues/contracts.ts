@@ -56,12 +56,16 @@ export type QueuePayload<K extends QueueKey> = z.infer<(typeof QUEUES)[K]["paylo
 
 /**
  * Defaults for every job: bounded retries with exponential backoff, and bounded history
- * so Redis (noeviction) cannot fill up with finished jobs.
+ * so Redis (noeviction) cannot fill up with finished jobs. A completed job is removed at
+ * once: Postgres holds what it did (cold starts with their decisions, the audit log), and
+ * keeping the last thousand meant a trim of the completed set on every completion — at
+ * hundreds of placements a second, a large share of Redis's time. Failed jobs are kept
+ * a day, for the operator.
  */
 export const DEFAULT_JOB_OPTIONS = {
   attempts: 5,
   backoff: { type: "exponential", delay: 500 },
-  removeOnComplete: { count: 1000, age: 3600 },
+  removeOnComplete: true,
   removeOnFail: { count: 5000, age: 24 * 3600 },
 } as const;
 
