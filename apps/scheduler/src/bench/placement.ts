@@ -1,4 +1,5 @@
-// pnpm --silent bench:placement [--nodes 5000] [--replicas 10000] [--json] [--cpu-profile F]
+// pnpm --silent bench:placement [--nodes 5000] [--replicas 10000] [--json]
+//                                [--schedulers N] [--cpu-profile DIR]
 //
 // End-to-end placement through BullMQ and Postgres (bench-contracts.md): N simulated nodes
 // as rows of a fresh database, R replicas wanted across endpoints, and the scheduler's real
@@ -7,33 +8,40 @@
 // measured by apps/agent's sim-fleet bench). Baseline in the same run: the raw BullMQ drain
 // rate of no-op jobs on the same Redis. Then dispatch latency — desire change to the agent's
 // receipt of startReplica — at a steady 200 scale events/s.
-// JSON on stdout; progress on stderr. --cpu-profile writes a V8 profile of this process (the
-// scheduler's workers and the agent stand-in) over the placement phase only, for
-// Chrome DevTools or speedscope.
+// The scheduler runs as it is deployed: `src/main.ts` processes (--schedulers, default one per
+// core, as a Node process uses one), sharing the queues; the agent stand-in runs in this
+// process, apart from them, as the fleet would. JSON on stdout; progress on stderr.
+// --cpu-profile DIR writes a V8 profile of each scheduler process (Chrome DevTools,
+// speedscope) to find where its time goes.
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
-import { Session } from "node:inspector/promises";
+import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { createTestDatabase } from "@thaw/db/testing";
 import { DEMO_ENDPOINTS } from "@thaw/db/seed";
 import { Queue, Worker } from "bullmq";
-import { pino } from "pino";
 import { z } from "zod";
-import { loadEnv } from "../env.ts";
 import { createProducerConnection, createWorkerConnection } from "../redis.ts";
 import { enqueue, createQueues } from "../queues.ts";
-import { startScheduler } from "../scheduler.ts";
 
 const Args = z.object({
   nodes: z.coerce.number().int().min(1).max(50_000),
   replicas: z.coerce.number().int().min(1).max(100_000),
   json: z.boolean(),
+  schedulers: z.coerce.number().int().min(1).max(16),
   "cpu-profile": z.string().min(1).optional(),
 });
 
+const schedulers: ChildProcess[] = [];
+let stopping = false;
+
 function fail(message: string): never {
+  stopping = true;
+  for (const child of schedulers) child.kill("SIGKILL");
   console.error(`bench:placement: ${message}`);
   process.exit(2);
 }
@@ -45,6 +53,7 @@ try {
       nodes: { type: "string", default: "5000" },
       replicas: { type: "string", default: "10000" },
       json: { type: "boolean", default: false },
+      schedulers: { type: "string", default: String(availableParallelism()) },
       "cpu-profile": { type: "string" },
     },
     strict: true,
@@ -163,9 +172,14 @@ async function makeEndpoint(slug: string, desired: number) {
   return { endpointId: endpoint.id, deploymentId: deployment.id };
 }
 const PER_ENDPOINT = 500;
-const endpoints: { endpointId: string; deploymentId: string }[] = [];
+// Created at zero replicas: the schedulers are started first, then every endpoint is scaled
+// up at once (a scale event each, as the REST hook would) and the clock starts.
+const endpoints: { endpointId: string; deploymentId: string; desired: number }[] = [];
 for (let left = args.replicas, i = 0; left > 0; left -= PER_ENDPOINT, i++)
-  endpoints.push(await makeEndpoint(`bench-${i}`, Math.min(PER_ENDPOINT, left)));
+  endpoints.push({
+    ...(await makeEndpoint(`bench-${i}`, 0)),
+    desired: Math.min(PER_ENDPOINT, left),
+  });
 
 const producer = createProducerConnection(process.env.REDIS_URL);
 await producer.connect();
@@ -204,21 +218,59 @@ noopConnection.disconnect();
 
 // --- placement, end to end ---------------------------------------------------------------------
 progress(`placing ${args.replicas} replicas on ${args.nodes} nodes`);
-const env = loadEnv({
+const schedulerEnv = {
+  ...process.env,
   DATABASE_URL: database.url,
   REDIS_URL: process.env.REDIS_URL,
   THAW_QUEUE_PREFIX: prefix,
   THAW_NODE_CREDENTIAL_SECRET: secret,
   LOG_LEVEL: "error",
-});
-const profiler = args["cpu-profile"] ? new Session() : undefined;
-if (profiler) {
-  profiler.connect();
-  await profiler.post("Profiler.enable");
-  await profiler.post("Profiler.start");
+};
+const SCHEDULER_DIR = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const queues = createQueues(producer, prefix);
+progress(`starting ${args.schedulers} scheduler process${args.schedulers === 1 ? "" : "es"}`);
+for (let i = 0; i < args.schedulers; i++) {
+  const profiling = args["cpu-profile"]
+    ? ["--cpu-prof", `--cpu-prof-dir=${args["cpu-profile"]}`]
+    : [];
+  const child = spawn(process.execPath, [...profiling, "--import", "tsx", "src/main.ts"], {
+    cwd: SCHEDULER_DIR,
+    env: schedulerEnv,
+    // Its log lines go to stderr: stdout carries the result alone.
+    stdio: ["ignore", process.stderr, "inherit"],
+  });
+  child.on("exit", (code, signal) => {
+    if (!stopping) fail(`scheduler process ${i} exited (${signal ?? code}) mid-run`);
+  });
+  schedulers.push(child);
 }
+async function stopSchedulers() {
+  stopping = true;
+  await Promise.all(
+    schedulers.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once("exit", () => resolve());
+          child.kill("SIGTERM");
+        }),
+    ),
+  );
+}
+// Every process's place and dispatch workers are listening before the clock starts.
+const workersUp = async () =>
+  Math.min(await queues.place.getWorkersCount(), await queues.dispatch.getWorkersCount());
+const bootDeadline = performance.now() + 120_000;
+while ((await workersUp()) < args.schedulers) {
+  if (performance.now() > bootDeadline) fail("the scheduler processes did not start in 120 s");
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
 const started = performance.now();
-const scheduler = await startScheduler(env, pino({ level: "error" }), { sweepMs: 3_600_000 });
+for (const { endpointId, desired } of endpoints) {
+  await db.endpoint.update({ where: { id: endpointId }, data: { desiredReplicas: desired } });
+  await enqueue(queues, "reconcile", { endpointId });
+}
 let placed = 0;
 let lastReport = 0;
 while (placed < args.replicas) {
@@ -228,16 +280,13 @@ while (placed < args.replicas) {
     lastReport = performance.now();
     progress(`${placed} placed after ${((lastReport - started) / 1000).toFixed(1)} s`);
   }
-  if (performance.now() - started > 30 * 60_000) fail("placement did not finish in 30 minutes");
+  if (performance.now() - started > 30 * 60_000) {
+    await stopSchedulers();
+    fail("placement did not finish in 30 minutes");
+  }
 }
 const placementSeconds = (performance.now() - started) / 1000;
 const placementsPerSecond = args.replicas / placementSeconds;
-if (profiler) {
-  const { profile } = await profiler.post("Profiler.stop");
-  await writeFile(args["cpu-profile"]!, JSON.stringify(profile));
-  profiler.disconnect();
-  progress(`CPU profile of the placement phase written to ${args["cpu-profile"]}`);
-}
 await waitUntil(() => received.length >= args.replicas, 120_000);
 
 // --- dispatch latency at a steady 200 scale events/s ------------------------------------------
@@ -246,7 +295,6 @@ const SECONDS = 10;
 progress(`dispatch latency: ${RATE} scale events/s for ${SECONDS} s`);
 const steady = [];
 for (let i = 0; i < 20; i++) steady.push(await makeEndpoint(`steady-${i}`, 0));
-const queues = createQueues(producer, prefix);
 const events = new Map<string, number[]>();
 const baseReceived = received.length;
 const steadyStart = performance.now();
@@ -280,7 +328,7 @@ latencies.sort((a, b) => a - b);
 const quantile = (q: number) =>
   latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
 
-await scheduler.stop();
+await stopSchedulers();
 await Promise.all(
   Object.values(queues).map((q) => q.obliterate({ force: true }).then(() => q.close())),
 );
@@ -296,6 +344,7 @@ const result = {
   dispatchLatencyMs: { p50: round(quantile(0.5)), p99: round(quantile(0.99)) },
   nodes: args.nodes,
   replicas: args.replicas,
+  schedulerProcesses: args.schedulers,
   placementSeconds: round(placementSeconds),
   ratioToBullmqDrain: Math.round((placementsPerSecond / bullmqDrainPerSecond) * 10_000) / 10_000,
   scaleEventsPerSecond: RATE,
