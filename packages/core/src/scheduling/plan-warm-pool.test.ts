@@ -6,6 +6,7 @@ import {
   idleForSeconds,
   keepAliveWindows,
   observeCapacity,
+  PAPER_HYBRID_SETTINGS,
   planWarmPool,
   recordIdleTime,
   warmPoolActions,
@@ -32,8 +33,12 @@ const endpointInput = (overrides: Partial<WarmPoolEndpointInput> = {}): WarmPool
 });
 
 describe("keepAliveWindows", () => {
-  it("pre-warms just before a periodic request and keeps the replica briefly", () => {
-    const w = keepAliveWindows({ histogram: periodic, bestNonWarmSeconds: 120 });
+  it("pre-warms just before a periodic request and keeps the replica briefly (the paper's windows)", () => {
+    const w = keepAliveWindows({
+      histogram: periodic,
+      bestNonWarmSeconds: 120,
+      settings: PAPER_HYBRID_SETTINGS,
+    });
     expect(w.policy).toBe("histogram");
     expect(w.preWarmSeconds).toBeCloseTo(30 * 60 * 0.9, 6);
     expect(w.reWarmAtSeconds).toBeCloseTo(30 * 60 * 0.9 - 120, 6);
@@ -45,32 +50,80 @@ describe("keepAliveWindows", () => {
       keepAliveWindows({ histogram: histogramOf([600, 1200]), bestNonWarmSeconds: 120 }).policy,
     ).toBe("fixed-keep-alive");
     const flat = histogramOf(Array.from({ length: 240 }, (_, i) => i * 60 + 1));
-    expect(keepAliveWindows({ histogram: flat, bestNonWarmSeconds: 120 })).toMatchObject({
-      policy: "fixed-keep-alive",
-      keepAliveSeconds: 600,
-    });
+    expect(
+      keepAliveWindows({
+        histogram: flat,
+        bestNonWarmSeconds: 120,
+        settings: PAPER_HYBRID_SETTINGS,
+      }),
+    ).toMatchObject({ policy: "fixed-keep-alive", keepAliveSeconds: 600 });
   });
 
   it("keeps a replica far less when a miss is cheap (3 s restore vs a 13 GB pull)", () => {
     const cheap = keepAliveWindows({ histogram: histogramOf([1]), bestNonWarmSeconds: 3 });
-    const dear = keepAliveWindows({ histogram: histogramOf([1]), bestNonWarmSeconds: 300 });
+    const dear = keepAliveWindows({
+      histogram: histogramOf([1]),
+      bestNonWarmSeconds: 300,
+      settings: PAPER_HYBRID_SETTINGS,
+    });
     expect(cheap.keepAliveSeconds).toBeCloseTo(30, 6);
     expect(dear.keepAliveSeconds).toBe(600);
+  });
+
+  it("holds an idle replica no longer than one best non-warm start takes (ski rental), at least a minute", () => {
+    // Same pre-warm point as the paper's; the hold after it is capped at the start's 120 s.
+    const periodicCapped = keepAliveWindows({ histogram: periodic, bestNonWarmSeconds: 120 });
+    expect(periodicCapped.preWarmSeconds).toBeCloseTo(30 * 60 * 0.9, 6);
+    expect(periodicCapped.keepAliveSeconds).toBe(120);
+    const flat = histogramOf(Array.from({ length: 240 }, (_, i) => i * 60 + 1));
+    expect(keepAliveWindows({ histogram: flat, bestNonWarmSeconds: 300 }).keepAliveSeconds).toBe(
+      300,
+    );
+    // A 40 s restore still gets a minute: the histogram's resolution.
+    expect(
+      keepAliveWindows({ histogram: histogramOf([1]), bestNonWarmSeconds: 40 }).keepAliveSeconds,
+    ).toBe(60);
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 20_000 }), { maxLength: 40 }),
+        fc.double({ min: 0, max: 2_000, noNaN: true }),
+        (idleTimes, best) => {
+          const histogram = histogramOf(idleTimes);
+          const capped = keepAliveWindows({ histogram, bestNonWarmSeconds: best });
+          const paper = keepAliveWindows({
+            histogram,
+            bestNonWarmSeconds: best,
+            settings: PAPER_HYBRID_SETTINGS,
+          });
+          expect(capped.keepAliveSeconds).toBeLessThanOrEqual(Math.max(60, best) + 1e-9);
+          expect(capped.keepAliveSeconds).toBe(
+            Math.min(paper.keepAliveSeconds, Math.max(60, best)),
+          );
+          expect(capped.preWarmSeconds).toBe(paper.preWarmSeconds);
+        },
+      ),
+    );
   });
 });
 
 describe("planWarmPool", () => {
   it("holds a replica inside the window and releases it outside", () => {
     const [inside] = planWarmPool({
-      endpoints: [endpointInput({ idleForSeconds: 29 * 60 })],
+      endpoints: [endpointInput({ idleForSeconds: 28 * 60 })],
       gpuBudget: 8,
     });
     const [released] = planWarmPool({
       endpoints: [endpointInput({ idleForSeconds: 5 * 60 })],
       gpuBudget: 8,
     });
+    // Past the capped hold (pre-warm at 27 min + one 120 s start), released again.
+    const [after] = planWarmPool({
+      endpoints: [endpointInput({ idleForSeconds: 30 * 60 })],
+      gpuBudget: 8,
+    });
     expect(inside?.warmReplicas).toBe(1);
     expect(released?.warmReplicas).toBe(0);
+    expect(after?.warmReplicas).toBe(0);
   });
 
   it("spends a scarce GPU budget on the endpoint whose miss costs most", () => {

@@ -16,6 +16,14 @@
 //   keepAlive · min(1, bestNonWarmSeconds / fullValueMissSeconds)
 // (a 3 s restore keeps a replica 1/20 as long as a 60 s pull), and the re-warm starts
 // bestNonWarmSeconds before the pre-warm point so the replica is ready when it is due.
+//
+// And a cap, from ski rental: an idle replica holds its GPU exactly as a cold start does
+// (occupied, serving nothing), so holding it longer than one start takes costs more GPU time
+// than the start it might save. keepAlive ≤ keepAliveStartMultiple · bestNonWarmSeconds
+// (at least one bin). Without it, a histogram whose head is in the first minute (no pre-warm
+// point) keeps replicas through its whole p99 tail: 40 minutes idle to save a 2-minute
+// restore, as bench:replay's multi-endpoint trace showed. The paper's policy is uncapped
+// (keepAliveStartMultiple = Infinity: PAPER_HYBRID_SETTINGS, bench:replay's baseline).
 // Finally min/max replicas, and a fleet-wide GPU budget handed out by miss cost, dearest first.
 
 export const HISTOGRAM_BIN_SECONDS = 60;
@@ -54,6 +62,8 @@ export interface WarmPoolSettings {
   fixedKeepAliveSeconds: number;
   /** A miss costing this much or more gets the whole histogram window. */
   fullValueMissSeconds: number;
+  /** Keep-alive at most this many times the best non-warm start (Infinity: uncapped). */
+  keepAliveStartMultiple: number;
 }
 
 export const DEFAULT_WARM_POOL_SETTINGS: WarmPoolSettings = {
@@ -63,6 +73,13 @@ export const DEFAULT_WARM_POOL_SETTINGS: WarmPoolSettings = {
   marginFraction: 0.1,
   fixedKeepAliveSeconds: 600,
   fullValueMissSeconds: 60,
+  keepAliveStartMultiple: 1,
+};
+
+/** Shahrad et al.'s policy as published: no cap on the keep-alive. */
+export const PAPER_HYBRID_SETTINGS: WarmPoolSettings = {
+  ...DEFAULT_WARM_POOL_SETTINGS,
+  keepAliveStartMultiple: Number.POSITIVE_INFINITY,
 };
 
 export interface KeepAliveWindows {
@@ -106,6 +123,9 @@ export function keepAliveWindows(input: {
   const total = inBounds + outOfBounds;
   const missSeconds = Math.max(0, input.bestNonWarmSeconds);
   const missCostWeight = Math.min(1, missSeconds / settings.fullValueMissSeconds);
+  const cap = Number.isFinite(settings.keepAliveStartMultiple)
+    ? Math.max(HISTOGRAM_BIN_SECONDS, settings.keepAliveStartMultiple * missSeconds)
+    : Number.POSITIVE_INFINITY; // (∞ · a free miss would be NaN)
   const representative =
     total >= settings.minSamples &&
     outOfBounds / total <= settings.maxOutOfBoundsShare &&
@@ -114,7 +134,7 @@ export function keepAliveWindows(input: {
     return {
       policy: "fixed-keep-alive",
       preWarmSeconds: 0,
-      keepAliveSeconds: settings.fixedKeepAliveSeconds * missCostWeight,
+      keepAliveSeconds: Math.min(cap, settings.fixedKeepAliveSeconds * missCostWeight),
       reWarmAtSeconds: 0,
       missCostWeight,
     };
@@ -123,8 +143,10 @@ export function keepAliveWindows(input: {
   const head = percentileBinUpperSeconds(bins, inBounds, 0.05);
   const tail = percentileBinUpperSeconds(bins, inBounds, 0.99) + HISTOGRAM_BIN_SECONDS;
   const preWarmSeconds = head * (1 - settings.marginFraction);
-  const keepAliveSeconds =
-    Math.max(0, tail * (1 + settings.marginFraction) - preWarmSeconds) * missCostWeight;
+  const keepAliveSeconds = Math.min(
+    cap,
+    Math.max(0, tail * (1 + settings.marginFraction) - preWarmSeconds) * missCostWeight,
+  );
   return {
     policy: "histogram",
     preWarmSeconds,
