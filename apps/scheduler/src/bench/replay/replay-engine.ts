@@ -11,6 +11,8 @@ import {
   emptyIdleTimeHistogram,
   enumerateStartOptions,
   keepAliveWindows,
+  DEFAULT_WARM_POOL_SETTINGS,
+  PAPER_HYBRID_SETTINGS,
   KPA_DEFAULTS,
   physicsPriorSeconds,
   planWarmPool,
@@ -253,6 +255,10 @@ export function replay(input: {
       Math.max(0, serving - replica.busySeconds / replica.slots.length) * replica.gpus;
   };
 
+  // hybrid-histogram-pull is the paper's policy as published: its keep-alive is not capped.
+  const warmPoolSettings =
+    policy === "hybrid-histogram-pull" ? PAPER_HYBRID_SETTINGS : DEFAULT_WARM_POOL_SETTINGS;
+
   /** Keep-alive of one endpoint under the policy, measured from when it went idle. */
   const keepAliveSeconds = (state: EndpointState): number => {
     if (policy === "pull-keepalive-10m" || policy === "lazy-keepalive-10m") return 600;
@@ -260,6 +266,7 @@ export function replay(input: {
       histogram: state.histogram,
       // hybrid-histogram-pull is the paper's policy: every miss counts in full.
       bestNonWarmSeconds: policy === "hybrid-histogram-pull" ? 60 : state.bestNonWarmSeconds,
+      settings: warmPoolSettings,
     });
     return windows.preWarmSeconds + windows.keepAliveSeconds;
   };
@@ -269,6 +276,7 @@ export function replay(input: {
     keepAliveWindows({
       histogram: state.histogram,
       bestNonWarmSeconds: policy === "hybrid-histogram-pull" ? 60 : state.bestNonWarmSeconds,
+      settings: warmPoolSettings,
     });
 
   /**
@@ -299,6 +307,7 @@ export function replay(input: {
           },
         ],
         gpuBudget: Number.POSITIVE_INFINITY,
+        settings: warmPoolSettings,
       });
       const alive = state.replicas
         .filter((r) => !r.released)
@@ -400,6 +409,10 @@ export function replay(input: {
       scored.sort((a, b) => a.seconds - b.seconds);
       chosen = scored[0]!.option;
       seconds = scored[0]!.seconds;
+      // Its warm pool weighs a miss by the true cost of the best non-warm start, as thaw's
+      // does by the predicted one (left unset, it weighed every miss as 60 s).
+      const bestNonWarm = scored.find((s) => s.option.path !== "warm");
+      if (bestNonWarm) state.bestNonWarmSeconds = bestNonWarm.seconds;
     } else {
       const predicted = feasible.map((option) => {
         const cell = history.get(`${name}|${option.path}|${option.locality}`);
