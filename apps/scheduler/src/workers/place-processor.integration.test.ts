@@ -145,8 +145,6 @@ describe("place job", () => {
     ]);
     const jobs = await queues.place.getJobs(["waiting", "prioritized", "delayed"]);
     expect(jobs.map((j) => (j.data as { replicaId: string }).replicaId).sort()).toEqual(ids);
-    await expect(
-      enqueueMany(queues, "place", [{ replicaId: "not-a-uuid" }]),
-    ).rejects.toThrow();
+    await expect(enqueueMany(queues, "place", [{ replicaId: "not-a-uuid" }])).rejects.toThrow();
   });
 });

@@ -34,7 +34,10 @@ export function optionsRecord(choice: StartOptionChoice) {
   const byPath = new Map<string, Map<string, (typeof infeasible)[number]>>();
   for (const entry of choice.infeasible) {
     let byReason = byPath.get(entry.path);
-    if (!byReason) byPath.set(entry.path, (byReason = new Map()));
+    if (!byReason) {
+      byReason = new Map<string, (typeof infeasible)[number]>();
+      byPath.set(entry.path, byReason);
+    }
     let at = byReason.get(entry.reason);
     if (!at) {
       at = { path: entry.path, reason: entry.reason, nodes: 0 };
