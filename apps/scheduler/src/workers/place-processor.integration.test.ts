@@ -2,6 +2,7 @@ import { DEMO_ENDPOINTS } from "@thaw/db/seed";
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { placeJobHeads } from "@thaw/core";
 import { createQueues, enqueue, enqueueMany, type SchedulerQueues } from "../queues.ts";
 import { createProducerConnection } from "../redis.ts";
 import { processPlace } from "./place-processor.ts";
@@ -33,38 +34,32 @@ describe("place job", () => {
     producer.disconnect();
   });
 
-  it("dispatches the batch's placed starts when its own replica finds no option", async () => {
+  /** An org with `nodes` ready A10G nodes of `gpus` GPUs, and one pull-only endpoint. */
+  async function seed(slug: string, nodes: number, gpus: number) {
     const db = testDb.current.db;
     const model = DEMO_ENDPOINTS.find((e) => e.gpuType === "A10G")!.deployment;
-    const org = await db.org.create({ data: { slug: "place-batch", name: "place batch" } });
-    const node = await db.node.create({
-      data: {
+    const org = await db.org.create({ data: { slug, name: slug } });
+    await db.node.createMany({
+      data: Array.from({ length: nodes }, (_, i) => ({
         orgId: org.id,
-        name: "only-node",
-        provider: "sim",
-        runtime: "sim",
+        name: `${slug}-node-${i}`,
+        provider: "sim" as const,
+        runtime: "sim" as const,
         instanceType: "g5.12xlarge",
         gpuModel: "A10G",
-        gpuCount: 2,
+        gpuCount: gpus,
         vcpus: 48,
         networkGbps: 40,
         diskReadMiBps: 1_000,
         diskWriteMiBps: 1_000,
         pcieGBps: 12,
-        state: "ready",
+        state: "ready" as const,
         lastHeartbeatAt: new Date(),
         agentUrl: "http://127.0.0.1:9/agent",
-      },
+      })),
     });
     const endpoint = await db.endpoint.create({
-      data: {
-        orgId: org.id,
-        slug: "batch",
-        name: "batch",
-        gpuType: "A10G",
-        allowedPaths: ["pull"],
-        desiredReplicas: 2,
-      },
+      data: { orgId: org.id, slug, name: slug, gpuType: "A10G", allowedPaths: ["pull"] },
     });
     const deployment = await db.deployment.create({
       data: {
@@ -87,6 +82,12 @@ describe("place job", () => {
       where: { id: endpoint.id },
       data: { activeDeploymentId: deployment.id },
     });
+    const node = await db.node.findFirstOrThrow({ where: { orgId: org.id } });
+    return { db, org, node, endpoint, deployment };
+  }
+
+  it("dispatches the batch's placed starts when its own replica finds no option", async () => {
+    const { db, org, node, endpoint, deployment } = await seed("place-batch", 1, 2);
     const replica = (createdAt: Date) =>
       db.replica.create({
         data: {
@@ -146,5 +147,59 @@ describe("place job", () => {
     const jobs = await queues.place.getJobs(["waiting", "prioritized", "delayed"]);
     expect(jobs.map((j) => (j.data as { replicaId: string }).replicaId).sort()).toEqual(ids);
     await expect(enqueueMany(queues, "place", [{ replicaId: "not-a-uuid" }])).rejects.toThrow();
+  });
+
+  it("places a whole scale-up from one job per batch, whichever job runs first", async () => {
+    const { db, org, endpoint, deployment } = await seed("place-heads", 40, 4);
+    await queues.place.obliterate({ force: true });
+    await queues.dispatch.obliterate({ force: true });
+    const base = Date.now() - 60_000;
+    await db.replica.createMany({
+      data: Array.from({ length: 70 }, (_, i) => ({
+        orgId: org.id,
+        endpointId: endpoint.id,
+        deploymentId: deployment.id,
+        state: "pending" as const,
+        createdAt: new Date(base + i),
+      })),
+    });
+    const pending = await db.replica.findMany({
+      where: { endpointId: endpoint.id, state: "pending" },
+      orderBy: { createdAt: "asc" },
+    });
+    const heads = placeJobHeads(pending);
+    expect(heads).toHaveLength(3);
+    await enqueueMany(
+      queues,
+      "place",
+      heads.map((replicaId) => ({ replicaId })),
+    );
+    const ctx = createWorkerContext({
+      db,
+      queues,
+      log: silent,
+      nodeCredentialSecret: "place-test-node-credential-secret-0123456",
+    });
+    // Drain the place queue, newest job first: the last head runs first and takes the
+    // oldest pending replicas, so the others find theirs taken and place the next ones.
+    let jobs = 0;
+    for (;;) {
+      const waiting = await queues.place.getJobs(["waiting", "prioritized"]);
+      const job = waiting.sort((a, b) => Number(b.id) - Number(a.id))[0];
+      if (!job) break;
+      await job.remove();
+      await processPlace(ctx, job.data);
+      jobs++;
+      expect(jobs).toBeLessThan(20);
+    }
+    expect(await db.replica.count({ where: { endpointId: endpoint.id, state: "pending" } })).toBe(
+      0,
+    );
+    expect(await db.coldStart.count({ where: { endpointId: endpoint.id } })).toBe(70);
+    const dispatches = await queues.dispatch.getJobs(["waiting", "prioritized", "delayed"]);
+    expect(dispatches).toHaveLength(70);
+    // Never more than a node's GPUs.
+    const perNode = await db.gpuReservation.groupBy({ by: ["nodeId"], _count: true });
+    expect(Math.max(...perNode.map((n) => n._count))).toBeLessThanOrEqual(4);
   });
 });

@@ -1,7 +1,10 @@
 import { placeReplica, QUEUES, recordProvisionPhases } from "@thaw/core";
 import type { WorkerContext } from "./worker-context.ts";
 
-/** place: choose node × path, reserve, record the cold start; then dispatch it. */
+/**
+ * place: a batch of the deployment's pending replicas (this job's first): choose node × path,
+ * reserve, record the cold starts; then dispatch them and hand on what is left.
+ */
 export async function processPlace(ctx: WorkerContext, data: unknown): Promise<unknown> {
   const { replicaId } = QUEUES.place.payload.parse(data);
   const result = await placeReplica({ db: ctx.db, replicaId });
@@ -17,9 +20,12 @@ export async function processPlace(ctx: WorkerContext, data: unknown): Promise<u
       result.placed.map(({ coldStartId }) => ({ coldStartId })),
     );
   }
-  if (result.kind === "skipped" && result.retry) {
-    await ctx.enqueue("place", { replicaId });
-  } else if (result.kind === "unplaceable") {
+  // Replicas whose node another batch filled, and the deployment's next pending one.
+  await ctx.enqueueMany(
+    "place",
+    result.followUps.map((id) => ({ replicaId: id })),
+  );
+  if (result.kind === "unplaceable") {
     // Left pending with its reason (the dashboard shows it); the sweep places it again
     // once capacity appears.
     ctx.log.info({ replicaId, reason: result.reason }, "replica pending: no feasible option");

@@ -36,12 +36,15 @@ export interface PlacedColdStart {
 /**
  * `placed` lists every cold start the job committed, whatever became of its own replica:
  * the batch's others must be dispatched even when the job's replica lost its node or found
- * none (left undispatched, they would wait for the periodic sweep).
+ * none (left undispatched, they would wait for the periodic sweep). `followUps` are the
+ * replicas that need a place job now: those of the batch that lost their node to another
+ * batch, and — after a batch that placed something — the next pending replica of the
+ * deployment that no batch holds, so a scale-up keeps going with one job per batch.
  */
-export type PlaceReplicaResult = { placed: PlacedColdStart[] } & (
+export type PlaceReplicaResult = { placed: PlacedColdStart[]; followUps: string[] } & (
   | { kind: "placed"; coldStartId: string; nodeId: string; path: StartPath; attempt: number }
   | { kind: "unplaceable"; reason: string; orgId: string }
-  | { kind: "skipped"; reason: string; retry?: boolean }
+  | { kind: "skipped"; reason: string }
 );
 
 /** A replica whose starts failed this many times is given up (reconcile replaces it). */
@@ -76,15 +79,20 @@ interface BatchContextRow {
 }
 
 /**
- * The replicas' states, one statement per turn of the event loop (coalesce-by-tick.ts). A
- * replica locked by another job's batch is missing from the answer (SKIP LOCKED; the lock
- * taken here ends with the statement): that job places it, so this one need not wait.
+ * The replicas' states and deployments, one statement per turn of the event loop
+ * (coalesce-by-tick.ts). Not locked: the transaction locks what it places and reads it again.
  */
-const replicaState = coalesceByTick<string, string>(async (db, ids) => {
-  const rows = await db.$queryRaw<{ id: string; state: string }[]>`
-    SELECT id::text, state::text FROM "Replica" WHERE id = ANY(${ids}::uuid[])
-    FOR UPDATE SKIP LOCKED`;
-  return new Map(rows.map((r) => [r.id, r.state]));
+const replicaState = coalesceByTick<
+  string,
+  { state: string; endpointId: string; deploymentId: string }
+>(async (db, ids) => {
+  const rows = await db.$queryRaw<
+    { id: string; state: string; endpointId: string; deploymentId: string }[]
+  >`
+    SELECT id::text, state::text, "endpointId"::text AS "endpointId",
+      "deploymentId"::text AS "deploymentId"
+    FROM "Replica" WHERE id = ANY(${ids}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r]));
 });
 
 export async function placeReplica({
@@ -99,43 +107,47 @@ export async function placeReplica({
   random?: () => number;
   batch?: number;
 }): Promise<PlaceReplicaResult> {
-  // Most place jobs of a scale-up find their replica already placed, or being placed, by
-  // another job's batch: one shared read answers them without a transaction. A pending
-  // replica is then locked and read again inside the transaction, so this read decides
-  // nothing on its own.
+  // A place job is a batch of its deployment's pending replicas, its own first. Reconcile
+  // enqueues one job per PLACEMENT_BATCH pending replicas (placeJobHeads), so a job whose own
+  // replica another batch took places the next pending ones instead: the jobs are
+  // interchangeable, and a scale-up of 500 is 16 jobs, not 500 mostly finding nothing to do.
   const seen = await replicaState(db, replicaId);
-  if (!seen)
-    return { kind: "skipped", reason: "replica gone or being placed by another job", placed: [] };
-  if (seen !== "pending") return { kind: "skipped", reason: `replica is ${seen}`, placed: [] };
+  if (!seen) return { kind: "skipped", reason: "replica gone", placed: [], followUps: [] };
   return db.$transaction(
     async (tx) => {
-      const [own] = await tx.$queryRaw<
-        { id: string; endpointId: string; deploymentId: string; state: string }[]
-      >`SELECT id::text, "endpointId"::text AS "endpointId", "deploymentId"::text AS "deploymentId", state::text
-        FROM "Replica" WHERE id = ${replicaId}::uuid FOR UPDATE SKIP LOCKED`;
-      if (!own)
-        return {
-          kind: "skipped",
-          reason: "replica gone or being placed by another job",
-          placed: [],
-        };
-      if (own.state !== "pending")
-        return { kind: "skipped", reason: `replica is ${own.state}`, placed: [] };
+      const [own] = await tx.$queryRaw<{ state: string }[]>`
+        SELECT state::text FROM "Replica" WHERE id = ${replicaId}::uuid FOR UPDATE SKIP LOCKED`;
+      const owns = own?.state === "pending";
       const others = await tx.$queryRaw<{ id: string }[]>`
         SELECT id::text FROM "Replica"
-        WHERE "endpointId" = ${own.endpointId}::uuid AND "deploymentId" = ${own.deploymentId}::uuid
+        WHERE "endpointId" = ${seen.endpointId}::uuid AND "deploymentId" = ${seen.deploymentId}::uuid
           AND state = 'pending' AND id <> ${replicaId}::uuid
-        ORDER BY "createdAt" LIMIT ${Math.max(0, batch - 1)} FOR UPDATE SKIP LOCKED`;
-      return placeLocked(tx, [replicaId, ...others.map((o) => o.id)], random);
+        ORDER BY "createdAt" LIMIT ${Math.max(0, owns ? batch - 1 : batch)} FOR UPDATE SKIP LOCKED`;
+      const batchIds = [...(owns ? [replicaId] : []), ...others.map((o) => o.id)];
+      if (batchIds.length === 0) {
+        const reason = own ? `replica is ${own.state}` : "replica being placed by another job";
+        return { kind: "skipped", reason, placed: [], followUps: [] };
+      }
+      const result = await placeLocked(tx, batchIds, random, owns);
+      if (result.placed.length === 0) return result;
+      // Progress: hand the deployment's next pending replica that no batch holds to a job.
+      const [next] = await tx.$queryRaw<{ id: string }[]>`
+        SELECT id::text FROM "Replica"
+        WHERE "endpointId" = ${seen.endpointId}::uuid AND "deploymentId" = ${seen.deploymentId}::uuid
+          AND state = 'pending' AND id <> ALL(${batchIds}::uuid[])
+        ORDER BY "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED`;
+      return next ? { ...result, followUps: [...result.followUps, next.id] } : result;
     },
     { timeout: 30_000 },
   );
 }
 
+/** `owns`: replicaIds[0] is the job's own replica (otherwise the job took another batch). */
 async function placeLocked(
   tx: DbTransaction,
   replicaIds: string[],
   random: () => number,
+  owns: boolean,
 ): Promise<PlaceReplicaResult> {
   // Two statements for what the batch decides from: the replicas with their earlier attempts,
   // and the endpoint, its deployment and the counts the choice weighs.
@@ -200,7 +212,7 @@ async function placeLocked(
     });
   const toPlace = replicaIds.filter((id) => !exhausted.some((r) => r.id === id));
   if (toPlace.length === 0)
-    return { kind: "skipped", reason: "too many failed starts", placed: [] };
+    return { kind: "skipped", reason: "too many failed starts", placed: [], followUps: [] };
 
   const [nodes, snapshots, history] = await Promise.all([
     loadSchedulingNodes(tx, first.orgId, endpoint.gpuType, {
@@ -263,13 +275,24 @@ async function placeLocked(
   }
 
   const placed = await commitDecisions(tx, decided, byId, nodesById, endpoint.objective);
+  // Decided, but their node filled up meanwhile (another batch): placed again at once.
+  const followUps = decided
+    .map((d) => d.replicaId)
+    .filter((id) => !placed.some((p) => p.replicaId === id));
+  if (!owns)
+    return {
+      kind: "skipped",
+      reason: `replica taken by another batch; placed ${placed.length} more of its deployment`,
+      placed,
+      followUps,
+    };
   const mine = placed.find((p) => p.replicaId === replicaIds[0]);
   if (!mine) {
-    if (decided.some((d) => d.replicaId === replicaIds[0]))
-      return { kind: "skipped", reason: "its node filled up meanwhile", retry: true, placed };
-    return { kind: "unplaceable", reason: lastReason, orgId: first.orgId, placed };
+    if (followUps.includes(replicaIds[0]!))
+      return { kind: "skipped", reason: "its node filled up meanwhile", placed, followUps };
+    return { kind: "unplaceable", reason: lastReason, orgId: first.orgId, placed, followUps };
   }
-  return { kind: "placed", ...mine, placed };
+  return { kind: "placed", ...mine, placed, followUps };
 }
 
 async function commitDecisions(

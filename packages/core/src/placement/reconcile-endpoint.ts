@@ -1,6 +1,7 @@
 import type { DbClient } from "@thaw/db";
 import type { ReplicaState } from "../vocabulary/index.ts";
 import { noteCapacityChange, PARKING_REASON } from "../warm-pool/warm-pool-memory.ts";
+import { placeJobHeads } from "./place-job-heads.ts";
 
 // Reconcile (DESIGN.md §3 step 2), level-triggered: desired vs actual, read from Postgres
 // every time — a job payload is only an id, and running it twice changes nothing more.
@@ -30,7 +31,7 @@ export interface ReconcileEndpointResult {
   desired: number;
   counted: number;
   created: string[];
-  /** Every pending replica of the endpoint: each needs a place job (deduplicated). */
+  /** Place jobs for the endpoint's pending replicas: one per batch (placeJobHeads). */
   toPlace: string[];
   /** Replicas being drained; the worker stops them on their node, then finishes the stop. */
   toStop: {
@@ -181,7 +182,8 @@ export async function reconcileEndpoint({
           r.updatedAt.getTime() > now.getTime() - PARKING_GRACE_MS);
       const pending = await tx.replica.findMany({
         where: { endpointId, state: "pending" },
-        select: { id: true },
+        select: { id: true, deploymentId: true },
+        orderBy: { createdAt: "asc" },
       });
       const undispatched = await tx.coldStart.findMany({
         where: {
@@ -195,7 +197,7 @@ export async function reconcileEndpoint({
         desired,
         counted: counted.length - surplus.length + created.length,
         created,
-        toPlace: pending.map((r) => r.id),
+        toPlace: placeJobHeads(pending),
         parking,
         toStop: drainingNow
           .filter((r) => !leftToWarmPool(r))
