@@ -59,7 +59,7 @@ export async function applyLoadSignal({
   const body = parseInput(LoadSignalBody, input, "body");
   return db.$transaction(async (tx) => {
     const found = await findEndpoint(tx, actor, endpoint);
-    await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
+    await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR NO KEY UPDATE`;
     const row = await tx.endpoint.findUniqueOrThrow({ where: { id: found.id } });
     const stored = StoredState.safeParse(row.autoscalerState);
     const state: AutoscalerState = stored.success ? stored.data : INITIAL_AUTOSCALER_STATE;

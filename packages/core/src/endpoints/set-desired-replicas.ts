@@ -69,7 +69,7 @@ export async function setDesiredReplicas({
     }
     const found = await findEndpoint(tx, actor, endpoint);
     // Serialise with other scale requests and with reconcile for this endpoint.
-    await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
+    await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR NO KEY UPDATE`;
     const row = await tx.endpoint.findUniqueOrThrow({ where: { id: found.id } });
     if (body.replicas < row.minReplicas || body.replicas > row.maxReplicas)
       throw new AppError(

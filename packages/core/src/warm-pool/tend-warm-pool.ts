@@ -58,7 +58,7 @@ export async function tendWarmPool({
     async (tx) => {
       // Under the endpoint's row lock, like reconcile: neither sees the other half-done.
       const [locked] = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id::text FROM "Endpoint" WHERE id = ${endpointId}::uuid FOR UPDATE`;
+        SELECT id::text FROM "Endpoint" WHERE id = ${endpointId}::uuid FOR NO KEY UPDATE`;
       const nothing: TendWarmPoolResult = { plan: null, toPark: [], toStop: [], toPlace: [] };
       if (!locked) return nothing;
       const endpoint = await tx.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
