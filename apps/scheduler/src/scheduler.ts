@@ -34,8 +34,11 @@ function warmPoolOptions(env: SchedulerEnv) {
   };
 }
 const TICK_MS = 5_000;
-/** Enough for the workers' concurrency (place 8 + dispatch 32 + …) not to queue for a connection. */
-const DB_POOL_SIZE = 20;
+/**
+ * Enough for the workers' concurrency not to queue for a connection: each place job holds one
+ * for its transaction (16), the rest share few (dispatch's reads and writes are coalesced).
+ */
+const DB_POOL_SIZE = 32;
 
 export interface RunningScheduler {
   instanceId: string;
