@@ -22,7 +22,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { createTestDatabase } from "@thaw/db/testing";
-import { DEMO_ENDPOINTS } from "@thaw/db/seed";
+import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { Queue, Worker } from "bullmq";
 import { z } from "zod";
 import { createProducerConnection, createWorkerConnection } from "../redis.ts";
@@ -151,17 +151,7 @@ async function makeEndpoint(slug: string, desired: number) {
       orgId: org.id,
       endpointId: endpoint.id,
       version: 1,
-      imageRef: model.imageRef,
-      imageDigest: model.imageDigest,
-      imageBytes: BigInt(model.imageLayers.reduce((s, l) => s + l.bytes, 0)),
-      imageLayers: model.imageLayers,
-      estargzImageRef: model.estargzImageRef,
-      estargzDigest: model.estargzDigest,
-      modelSource: model.modelSource,
-      modelBytes: BigInt(model.modelBytes),
-      modelFormat: model.modelFormat,
-      engine: model.engine,
-      engineProfile: model.engineProfile,
+      ...demoDeploymentColumns(model),
       status: "active",
     },
   });

@@ -1,4 +1,4 @@
-import { DEMO_ENDPOINTS } from "@thaw/db/seed";
+import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,15 +66,7 @@ describe("place job", () => {
         orgId: org.id,
         endpointId: endpoint.id,
         version: 1,
-        imageRef: model.imageRef,
-        imageDigest: model.imageDigest,
-        imageBytes: BigInt(model.imageLayers.reduce((s, l) => s + l.bytes, 0)),
-        imageLayers: model.imageLayers,
-        modelSource: model.modelSource,
-        modelBytes: BigInt(model.modelBytes),
-        modelFormat: model.modelFormat,
-        engine: model.engine,
-        engineProfile: model.engineProfile,
+        ...demoDeploymentColumns(model),
         status: "active",
       },
     });

@@ -1,6 +1,27 @@
 import { hashPassword } from "better-auth/crypto";
 import type { DbClient } from "../client.ts";
-import { DEMO_ENDPOINTS, DEMO_ORG, DEMO_USER } from "./demo-catalog.ts";
+import { DEMO_ENDPOINTS, DEMO_ORG, DEMO_USER, type DemoEndpoint } from "./demo-catalog.ts";
+
+/**
+ * A catalog deployment as Deployment columns (image, model and engine): the seed's, and those
+ * of the benches and tests that build endpoints on the catalog's models.
+ */
+export function demoDeploymentColumns(d: DemoEndpoint["deployment"]) {
+  return {
+    imageRef: d.imageRef,
+    imageDigest: d.imageDigest,
+    imageBytes: BigInt(Math.round(d.imageLayers.reduce((s, l) => s + l.bytes, 0))),
+    imageLayers: d.imageLayers,
+    estargzImageRef: d.estargzImageRef,
+    estargzDigest: d.estargzDigest,
+    modelSource: d.modelSource,
+    modelBytes: BigInt(Math.round(d.modelBytes)),
+    modelFormat: d.modelFormat,
+    engine: d.engine,
+    engineArgs: d.engineArgs,
+    engineProfile: d.engineProfile,
+  };
+}
 
 /**
  * Seeds the demo org, its owner and the demo endpoints. Idempotent: rows are found by their
@@ -57,18 +78,7 @@ export async function seedDemo(
           endpointId: row.id,
           version: 1,
           status: "active",
-          imageRef: d.imageRef,
-          imageDigest: d.imageDigest,
-          imageBytes: BigInt(Math.round(d.imageLayers.reduce((s, l) => s + l.bytes, 0))),
-          imageLayers: d.imageLayers,
-          estargzImageRef: d.estargzImageRef,
-          estargzDigest: d.estargzDigest,
-          modelSource: d.modelSource,
-          modelBytes: BigInt(Math.round(d.modelBytes)),
-          modelFormat: d.modelFormat,
-          engine: d.engine,
-          engineArgs: d.engineArgs,
-          engineProfile: d.engineProfile,
+          ...demoDeploymentColumns(d),
         },
       });
       await tx.endpoint.update({
