@@ -8,25 +8,25 @@ export const RECORDED_OPTIONS = 12;
  * their predictions and why each lost, and the infeasible ones summarised by reason.
  */
 export function optionsRecord(choice: StartOptionChoice) {
-  // Field by field, not with conditional spreads: this runs for every cold start placed.
+  // Built, then the optional ids added, rather than with conditional spreads: this runs for
+  // every cold start placed.
   const feasible = choice.options.slice(0, RECORDED_OPTIONS).map((o) => {
     const entry: RecordedOption = {
       nodeId: o.option.nodeId,
       nodeName: o.option.nodeName,
       path: o.option.path,
       locality: o.option.locality,
+      chosen: o.chosen,
+      predictedSeconds: round(o.prediction.meanSeconds),
+      p90Seconds: round(o.prediction.p90Seconds),
+      priorSeconds: round(o.prediction.priorSeconds),
+      costSeconds: round(o.costSeconds),
+      samples: o.prediction.samples,
+      lostBecause: o.lostBecause?.text ?? null,
     };
     if (o.option.snapshotId) entry.snapshotId = o.option.snapshotId;
     if (o.option.warmReplicaId) entry.warmReplicaId = o.option.warmReplicaId;
-    entry.chosen = o.chosen;
-    entry.predictedSeconds = round(o.prediction.meanSeconds);
-    entry.p90Seconds = round(o.prediction.p90Seconds);
-    entry.priorSeconds = round(o.prediction.priorSeconds);
-    entry.costSeconds = round(o.costSeconds);
-    entry.samples = o.prediction.samples;
-    entry.lostBecause = o.lostBecause?.text ?? null;
-    return entry as Required<Omit<RecordedOption, "snapshotId" | "warmReplicaId">> &
-      Pick<RecordedOption, "snapshotId" | "warmReplicaId">;
+    return entry;
   });
   // Infeasible options by path and reason, in order of first appearance (keyed without
   // building a string per entry: a large fleet has hundreds).
@@ -49,7 +49,7 @@ export function optionsRecord(choice: StartOptionChoice) {
   return { feasible, feasibleCount: choice.options.length, infeasible };
 }
 
-/** One feasible option as stored (built in this key order: the order it is shown in). */
+/** One feasible option as stored (ColdStart.options.feasible[]). */
 interface RecordedOption {
   nodeId: string;
   nodeName: string;
@@ -57,13 +57,13 @@ interface RecordedOption {
   locality: string;
   snapshotId?: string;
   warmReplicaId?: string;
-  chosen?: boolean;
-  predictedSeconds?: number;
-  p90Seconds?: number;
-  priorSeconds?: number;
-  costSeconds?: number;
-  samples?: number;
-  lostBecause?: string | null;
+  chosen: boolean;
+  predictedSeconds: number;
+  p90Seconds: number;
+  priorSeconds: number;
+  costSeconds: number;
+  samples: number;
+  lostBecause: string | null;
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;
