@@ -41,7 +41,10 @@ export async function processWarmPool(ctx: WorkerContext, data: unknown): Promis
     if (agent) await agent.stopReplica(replicaId);
     if (await finishReplicaStop({ db: ctx.db, replicaId })) stopped++;
   }
-  for (const replicaId of result.toPlace) await ctx.enqueue("place", { replicaId });
+  await ctx.enqueueMany(
+    "place",
+    result.toPlace.map((replicaId) => ({ replicaId })),
+  );
   if (parked + stopped + result.toPlace.length > 0)
     ctx.log.info(
       { endpointId, parked, stopped, prewarm: result.toPlace.length, plan: result.plan?.reason },
