@@ -1,5 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "./generated/prisma/client.ts";
+import pg from "pg";
+import { directSqlOver, type DirectSql, type SqlRows } from "./direct-sql.ts";
+import { PrismaClient, type Prisma } from "./generated/prisma/client.ts";
 
 export type DbClient = PrismaClient;
 /** The client inside `db.$transaction(async (tx) => …)`. */
@@ -19,6 +21,23 @@ export interface CreateDbClientOptions {
  * works wherever `pg` can reach the database.
  */
 export function createDbClient({ url, maxConnections = 10 }: CreateDbClientOptions): DbClient {
-  const adapter = new PrismaPg({ connectionString: url, max: maxConnections });
-  return new PrismaClient({ adapter });
+  // The pool is ours so the hot path can share it (direct-sql.ts); $disconnect still ends it.
+  const pool = new pg.Pool({ connectionString: url, max: maxConnections });
+  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  direct.set(db, directSqlOver(pool));
+  return db;
+}
+
+const direct = new WeakMap<DbClient, DirectSql>();
+
+/** node-postgres on the client's own pool, for the few statements on the hot path. */
+export function directSql(db: DbClient): DirectSql {
+  const sql = direct.get(db);
+  if (!sql) throw new Error("directSql: this client was not made by createDbClient");
+  return sql;
+}
+
+/** Prisma's raw-query path as SqlRows, for the loaders the hot path shares with others. */
+export function prismaRows(db: Db): SqlRows {
+  return <T>(statement: Prisma.Sql) => db.$queryRaw<T[]>(statement);
 }

@@ -1,10 +1,13 @@
 export {
   createDbClient,
+  directSql,
+  prismaRows,
   type CreateDbClientOptions,
   type Db,
   type DbClient,
   type DbTransaction,
 } from "./client.ts";
+export type { DirectSql, SqlRows, SqlTransaction } from "./direct-sql.ts";
 export * from "./generated/prisma/enums.ts";
 export { Prisma } from "./generated/prisma/client.ts";
 export type * from "./generated/prisma/models.ts";
