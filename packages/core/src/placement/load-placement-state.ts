@@ -1,4 +1,4 @@
-import { Prisma, type Db } from "@thaw/db";
+import { Prisma, type Db, type SqlRows } from "@thaw/db";
 import {
   historyCellKeys,
   type HistoryCell,
@@ -22,15 +22,16 @@ import { schedulingNode, type NodeRow } from "./scheduling-inputs.ts";
  */
 export const COLD_NODE_SAMPLE = 48;
 
+/** `rows`: the hot path's direct statements, or `prismaRows(db)` elsewhere. */
 export async function loadSchedulingNodes(
-  db: Db,
+  rows: SqlRows,
   orgId: string,
   gpuType: string,
   want: { deploymentId: string; imageDigests: string[]; gpus: number; sample?: number },
 ): Promise<SchedulingNode[]> {
   // One statement: the shortlist, then each shortlisted node with what it holds — one round
   // trip and one result set per decision batch, however large the fleet.
-  const rows = await db.$queryRaw<ShortlistedNodeRow[]>`
+  const shortlisted = await rows<ShortlistedNodeRow>(Prisma.sql`
     WITH shortlist AS (${shortlistSql(orgId, gpuType, want)})
     SELECT n.id::text, n.name, n.state::text, n."gpuModel", n."gpuCount", n."driverVersion",
       n."cudaVersion", n.vcpus, n."networkGbps", n."registryRttMs", n."diskReadMiBps",
@@ -49,8 +50,8 @@ export async function loadSchedulingNodes(
         WHERE s."nodeId" = n.id AND s.status IN ('scheduled', 'dispatched', 'running'))
         AS "startsInFlight"
     FROM "Node" n JOIN shortlist ON shortlist.id = n.id
-    ORDER BY n.id`;
-  return rows.map((row) =>
+    ORDER BY n.id`);
+  return shortlisted.map((row) =>
     schedulingNode(
       { ...row, state: row.state as NodeRow["state"] },
       {

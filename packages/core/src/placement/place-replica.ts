@@ -1,4 +1,4 @@
-import type { DbClient, DbTransaction } from "@thaw/db";
+import { directSql, Prisma, type DbClient, type SqlTransaction } from "@thaw/db";
 import {
   recentDecisionsWorthCounting,
   type SchedulingNode,
@@ -86,12 +86,15 @@ const replicaState = coalesceByTick<
   string,
   { state: string; endpointId: string; deploymentId: string }
 >(async (db, ids) => {
-  const rows = await db.$queryRaw<
-    { id: string; state: string; endpointId: string; deploymentId: string }[]
-  >`
+  const rows = await directSql(db).rows<{
+    id: string;
+    state: string;
+    endpointId: string;
+    deploymentId: string;
+  }>(Prisma.sql`
     SELECT id::text, state::text, "endpointId"::text AS "endpointId",
       "deploymentId"::text AS "deploymentId"
-    FROM "Replica" WHERE id = ANY(${ids}::uuid[])`;
+    FROM "Replica" WHERE id = ANY(${ids}::uuid[])`);
   return new Map(rows.map((r) => [r.id, r]));
 });
 
@@ -113,55 +116,53 @@ export async function placeReplica({
   // interchangeable, and a scale-up of 500 is 16 jobs, not 500 mostly finding nothing to do.
   const seen = await replicaState(db, replicaId);
   if (!seen) return { kind: "skipped", reason: "replica gone", placed: [], followUps: [] };
-  return db.$transaction(
-    async (tx) => {
-      const [own] = await tx.$queryRaw<{ state: string }[]>`
-        SELECT state::text FROM "Replica" WHERE id = ${replicaId}::uuid FOR UPDATE SKIP LOCKED`;
-      const owns = own?.state === "pending";
-      const others = await tx.$queryRaw<{ id: string }[]>`
+  return directSql(db).transaction(async (tx) => {
+    const [own] = await tx.rows<{ state: string }>(Prisma.sql`
+        SELECT state::text FROM "Replica" WHERE id = ${replicaId}::uuid FOR UPDATE SKIP LOCKED`);
+    const owns = own?.state === "pending";
+    const others = await tx.rows<{ id: string }>(Prisma.sql`
         SELECT id::text FROM "Replica"
         WHERE "endpointId" = ${seen.endpointId}::uuid AND "deploymentId" = ${seen.deploymentId}::uuid
           AND state = 'pending' AND id <> ${replicaId}::uuid
-        ORDER BY "createdAt" LIMIT ${Math.max(0, owns ? batch - 1 : batch)} FOR UPDATE SKIP LOCKED`;
-      const batchIds = [...(owns ? [replicaId] : []), ...others.map((o) => o.id)];
-      if (batchIds.length === 0) {
-        const reason = own ? `replica is ${own.state}` : "replica being placed by another job";
-        return { kind: "skipped", reason, placed: [], followUps: [] };
-      }
-      const result = await placeLocked(tx, batchIds, random, owns);
-      if (result.placed.length === 0) return result;
-      // Progress: hand the deployment's next pending replica that no batch holds to a job.
-      const [next] = await tx.$queryRaw<{ id: string }[]>`
+        ORDER BY "createdAt" LIMIT ${Math.max(0, owns ? batch - 1 : batch)} FOR UPDATE SKIP LOCKED`);
+    const batchIds = [...(owns ? [replicaId] : []), ...others.map((o) => o.id)];
+    if (batchIds.length === 0) {
+      const reason = own ? `replica is ${own.state}` : "replica being placed by another job";
+      return { kind: "skipped", reason, placed: [], followUps: [] };
+    }
+    const result = await placeLocked(db, tx, batchIds, random, owns);
+    if (result.placed.length === 0) return result;
+    // Progress: hand the deployment's next pending replica that no batch holds to a job.
+    const [next] = await tx.rows<{ id: string }>(Prisma.sql`
         SELECT id::text FROM "Replica"
         WHERE "endpointId" = ${seen.endpointId}::uuid AND "deploymentId" = ${seen.deploymentId}::uuid
           AND state = 'pending' AND id <> ALL(${batchIds}::uuid[])
-        ORDER BY "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED`;
-      return next ? { ...result, followUps: [...result.followUps, next.id] } : result;
-    },
-    { timeout: 30_000 },
-  );
+        ORDER BY "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED`);
+    return next ? { ...result, followUps: [...result.followUps, next.id] } : result;
+  });
 }
 
 /** `owns`: replicaIds[0] is the job's own replica (otherwise the job took another batch). */
 async function placeLocked(
-  tx: DbTransaction,
+  db: DbClient,
+  tx: SqlTransaction,
   replicaIds: string[],
   random: () => number,
   owns: boolean,
 ): Promise<PlaceReplicaResult> {
   // Two statements for what the batch decides from: the replicas with their earlier attempts,
   // and the endpoint, its deployment and the counts the choice weighs.
-  const replicas = await tx.$queryRaw<BatchReplicaRow[]>`
+  const replicas = await tx.rows<BatchReplicaRow>(Prisma.sql`
     SELECT r.id::text, r."orgId"::text AS "orgId", r."endpointId"::text AS "endpointId",
       r."deploymentId"::text AS "deploymentId", r.prewarm,
       COALESCE((SELECT json_agg(json_build_object('nodeId', c."nodeId", 'path', c.path,
           'status', c.status)) FROM "ColdStart" c WHERE c."replicaId" = r.id), '[]'::json)
         AS "coldStarts"
-    FROM "Replica" r WHERE r.id = ANY(${replicaIds}::uuid[])`;
+    FROM "Replica" r WHERE r.id = ANY(${replicaIds}::uuid[])`);
   const byId = new Map(replicas.map((r) => [r.id, r]));
   const first = byId.get(replicaIds[0]!)!;
   const since = new Date(Date.now() - EXPLORATION_WINDOW_MS);
-  const [context] = await tx.$queryRaw<BatchContextRow[]>`
+  const [context] = await tx.rows<BatchContextRow>(Prisma.sql`
     SELECT e.id::text AS "endpointId", e."gpuType", e."gpuCount",
       e."allowedPaths"::text[] AS "allowedPaths", e.objective::text AS objective,
       d.id::text AS "deploymentId", d."endpointId"::text AS "deploymentEndpointId",
@@ -171,15 +172,15 @@ async function placeLocked(
       (SELECT count(*)::int FROM "ColdStart" c WHERE c."orgId" = ${first.orgId}::uuid
         AND c.explored AND c."requestedAt" > ${since}) AS "recentExplorations"
     FROM "Endpoint" e, "Deployment" d
-    WHERE e.id = ${first.endpointId}::uuid AND d.id = ${first.deploymentId}::uuid`;
+    WHERE e.id = ${first.endpointId}::uuid AND d.id = ${first.deploymentId}::uuid`);
   if (!context) throw new Error(`endpoint or deployment of replica ${first.id} not found`);
   // The recent decisions, counted only as far as the budget check can tell apart.
-  const [{ recentDecisions }] = await tx.$queryRaw<[{ recentDecisions: number }]>`
+  const [counted] = await tx.rows<{ recentDecisions: number }>(Prisma.sql`
     SELECT count(*)::int AS "recentDecisions" FROM (
       SELECT 1 FROM "ColdStart" c WHERE c."orgId" = ${first.orgId}::uuid
         AND c."requestedAt" > ${since}
       LIMIT ${recentDecisionsWorthCounting(context.recentExplorations, replicaIds.length)}
-    ) AS counted`;
+    ) AS counted`);
   const endpointRow = {
     id: context.endpointId,
     gpuType: context.gpuType,
@@ -202,20 +203,17 @@ async function placeLocked(
   // Replicas out of attempts are given up here; reconcile decides about replacements.
   const exhausted = replicas.filter((r) => r.coldStarts.length >= MAX_START_ATTEMPTS);
   if (exhausted.length > 0)
-    await tx.replica.updateMany({
-      where: { id: { in: exhausted.map((r) => r.id) } },
-      data: {
-        state: "failed",
-        stateVersion: { increment: 1 },
-        pendingReason: `gave up after ${MAX_START_ATTEMPTS} failed starts`,
-      },
-    });
+    await tx.execute(Prisma.sql`
+      UPDATE "Replica" SET state = 'failed', "stateVersion" = "stateVersion" + 1,
+        "pendingReason" = ${`gave up after ${MAX_START_ATTEMPTS} failed starts`},
+        "updatedAt" = now()
+      WHERE id = ANY(${exhausted.map((r) => r.id)}::uuid[])`);
   const toPlace = replicaIds.filter((id) => !exhausted.some((r) => r.id === id));
   if (toPlace.length === 0)
     return { kind: "skipped", reason: "too many failed starts", placed: [], followUps: [] };
 
   const [nodes, snapshots, history] = await Promise.all([
-    loadSchedulingNodes(tx, first.orgId, endpoint.gpuType, {
+    loadSchedulingNodes(tx.rows, first.orgId, endpoint.gpuType, {
       deploymentId: deployment.id,
       imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
         (d): d is string => d !== null,
@@ -223,8 +221,9 @@ async function placeLocked(
       gpus: endpoint.gpuCount,
       sample: toPlace.length,
     }),
-    loadSchedulingSnapshots(tx, deployment.id),
-    loadHistoryLookup(tx, first.orgId, deployment),
+    // Plain reads, outside the transaction: at read committed they see the same rows.
+    loadSchedulingSnapshots(db, deployment.id),
+    loadHistoryLookup(db, first.orgId, deployment),
   ]);
   const readyReplicas = context.readyReplicas;
   const nodesById = new Map(nodes.map((n) => [n.id, n]));
@@ -255,24 +254,28 @@ async function placeLocked(
         ),
       };
     }),
-    recentDecisions,
+    recentDecisions: counted?.recentDecisions ?? 0,
     recentExplorations: context.recentExplorations,
     random,
   });
 
   const decided: BatchDecision[] = [];
-  let lastReason = "";
+  const undecided: { replicaId: string; reason: string }[] = [];
   for (const decision of batchDecisions) {
-    if (decision.choice.chosen) {
-      decided.push(decision);
-      continue;
-    }
-    lastReason = noCapacityReason(decision.choice, endpoint.gpuType, endpoint.gpuCount);
-    await tx.replica.update({
-      where: { id: decision.replicaId },
-      data: { pendingReason: lastReason },
-    });
+    if (decision.choice.chosen) decided.push(decision);
+    else
+      undecided.push({
+        replicaId: decision.replicaId,
+        reason: noCapacityReason(decision.choice, endpoint.gpuType, endpoint.gpuCount),
+      });
   }
+  const lastReason = undecided.at(-1)?.reason ?? "";
+  if (undecided.length > 0)
+    await tx.execute(Prisma.sql`
+      UPDATE "Replica" AS r SET "pendingReason" = v.reason, "updatedAt" = now()
+      FROM unnest(${undecided.map((u) => u.replicaId)}::uuid[],
+        ${undecided.map((u) => u.reason)}::text[]) AS v(replica_id, reason)
+      WHERE r.id = v.replica_id`);
 
   const placed = await commitDecisions(tx, decided, byId, nodesById, endpoint.objective);
   // Decided, but their node filled up meanwhile (another batch): placed again at once.
@@ -296,7 +299,7 @@ async function placeLocked(
 }
 
 async function commitDecisions(
-  tx: DbTransaction,
+  tx: SqlTransaction,
   decided: BatchDecision[],
   replicas: Map<string, { id: string; orgId: string; endpointId: string; deploymentId: string }>,
   nodes: Map<string, SchedulingNode>,
@@ -307,15 +310,15 @@ async function commitDecisions(
   // reservations: what another batch took since we read is not ours to give. Advisory locks,
   // not row locks: a node's heartbeat updates its row and must never wait for a placement.
   const nodeIds = [...new Set(decided.map((d) => d.choice.chosen!.option.nodeId))].sort();
-  await tx.$queryRaw`SELECT count(pg_advisory_xact_lock(hashtextextended('thaw-node:' || id, 0)))::int AS locked
-    FROM (SELECT id FROM unnest(${nodeIds}::text[]) AS id ORDER BY id) AS ordered`;
+  await tx.rows(Prisma.sql`SELECT count(pg_advisory_xact_lock(hashtextextended('thaw-node:' || id, 0)))::int AS locked
+    FROM (SELECT id FROM unnest(${nodeIds}::text[]) AS id ORDER BY id) AS ordered`);
   // A node retired (draining) or lost since the state was read takes nothing more; the
   // retirement took the same lock, so this read sees it. One read: each node's state and the
   // GPUs reserved on it now.
-  const current = await tx.$queryRaw<{ id: string; ready: boolean; used: number[] }[]>`
+  const current = await tx.rows<{ id: string; ready: boolean; used: number[] }>(Prisma.sql`
     SELECT n.id::text, n.state = 'ready' AS ready,
       ARRAY(SELECT g."gpuIndex" FROM "GpuReservation" g WHERE g."nodeId" = n.id) AS used
-    FROM "Node" n WHERE n.id = ANY(${nodeIds}::uuid[])`;
+    FROM "Node" n WHERE n.id = ANY(${nodeIds}::uuid[])`);
   const stillReady = new Set(current.filter((n) => n.ready).map((n) => n.id));
   const used = new Map<string, Set<number>>(current.map((n) => [n.id, new Set(n.used)]));
 
@@ -326,15 +329,14 @@ async function commitDecisions(
     if (!stillReady.has(option.nodeId)) continue;
     if (option.path === "warm" && option.warmReplicaId) {
       // Hand over: the idle replica's GPUs become this replica's; the idle row is retired.
-      const retired = await tx.replica.updateMany({
-        where: { id: option.warmReplicaId, state: "warm" },
-        data: { state: "stopped", stateVersion: { increment: 1 }, stoppedAt: new Date() },
-      });
-      if (retired.count !== 1) continue;
-      await tx.gpuReservation.updateMany({
-        where: { replicaId: option.warmReplicaId },
-        data: { replicaId: decision.replicaId },
-      });
+      const retired = await tx.execute(Prisma.sql`
+        UPDATE "Replica" SET state = 'stopped', "stateVersion" = "stateVersion" + 1,
+          "stoppedAt" = ${new Date()}, "updatedAt" = ${new Date()}
+        WHERE id = ${option.warmReplicaId}::uuid AND state = 'warm'`);
+      if (retired !== 1) continue;
+      await tx.execute(Prisma.sql`
+        UPDATE "GpuReservation" SET "replicaId" = ${decision.replicaId}::uuid
+        WHERE "replicaId" = ${option.warmReplicaId}::uuid`);
       kept.push(decision);
       continue;
     }
@@ -376,7 +378,7 @@ async function commitDecisions(
       explored: decision.choice.explored,
     };
   });
-  await tx.$executeRaw`
+  await tx.execute(Prisma.sql`
     WITH reserved AS (
       INSERT INTO "GpuReservation" (id, "nodeId", "gpuIndex", "replicaId")
       SELECT * FROM unnest(${reservations.map(() => uuidV7())}::uuid[],
@@ -397,7 +399,7 @@ async function commitDecisions(
     FROM jsonb_to_recordset(${JSON.stringify(coldStarts)}::jsonb) AS x(id uuid, "orgId" uuid,
       "endpointId" uuid, "deploymentId" uuid, "replicaId" uuid, "nodeId" uuid, attempt int,
       trigger text, path text, locality text, "predictedSeconds" float8, options jsonb,
-      explanation text, explored boolean)`;
+      explanation text, explored boolean)`);
   return coldStarts.map((c) => ({
     replicaId: c.replicaId,
     coldStartId: c.id,

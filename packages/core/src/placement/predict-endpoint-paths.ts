@@ -1,4 +1,4 @@
-import type { DbClient } from "@thaw/db";
+import { prismaRows, type DbClient } from "@thaw/db";
 import { z } from "zod";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "../endpoints/find-endpoint.ts";
@@ -64,7 +64,7 @@ export async function predictEndpointPaths({
   const target = schedulingEndpoint(row);
   const deployment = schedulingDeployment(deploymentRow);
   const [nodes, snapshots, history] = await Promise.all([
-    loadSchedulingNodes(db, row.orgId, target.gpuType, {
+    loadSchedulingNodes(prismaRows(db), row.orgId, target.gpuType, {
       deploymentId: deployment.id,
       imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
         (d): d is string => d !== null,

@@ -1,4 +1,4 @@
-import type { DbClient } from "@thaw/db";
+import { directSql, Prisma, type DbClient } from "@thaw/db";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { schedulingDeployment } from "./scheduling-inputs.ts";
 
@@ -50,7 +50,7 @@ interface DispatchRow {
  * chosen option is picked out of the stored options in SQL rather than shipped whole.
  */
 const readDispatchRow = coalesceByTick<string, DispatchRow>(async (db, coldStartIds) => {
-  const rows = await db.$queryRaw<DispatchRow[]>`
+  const rows = await directSql(db).rows<DispatchRow>(Prisma.sql`
     SELECT c.id::text, c.status::text, c."replicaId"::text AS "replicaId", c.path::text,
       r.state::text AS "replicaState",
       ARRAY(SELECT g."gpuIndex" FROM "GpuReservation" g WHERE g."replicaId" = c."replicaId"
@@ -68,7 +68,7 @@ const readDispatchRow = coalesceByTick<string, DispatchRow>(async (db, coldStart
     JOIN "Replica" r ON r.id = c."replicaId"
     JOIN "Deployment" d ON d.id = c."deploymentId"
     LEFT JOIN "Node" n ON n.id = c."nodeId"
-    WHERE c.id = ANY(${coldStartIds}::uuid[])`;
+    WHERE c.id = ANY(${coldStartIds}::uuid[])`);
   return new Map(rows.map((r) => [r.id, r]));
 });
 

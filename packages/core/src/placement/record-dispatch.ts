@@ -1,4 +1,4 @@
-import type { DbClient } from "@thaw/db";
+import { directSql, Prisma, type DbClient } from "@thaw/db";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { returnReplicaToPending } from "./retry-replica.ts";
 
@@ -25,7 +25,7 @@ const markDispatched = coalesceByTick<{ coldStartId: string; replicaId: string }
     const sorted = [...starts].sort((a, b) =>
       a.coldStartId < b.coldStartId ? -1 : a.coldStartId > b.coldStartId ? 1 : 0,
     );
-    await db.$executeRaw`
+    await directSql(db).execute(Prisma.sql`
       WITH v AS (
         SELECT * FROM unnest(${sorted.map((s) => s.coldStartId)}::uuid[],
           ${sorted.map((s) => s.replicaId)}::uuid[]) AS v(cold_start_id, replica_id)
@@ -35,7 +35,7 @@ const markDispatched = coalesceByTick<{ coldStartId: string; replicaId: string }
       )
       UPDATE "Replica" AS r
       SET state = 'starting', "stateVersion" = r."stateVersion" + 1, "updatedAt" = now()
-      FROM v WHERE r.id = v.replica_id AND r.state = 'placed'`;
+      FROM v WHERE r.id = v.replica_id AND r.state = 'placed'`);
     return new Map(starts.map((s) => [s, true as const]));
   },
 );

@@ -1,4 +1,4 @@
-import type { DbClient, DbTransaction } from "@thaw/db";
+import { prismaRows, type DbClient, type DbTransaction } from "@thaw/db";
 import {
   DEFAULT_WARM_POOL_SETTINGS,
   enumerateStartOptions,
@@ -193,7 +193,7 @@ async function predictBestNonWarm(
   const endpoint = schedulingEndpoint(row);
   const deployment = schedulingDeployment(deploymentRow);
   const [nodes, snapshots, history] = await Promise.all([
-    loadSchedulingNodes(tx, row.orgId, endpoint.gpuType, {
+    loadSchedulingNodes(prismaRows(tx), row.orgId, endpoint.gpuType, {
       deploymentId,
       imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
         (d): d is string => d !== null,
