@@ -3,18 +3,48 @@ import { AgentApiError, StartReplicaRequest } from "@thaw/node-agent-client";
 import type { Job } from "bullmq";
 import type { WorkerContext } from "./worker-context.ts";
 
+type DispatchOutcome =
+  | { kind: "skip"; reason: string }
+  | { kind: "dispatched"; nodeId: string; path: string }
+  | { kind: "failed"; reason: string }
+  /** Unreachable or overloaded agent, attempts left: the job runs again for this one. */
+  | { kind: "retry"; error: AgentApiError };
+
 /**
- * dispatch: tell the node's agent to start the replica. The agent acknowledges at once
- * (starts are idempotent per replica), phases follow as telemetry. A refusal, or an agent
- * still unreachable on the job's last attempt, closes the attempt and places the replica
- * again with the next-best option.
+ * dispatch: tell each start's agent to start its replica, the batch's starts in parallel.
+ * The agent acknowledges at once (starts are idempotent per replica), phases follow as
+ * telemetry. A refusal, or an agent still unreachable on the job's last attempt, closes
+ * that attempt and places its replica again with the next-best option. When some agent
+ * may yet answer, the job is retried after the others are recorded: the retry skips every
+ * start no longer `scheduled`, so only the unanswered ones are sent again.
  */
 export async function processDispatch(
   ctx: WorkerContext,
   data: unknown,
   job?: Pick<Job, "attemptsMade" | "opts">,
 ): Promise<unknown> {
-  const { coldStartId } = QUEUES.dispatch.payload.parse(data);
+  const { coldStartIds } = QUEUES.dispatch.payload.parse(data);
+  const lastAttempt = job ? job.attemptsMade + 1 >= (job.opts.attempts ?? 1) : true;
+  const settled = await Promise.allSettled(
+    coldStartIds.map((coldStartId) => dispatchOne(ctx, coldStartId, lastAttempt)),
+  );
+  const outcomes: DispatchOutcome[] = [];
+  for (const result of settled) {
+    // Anything else (Postgres, a bug) fails the job like a thrown error always did.
+    if (result.status === "rejected") throw result.reason;
+    outcomes.push(result.value);
+  }
+  const retry = outcomes.find((o) => o.kind === "retry");
+  if (retry) throw retry.error;
+  const count = (kind: DispatchOutcome["kind"]) => outcomes.filter((o) => o.kind === kind).length;
+  return { dispatched: count("dispatched"), skipped: count("skip"), failed: count("failed") };
+}
+
+async function dispatchOne(
+  ctx: WorkerContext,
+  coldStartId: string,
+  lastAttempt: boolean,
+): Promise<DispatchOutcome> {
   const plan = await prepareDispatch({ db: ctx.db, coldStartId });
   if (plan.kind === "skip") return plan;
   if (plan.kind === "fail") return fail(ctx, coldStartId, plan.reason);
@@ -24,8 +54,7 @@ export async function processDispatch(
     await ctx.agent({ id: plan.nodeId, agentUrl: plan.agentUrl }).startReplica(request);
   } catch (error) {
     if (!(error instanceof AgentApiError)) throw error;
-    const lastAttempt = job ? job.attemptsMade + 1 >= (job.opts.attempts ?? 1) : true;
-    if (error.retryable && !lastAttempt) throw error;
+    if (error.retryable && !lastAttempt) return { kind: "retry", error };
     return fail(ctx, coldStartId, `${error.code}: ${error.message}`);
   }
   await recordDispatched({ db: ctx.db, coldStartId, replicaId: request.replicaId });
@@ -36,5 +65,5 @@ async function fail(ctx: WorkerContext, coldStartId: string, reason: string) {
   const replicaId = await recordDispatchFailed({ db: ctx.db, coldStartId, reason });
   ctx.log.warn({ coldStartId, reason, retrying: replicaId !== null }, "dispatch failed");
   if (replicaId) await ctx.enqueue("place", { replicaId });
-  return { kind: "failed", reason };
+  return { kind: "failed" as const, reason };
 }

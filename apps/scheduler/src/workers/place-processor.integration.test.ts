@@ -122,8 +122,8 @@ describe("place job", () => {
     expect(result.placed.map((p) => p.replicaId)).toEqual([other.id]);
     expect((await db.replica.findUniqueOrThrow({ where: { id: other.id } })).state).toBe("placed");
     const dispatches = await queues.dispatch.getJobs(["waiting", "prioritized", "delayed"]);
-    expect(dispatches.map((j) => (j.data as { coldStartId: string }).coldStartId)).toEqual([
-      result.placed[0]!.coldStartId,
+    expect(dispatches.map((j) => (j.data as { coldStartIds: string[] }).coldStartIds)).toEqual([
+      [result.placed[0]!.coldStartId],
     ]);
   });
 
@@ -188,8 +188,17 @@ describe("place job", () => {
       0,
     );
     expect(await db.coldStart.count({ where: { endpointId: endpoint.id } })).toBe(70);
+    // Every start in exactly one dispatch job, a job per batch.
     const dispatches = await queues.dispatch.getJobs(["waiting", "prioritized", "delayed"]);
-    expect(dispatches).toHaveLength(70);
+    const dispatched = dispatches.flatMap(
+      (j) => (j.data as { coldStartIds: string[] }).coldStartIds,
+    );
+    const coldStarts = await db.coldStart.findMany({
+      where: { endpointId: endpoint.id },
+      select: { id: true },
+    });
+    expect(dispatched.toSorted()).toEqual(coldStarts.map((c) => c.id).toSorted());
+    expect(dispatches.length).toBeLessThanOrEqual(jobs);
     // Never more than a node's GPUs.
     const perNode = await db.gpuReservation.groupBy({ by: ["nodeId"], _count: true });
     expect(Math.max(...perNode.map((n) => n._count))).toBeLessThanOrEqual(4);

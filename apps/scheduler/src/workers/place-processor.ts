@@ -1,4 +1,4 @@
-import { placeReplica, QUEUES, recordProvisionPhases } from "@thaw/core";
+import { DISPATCH_BATCH_MAX, placeReplica, QUEUES, recordProvisionPhases } from "@thaw/core";
 import type { WorkerContext } from "./worker-context.ts";
 
 /**
@@ -15,10 +15,12 @@ export async function processPlace(ctx: WorkerContext, data: unknown): Promise<u
         db: ctx.db,
         coldStartIds: result.placed.map((p) => p.coldStartId),
       });
-    await ctx.enqueueMany(
-      "dispatch",
-      result.placed.map(({ coldStartId }) => ({ coldStartId })),
-    );
+    // One dispatch job for the batch: its starts are sent in parallel.
+    const ids = result.placed.map((p) => p.coldStartId);
+    const batches = [];
+    for (let i = 0; i < ids.length; i += DISPATCH_BATCH_MAX)
+      batches.push({ coldStartIds: ids.slice(i, i + DISPATCH_BATCH_MAX) });
+    await ctx.enqueueMany("dispatch", batches);
   }
   // Replicas whose node another batch filled, and the deployment's next pending one.
   await ctx.enqueueMany(

@@ -10,9 +10,10 @@ export async function processReconcile(ctx: WorkerContext, data: unknown): Promi
     "place",
     result.toPlace.map((replicaId) => ({ replicaId })),
   );
+  // Lost dispatches one job each: a batch of one is deduplicated exactly on its start.
   await ctx.enqueueMany(
     "dispatch",
-    result.toDispatch.map((coldStartId) => ({ coldStartId })),
+    result.toDispatch.map((coldStartId) => ({ coldStartIds: [coldStartId] })),
   );
   // Scaled-down ready replicas: the warm pool parks them or stops them.
   if (result.parking.length > 0) await ctx.enqueue("warmPool", { endpointId });

@@ -1,6 +1,7 @@
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AgentApiError } from "@thaw/node-agent-client";
 import { enqueue, type SchedulerQueues } from "../queues.ts";
 import type { createProducerConnection } from "../redis.ts";
 import { startScheduler, type RunningScheduler } from "../scheduler.ts";
@@ -9,6 +10,9 @@ import {
   schedulerTestEnv,
   startSchedulerTestStack,
 } from "../testing/scheduler-test-stack.ts";
+import { processDispatch } from "./dispatch-processor.ts";
+import { processPlace } from "./place-processor.ts";
+import { createWorkerContext } from "./worker-context.ts";
 
 // The scheduler's workers end to end: Postgres, Redis (BullMQ) and a real sim agent process
 // that joins, heartbeats, runs the starts it is sent and streams their phases back.
@@ -165,5 +169,76 @@ describe("scheduler workers with a real sim agent", () => {
     }
     expect(new Set(refused.map((s) => s.nodeId)).size).toBe(refused.length);
     expect(starts.map((s) => s.attempt)).toEqual(starts.map((_, i) => i + 1));
+  });
+
+  it("sends a dispatch batch's starts at once and retries only the one whose agent is out of reach", async () => {
+    await scaleTo(0);
+    await expect.poll(() => replicas("ready"), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => db().gpuReservation.count(), { timeout: 30_000 }).toBe(0);
+    // The jobs are run by hand here, one attempt at a time.
+    await scheduler.stop();
+    const deployment = await db().deployment.findFirstOrThrow({ where: { endpointId } });
+    // Pull only: these hosts refuse lazy starts (the test before this one).
+    await db().endpoint.update({
+      where: { id: endpointId },
+      data: { desiredReplicas: 2, allowedPaths: ["pull"] },
+    });
+    const [first] = await db().replica.createManyAndReturn({
+      data: [0, 1].map((i) => ({
+        orgId: deployment.orgId,
+        endpointId,
+        deploymentId: deployment.id,
+        state: "pending" as const,
+        createdAt: new Date(Date.now() - 1_000 + i),
+      })),
+    });
+    const ctx = createWorkerContext({
+      db: db(),
+      queues,
+      log: silent,
+      nodeCredentialSecret: SECRET,
+    });
+    const placed = await processPlace(ctx, { replicaId: first!.id });
+    const starts = (placed as { placed: { coldStartId: string }[] }).placed;
+    expect(starts).toHaveLength(2);
+    const coldStartIds = starts.map((s) => s.coldStartId);
+    const [reachable, outOfReach] = await Promise.all(
+      coldStartIds.map((id) => db().coldStart.findUniqueOrThrow({ where: { id } })),
+    );
+    const node = await db().node.findUniqueOrThrow({ where: { id: outOfReach!.nodeId! } });
+    // Nothing listens on port 9 (discard): connection refused, a retryable error.
+    await db().node.update({
+      where: { id: node.id },
+      data: { agentUrl: "http://127.0.0.1:9/agent" },
+    });
+    try {
+      const status = async (id: string) =>
+        (await db().coldStart.findUniqueOrThrow({ where: { id } })).status;
+
+      // An attempt with attempts left: the reachable start goes out, the job is retried.
+      const attempt = (attemptsMade: number) =>
+        processDispatch(ctx, { coldStartIds }, { attemptsMade, opts: { attempts: 5 } });
+      await expect(attempt(0)).rejects.toBeInstanceOf(AgentApiError);
+      // Sent (the sim host may already have finished it).
+      expect(["dispatched", "running", "succeeded"]).toContain(await status(reachable!.id));
+      expect(await status(outOfReach!.id)).toBe("scheduled");
+
+      // The last attempt: the sent start is skipped, the unreachable one closed and re-placed.
+      expect(await attempt(4)).toEqual({ dispatched: 0, skipped: 1, failed: 1 });
+      expect(["dispatched", "running", "succeeded"]).toContain(await status(reachable!.id));
+      const closed = await db().coldStart.findUniqueOrThrow({ where: { id: outOfReach!.id } });
+      expect(closed.status).toBe("failed");
+      expect(closed.error).toMatch(/not started: unreachable/);
+      const replaced = await db().replica.findUniqueOrThrow({ where: { id: closed.replicaId } });
+      expect(replaced.state).toBe("pending");
+      const placeJobs = await queues.place.getJobs(["waiting", "prioritized", "delayed"]);
+      expect(placeJobs.map((j) => (j.data as { replicaId: string }).replicaId)).toContain(
+        closed.replicaId,
+      );
+    } finally {
+      await db().node.update({ where: { id: node.id }, data: { agentUrl: node.agentUrl } });
+      scheduler = await startScheduler(env(), silent, { sweepMs: 1_000 });
+    }
+    await expect.poll(() => replicas("ready"), { timeout: 45_000 }).toBe(2);
   });
 });

@@ -7,6 +7,9 @@ import { z } from "zod";
  */
 const Id = z.uuid();
 
+/** The most cold starts one dispatch job carries (a place batch is at most 32). */
+export const DISPATCH_BATCH_MAX = 64;
+
 export const QUEUES = {
   reconcile: {
     name: "reconcile",
@@ -21,8 +24,17 @@ export const QUEUES = {
   },
   dispatch: {
     name: "dispatch",
-    payload: z.object({ coldStartId: Id }).strict(),
-    jobId: (p: { coldStartId: string }) => `dispatch-${p.coldStartId}`,
+    /**
+     * The cold starts one place batch committed, sent together: one job per batch rather
+     * than per start (a job costs Redis round trips on both sides; the starts are sent in
+     * parallel). The sweep's re-dispatch of a lost start is a batch of one.
+     */
+    payload: z.object({ coldStartIds: z.array(Id).min(1).max(DISPATCH_BATCH_MAX) }).strict(),
+    /** Each start is committed by exactly one batch, so its first start names it. */
+    jobId: (p: { coldStartIds: string[] }) =>
+      p.coldStartIds.length === 1
+        ? `dispatch-${p.coldStartIds[0]}`
+        : `dispatch-${p.coldStartIds[0]}+${p.coldStartIds.length - 1}`,
   },
   fleet: {
     name: "fleet",

@@ -1,5 +1,6 @@
 export {
   DEFAULT_JOB_OPTIONS,
+  DISPATCH_BATCH_MAX,
   LIVE_CHANNELS,
   LiveEvent,
   QUEUES,
