@@ -257,10 +257,14 @@ while ((await workersUp()) < args.schedulers) {
 }
 
 const started = performance.now();
-for (const { endpointId, desired } of endpoints) {
-  await db.endpoint.update({ where: { id: endpointId }, data: { desiredReplicas: desired } });
-  await enqueue(queues, "reconcile", { endpointId });
-}
+// Every endpoint's scale event at once, as independent autoscalers' hook calls would arrive:
+// one after another, each waited its turn behind the placements the earlier ones started.
+await Promise.all(
+  endpoints.map(async ({ endpointId, desired }) => {
+    await db.endpoint.update({ where: { id: endpointId }, data: { desiredReplicas: desired } });
+    await enqueue(queues, "reconcile", { endpointId });
+  }),
+);
 let placed = 0;
 let lastReport = 0;
 while (placed < args.replicas) {
