@@ -5,3 +5,4 @@ export {
   type ControlPlaneClientOptions,
 } from "./control-plane-client.ts";
 export * from "./agent-client.ts";
+export { keepAliveFetch, type KeepAliveFetchOptions } from "./keep-alive-fetch.ts";

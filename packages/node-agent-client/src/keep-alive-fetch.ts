@@ -1,11 +1,12 @@
 import http from "node:http";
 import https from "node:https";
 
-// The subset of fetch the control-plane client uses (method, headers, string body, an
-// abort signal; status and text back) on node:http with a keep-alive agent. A sim fleet
-// sends ~200 heartbeats and hundreds of telemetry batches a second from one process;
-// undici's fetch spends most of its time building WHATWG streams and signals for them
-// (a third of the agent's CPU in the sim-fleet benchmark's profile).
+// The subset of fetch this package's clients use (method, headers, string body, an abort
+// signal; status and text back) on node:http with a keep-alive agent. undici's fetch spends
+// most of its time building WHATWG streams and signals: a third of the agent's CPU in the
+// sim-fleet benchmark's profile (~200 heartbeats and hundreds of telemetry batches a second
+// from one process), and a tenth of a scheduler's in bench:placement's (a start request
+// per cold start).
 
 export interface KeepAliveFetchOptions {
   /** Sockets per control-plane origin. */

@@ -1,7 +1,7 @@
 import { deriveNodeCredential, NODE_CREDENTIAL_KIND } from "@thaw/core";
 import type { WarmPoolOptions } from "@thaw/core/warm-pool";
 import type { DbClient } from "@thaw/db";
-import { AgentClient } from "@thaw/node-agent-client";
+import { AgentClient, keepAliveFetch } from "@thaw/node-agent-client";
 import type { FleetSetup } from "../fleet/fleet-config.ts";
 import type { OfferingAvailability } from "../fleet/offering-availability.ts";
 import type { Logger } from "../logger.ts";
@@ -42,6 +42,8 @@ export function createWorkerContext(deps: {
   fleet?: FleetRuntime;
   warmPool?: WarmPoolOptions;
 }): WorkerContext {
+  // One keep-alive pool for every agent call of the process: a start per cold start.
+  const agentFetch = keepAliveFetch();
   return {
     ...(deps.fleet ? { fleet: deps.fleet } : {}),
     ...(deps.warmPool ? { warmPool: deps.warmPool } : {}),
@@ -56,6 +58,7 @@ export function createWorkerContext(deps: {
         credential: deriveNodeCredential(NODE_CREDENTIAL_KIND, deps.nodeCredentialSecret, node.id),
         timeoutMs: deps.agentTimeoutMs ?? 10_000,
         retries: 1,
+        fetchImpl: agentFetch,
       }),
   };
 }
