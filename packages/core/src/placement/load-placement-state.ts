@@ -1,4 +1,4 @@
-import { Prisma, type Db, type SqlRows } from "@thaw/db";
+import { Prisma, type SqlRows } from "@thaw/db";
 import {
   historyCellKeys,
   type HistoryCell,
@@ -79,13 +79,25 @@ interface ShortlistedNodeRow extends Omit<NodeRow, "state"> {
 }
 
 export async function loadSchedulingSnapshots(
-  db: Db,
+  rows: SqlRows,
   deploymentId: string,
 ): Promise<SchedulingSnapshot[]> {
-  const rows = await db.snapshot.findMany({
-    where: { deploymentId, status: { in: ["ready", "quarantined"] } },
-  });
-  return rows.map((s) => ({
+  const snapshots = await rows<{
+    id: string;
+    deploymentId: string;
+    gpuModel: string;
+    driverVersion: string;
+    cudaVersion: string;
+    status: SchedulingSnapshot["status"];
+    bytes: bigint;
+    sleepLevel: number;
+    location: string;
+  }>(Prisma.sql`
+    SELECT id::text, "deploymentId"::text AS "deploymentId", "gpuModel", "driverVersion",
+      "cudaVersion", status::text, bytes, "sleepLevel", location::text
+    FROM "Snapshot"
+    WHERE "deploymentId" = ${deploymentId}::uuid AND status IN ('ready', 'quarantined')`);
+  return snapshots.map((s) => ({
     id: s.id,
     deploymentId: s.deploymentId,
     gpuModel: s.gpuModel,
@@ -100,7 +112,7 @@ export async function loadSchedulingSnapshots(
 
 /** History cells of every (path, locality) an option of this deployment can have. */
 export async function loadHistoryLookup(
-  db: Db,
+  rows: SqlRows,
   orgId: string,
   deployment: SchedulingDeployment,
 ): Promise<(path: StartPath, locality: Locality) => HistoryForOption> {
@@ -111,11 +123,23 @@ export async function loadHistoryLookup(
     path: "pull",
     locality: "cold",
   });
-  const rows = await db.historyStat.findMany({
-    where: { orgId, OR: keys.map((k) => ({ scope: k.scope, scopeKey: k.scopeKey })) },
-  });
+  const stats = await rows<{
+    scope: string;
+    path: string;
+    locality: string;
+    samples: number;
+    meanLog: number;
+    m2Log: number;
+    predictionErrorLog: number;
+  }>(Prisma.sql`
+    SELECT h.scope::text, h.path::text, h.locality, h.samples, h."meanLog", h."m2Log",
+      h."predictionErrorLog"
+    FROM "HistoryStat" h
+    JOIN unnest(${keys.map((k) => k.scope)}::text[], ${keys.map((k) => k.scopeKey)}::text[])
+      AS k(scope, scope_key) ON h.scope::text = k.scope AND h."scopeKey" = k.scope_key
+    WHERE h."orgId" = ${orgId}::uuid`);
   const cells = new Map<string, HistoryCell>();
-  for (const row of rows) {
+  for (const row of stats) {
     cells.set(`${row.scope}|${row.path}|${row.locality}`, {
       samples: row.samples,
       meanLog: row.meanLog,

@@ -222,8 +222,8 @@ async function placeLocked(
       sample: toPlace.length,
     }),
     // Plain reads, outside the transaction: at read committed they see the same rows.
-    loadSchedulingSnapshots(db, deployment.id),
-    loadHistoryLookup(db, first.orgId, deployment),
+    loadSchedulingSnapshots(directSql(db).rows, deployment.id),
+    loadHistoryLookup(directSql(db).rows, first.orgId, deployment),
   ]);
   const readyReplicas = context.readyReplicas;
   const nodesById = new Map(nodes.map((n) => [n.id, n]));

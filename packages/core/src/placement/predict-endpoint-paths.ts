@@ -71,8 +71,8 @@ export async function predictEndpointPaths({
       ),
       gpus: target.gpuCount,
     }),
-    loadSchedulingSnapshots(db, deployment.id),
-    loadHistoryLookup(db, row.orgId, deployment),
+    loadSchedulingSnapshots(prismaRows(db), deployment.id),
+    loadHistoryLookup(prismaRows(db), row.orgId, deployment),
   ]);
   const { feasible, infeasible } = enumerateStartOptions({
     endpoint: target,

@@ -1,4 +1,4 @@
-import type { DbClient, DbTransaction } from "@thaw/db";
+import { prismaRows, type DbClient, type DbTransaction } from "@thaw/db";
 import { loadHistoryLookup } from "../placement/load-placement-state.ts";
 import {
   schedulingDeployment,
@@ -151,7 +151,7 @@ async function decideAndRecord(
       orderBy: { id: "asc" },
     }),
     tx.snapshot.findMany({ where: { deploymentId } }),
-    loadHistoryLookup(tx, orgId, deployment),
+    loadHistoryLookup(prismaRows(tx), orgId, deployment),
     tx.coldStart.count({
       where: {
         endpointId: endpointRow.id,

@@ -200,8 +200,8 @@ async function predictBestNonWarm(
       ),
       gpus: endpoint.gpuCount,
     }),
-    loadSchedulingSnapshots(tx, deploymentId),
-    loadHistoryLookup(tx, row.orgId, deployment),
+    loadSchedulingSnapshots(prismaRows(tx), deploymentId),
+    loadHistoryLookup(prismaRows(tx), row.orgId, deployment),
   ]);
   const { feasible } = enumerateStartOptions({
     endpoint: { ...endpoint, allowedPaths: endpoint.allowedPaths.filter((p) => p !== "warm") },
