@@ -32,6 +32,9 @@ export interface FleetRuntime extends FleetSetup {
   availability: OfferingAvailability;
 }
 
+/** Agent clients kept per process: more than the largest fleet a scheduler serves. */
+const AGENT_CLIENTS_KEPT = 20_000;
+
 export function createWorkerContext(deps: {
   db: DbClient;
   queues: SchedulerQueues;
@@ -44,6 +47,7 @@ export function createWorkerContext(deps: {
 }): WorkerContext {
   // One keep-alive pool for every agent call of the process: a start per cold start.
   const agentFetch = keepAliveFetch();
+  const agents = new Map<string, AgentClient>();
   return {
     ...(deps.fleet ? { fleet: deps.fleet } : {}),
     ...(deps.warmPool ? { warmPool: deps.warmPool } : {}),
@@ -52,13 +56,27 @@ export function createWorkerContext(deps: {
     log: deps.log,
     enqueue: (key, payload) => enqueue(deps.queues, key, payload),
     enqueueMany: (key, payloads) => enqueueMany(deps.queues, key, payloads),
-    agent: (node) =>
-      new AgentClient({
-        baseUrl: node.agentUrl,
-        credential: deriveNodeCredential(NODE_CREDENTIAL_KIND, deps.nodeCredentialSecret, node.id),
-        timeoutMs: deps.agentTimeoutMs ?? 10_000,
-        retries: 1,
-        fetchImpl: agentFetch,
-      }),
+    agent: (node) => {
+      // A client per node and URL, kept: deriving the node's credential is an HMAC, once
+      // per start otherwise. Bounded by clearing, which costs only re-deriving.
+      const key = `${node.id} ${node.agentUrl}`;
+      let client = agents.get(key);
+      if (!client) {
+        if (agents.size >= AGENT_CLIENTS_KEPT) agents.clear();
+        client = new AgentClient({
+          baseUrl: node.agentUrl,
+          credential: deriveNodeCredential(
+            NODE_CREDENTIAL_KIND,
+            deps.nodeCredentialSecret,
+            node.id,
+          ),
+          timeoutMs: deps.agentTimeoutMs ?? 10_000,
+          retries: 1,
+          fetchImpl: agentFetch,
+        });
+        agents.set(key, client);
+      }
+      return client;
+    },
   };
 }
