@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Prisma } from "./generated/prisma/client.ts";
 
@@ -46,8 +47,24 @@ const types = {
 // would send local time with an offset, which a `timestamp` comparison ignores).
 const param = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
+// Named, so each connection parses and plans a statement once (Postgres's plan cache): the
+// place batch's node shortlist took 2 ms to plan for 4 ms to run. Names follow the text; the
+// hot path's statements are a dozen fixed shapes, so each connection keeps a dozen. (Behind
+// a pooler in transaction mode this needs one that tracks prepared statements: PgBouncer
+// 1.21 or later.)
+const statementNames = new Map<string, string>();
+function nameOf(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `thaw_${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    if (statementNames.size < 1_000) statementNames.set(text, name);
+  }
+  return name;
+}
+
 function queryOf(statement: Prisma.Sql): pg.QueryConfig {
-  return { text: statement.text, values: statement.values.map(param), types };
+  const text = statement.text;
+  return { name: nameOf(text), text, values: statement.values.map(param), types };
 }
 
 type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
