@@ -120,7 +120,7 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
     startProcess(
       "scheduler",
       "apps/scheduler",
-      ["node_modules/.bin/tsx", "src/main.ts"],
+      [process.execPath, "--import", "tsx", "src/main.ts"],
       common,
       logs,
     ),
@@ -150,7 +150,7 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
     startProcess(
       "agent",
       "apps/agent",
-      ["node_modules/.bin/tsx", "src/main.ts"],
+      [process.execPath, "--import", "tsx", "src/main.ts"],
       {
         THAW_CONTROL_PLANE_URL: baseUrl,
         THAW_SIM_HOSTS: simHosts,
@@ -184,8 +184,23 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
     async stopProcess(name) {
       const child = named.get(name);
       if (!child) throw new Error(`no process named ${name}`);
+      // A process that died earlier, or stopped uncleanly, fails here with its own output
+      // rather than as a vague assertion about what the dashboard shows next.
+      const lastOutput = () =>
+        logs
+          .filter((line) => line.startsWith(`[${name}]`))
+          .slice(-40)
+          .join("");
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(
+          `${name} had already exited (${child.signalCode ?? child.exitCode}). Last output:\n${lastOutput()}`,
+        );
       child.kill("SIGTERM");
       await exited(child);
+      if (child.exitCode !== 0)
+        throw new Error(
+          `${name} did not stop cleanly (${child.signalCode ?? child.exitCode}). Last output:\n${lastOutput()}`,
+        );
     },
     async stop() {
       for (const child of children) child.kill("SIGTERM");

@@ -79,7 +79,7 @@ trap 'stop_all $?' EXIT
 export THAW_WARM_POOL_GPU_BUDGET="${THAW_WARM_POOL_GPU_BUDGET:-2}"
 
 # Each process writes its own log; `exec` makes the PID we hold the process itself.
-(cd "$ROOT/apps/scheduler" && exec node_modules/.bin/tsx src/main.ts) >"$LOGS/scheduler.log" 2>&1 &
+(cd "$ROOT/apps/scheduler" && exec node --import tsx src/main.ts) >"$LOGS/scheduler.log" 2>&1 &
 PIDS+=($!)
 (cd "$ROOT/apps/web" && exec "${WEB_CMD[@]}") >"$LOGS/web.log" 2>&1 &
 PIDS+=($!)
@@ -93,7 +93,7 @@ hosts=$(node -e 'console.log(process.argv[1].split(",").reduce((n,p)=>n+Number(p
 (cd "$ROOT/apps/scheduler" && node_modules/.bin/tsx src/cli/issue-join-tokens.ts --org demo --count "$hosts" --ttl 3600) > "$DATA/agent/join-tokens"
 chmod 600 "$DATA/agent/join-tokens"
 (cd "$ROOT/apps/agent" && THAW_CONTROL_PLANE_URL="http://127.0.0.1:$WEB_PORT" THAW_SIM_HOSTS="$SIM_HOSTS" THAW_SIM_TIME_FACTOR="${THAW_SIM_TIME_FACTOR:-10}" \
-  THAW_JOIN_TOKENS_FILE="$DATA/agent/join-tokens" THAW_AGENT_STATE_DIR="$DATA/agent" THAW_AGENT_LISTEN="$AGENT_LISTEN" exec node_modules/.bin/tsx src/main.ts) >"$LOGS/agent.log" 2>&1 &
+  THAW_JOIN_TOKENS_FILE="$DATA/agent/join-tokens" THAW_AGENT_STATE_DIR="$DATA/agent" THAW_AGENT_LISTEN="$AGENT_LISTEN" exec node --import tsx src/main.ts) >"$LOGS/agent.log" 2>&1 &
 PIDS+=($!)
 
 # The demo's load: a public request trace replayed as load signals against one seeded
