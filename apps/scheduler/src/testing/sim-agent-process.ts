@@ -24,7 +24,8 @@ export function startSimAgent(opts: {
 }): SimAgentProcess {
   const state = mkdtempSync(join(tmpdir(), "thaw-scheduler-agent-"));
   writeFileSync(join(state, "join-tokens"), opts.joinTokens.join("\n") + "\n");
-  const child = spawn(join(AGENT_DIR, "node_modules/.bin/tsx"), ["src/main.ts"], {
+  // One process (not the tsx CLI, which SIGKILLs a child slow to confirm a relayed signal).
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: AGENT_DIR,
     env: {
       PATH: process.env.PATH,
