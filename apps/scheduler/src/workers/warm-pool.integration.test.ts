@@ -1,3 +1,4 @@
+import { emptyIdleTimeHistogram } from "@thaw/core";
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -115,5 +116,45 @@ describe("warm pool with a real sim agent", () => {
     expect(
       await db().replica.count({ where: { endpointId, state: { notIn: ["stopped", "failed"] } } }),
     ).toBe(0);
+  }, 90_000);
+
+  it("pre-warms a replica when the idle-time histogram says the next scale-up is due, and hands it over", async () => {
+    // An endpoint that has always been idle for about ten minutes between bursts, idle for
+    // nine now: the hybrid policy's pre-warm point (p5 of idle times, less a 10% margin) is
+    // 540 s, and the re-warm starts one predicted start before it.
+    const bins = emptyIdleTimeHistogram().bins;
+    bins[10] = 20;
+    await db().$transaction(async (tx) => {
+      // Under the endpoint's row lock, as the warm-pool worker writes it: no tending in between.
+      await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${endpointId}::uuid FOR NO KEY UPDATE`;
+      await tx.endpointWarmPool.update({
+        where: { endpointId },
+        data: {
+          histogram: { bins, outOfBounds: 0 },
+          idleSince: new Date(Date.now() - 530_000),
+        },
+      });
+    });
+    // The sweep tends the pool: a pre-warmed replica starts and is parked, nothing asked for it.
+    const prewarmed = () =>
+      db().replica.findFirst({ where: { endpointId, prewarm: true, state: "warm" } });
+    await expect.poll(prewarmed, { timeout: 45_000 }).not.toBeNull();
+    const parked = (await prewarmed())!;
+    const [start] = await db().coldStart.findMany({ where: { replicaId: parked.id } });
+    expect([start!.trigger, start!.status]).toEqual(["prewarm", "succeeded"]);
+    expect(await db().endpoint.findUniqueOrThrow({ where: { id: endpointId } })).toMatchObject({
+      desiredReplicas: 0,
+    });
+    expect(await db().gpuReservation.count({ where: { replicaId: parked.id } })).toBe(1);
+
+    // The scale-up the histogram predicted gets it by handover.
+    await scaleTo(1);
+    await expect.poll(readyReplica, { timeout: 30_000 }).not.toBeNull();
+    const serving = (await readyReplica())!;
+    const handover = await db().coldStart.findFirstOrThrow({
+      where: { replicaId: serving.id, status: "succeeded" },
+    });
+    expect([handover.path, handover.nodeId]).toEqual(["warm", parked.nodeId]);
+    expect(await stateOf(parked.id)).toBe("stopped");
   }, 90_000);
 });
