@@ -1,6 +1,7 @@
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDeployment } from "@thaw/core";
 import { AgentApiError } from "@thaw/node-agent-client";
 import { enqueue, type SchedulerQueues } from "../queues.ts";
 import type { createProducerConnection } from "../redis.ts";
@@ -241,4 +242,48 @@ describe("scheduler workers with a real sim agent", () => {
     }
     await expect.poll(() => replicas("ready"), { timeout: 45_000 }).toBe(2);
   });
+
+  it("rolls a new version without downtime: old replicas serve until new ones are ready", async () => {
+    await expect.poll(() => replicas("ready"), { timeout: 45_000 }).toBe(2);
+    const old = await db().deployment.findFirstOrThrow({
+      where: { endpointId, status: "active" },
+    });
+    // Two replicas serve on three one-GPU hosts: room for one new replica, the second must
+    // wait for an old one to give up its GPU.
+    const next = await createDeployment({
+      actor: { type: "system", orgId: old.orgId },
+      endpoint: endpointId,
+      input: {
+        imageRef: old.imageRef,
+        imageBytes: Number(old.imageBytes),
+        modelSource: old.modelSource,
+        modelBytes: Number(old.modelBytes),
+        modelFormat: old.modelFormat,
+        engine: old.engine,
+      },
+      db: db(),
+    });
+    await enqueue(queues, "reconcile", { endpointId });
+    const serving = async () => {
+      const ready = await db().replica.findMany({
+        where: { endpointId, state: "ready" },
+        select: { deploymentId: true },
+      });
+      return {
+        old: ready.filter((r) => r.deploymentId === old.id).length,
+        next: ready.filter((r) => r.deploymentId === next.id).length,
+      };
+    };
+    let fewest = Number.POSITIVE_INFINITY;
+    let now = await serving();
+    const deadline = Date.now() + 60_000;
+    while (!(now.next === 2 && now.old === 0) && Date.now() < deadline) {
+      fewest = Math.min(fewest, now.old + now.next);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      now = await serving();
+    }
+    expect(now).toEqual({ old: 0, next: 2 });
+    // Never fewer than one serving: at most one replica short, while the fleet had no room.
+    expect(fewest).toBeGreaterThanOrEqual(1);
+  }, 90_000);
 });

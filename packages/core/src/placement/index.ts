@@ -4,6 +4,7 @@ export * from "./scheduling-inputs.ts";
 export * from "./load-placement-state.ts";
 export * from "./options-record.ts";
 export * from "./place-replica.ts";
+export * from "./outdated-replicas-to-keep.ts";
 export * from "./place-job-heads.ts";
 export * from "./reconcile-endpoint.ts";
 export * from "./finish-replica-stop.ts";

@@ -13,6 +13,7 @@ import {
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { decideBatch, type BatchDecision, type BatchReplica } from "./decide-batch.ts";
 import { optionsRecord } from "./options-record.ts";
+import { NO_CAPACITY_REASONS } from "./outdated-replicas-to-keep.ts";
 import { uuidV7 } from "./uuid-v7.ts";
 import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts";
 
@@ -411,10 +412,10 @@ async function commitDecisions(
 
 function noCapacityReason(choice: StartOptionChoice, gpuType: string, gpus: number): string {
   if (choice.infeasible.length === 0)
-    return `no ready node with ${gpus} free ${gpuType} GPU${gpus === 1 ? "" : "s"}: waiting for capacity`;
+    return `${NO_CAPACITY_REASONS[0]} ${gpus} free ${gpuType} GPU${gpus === 1 ? "" : "s"}: waiting for capacity`;
   const reasons = new Map<string, number>();
   for (const entry of choice.infeasible)
     reasons.set(entry.reason, (reasons.get(entry.reason) ?? 0) + 1);
   const top = [...reasons.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3);
-  return `no feasible option: ${top.map(([reason, n]) => `${reason} (${n})`).join("; ")}`;
+  return `${NO_CAPACITY_REASONS[1]}: ${top.map(([reason, n]) => `${reason} (${n})`).join("; ")}`;
 }

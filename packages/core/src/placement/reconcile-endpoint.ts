@@ -1,6 +1,7 @@
 import type { DbClient } from "@thaw/db";
 import type { ReplicaState } from "../vocabulary/index.ts";
 import { noteCapacityChange, PARKING_REASON } from "../warm-pool/warm-pool-memory.ts";
+import { isWaitingForCapacity, outdatedReplicasToKeep } from "./outdated-replicas-to-keep.ts";
 import { placeJobHeads } from "./place-job-heads.ts";
 import { uuidV7 } from "./uuid-v7.ts";
 
@@ -104,9 +105,22 @@ export async function reconcileEndpoint({
       );
       const current = counted.filter((r) => r.deploymentId === deploymentId);
       const outdated = counted.filter((r) => r.deploymentId !== deploymentId);
+      // A new version rolls: the old one's ready replicas serve until the new one's can.
+      const outdatedServing = outdated.filter((r) => r.state === "ready");
+      const stillServing = outdatedServing.slice(
+        0,
+        outdatedReplicasToKeep({
+          desired,
+          currentReady: current.filter((r) => r.state === "ready").length,
+          currentWaitingForCapacity: current.filter(
+            (r) => r.state === "pending" && isWaitingForCapacity(r.pendingReason),
+          ).length,
+          outdatedServing: outdatedServing.length,
+        }),
+      );
 
       const surplus = [
-        ...outdated,
+        ...outdated.filter((r) => !stillServing.includes(r)),
         ...current
           .slice()
           .sort(
