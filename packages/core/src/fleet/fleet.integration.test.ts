@@ -184,6 +184,58 @@ describe("node join and heartbeats", () => {
     });
   });
 
+  it("forgets a parked replica its node no longer holds (the agent restarted), after a grace", async () => {
+    const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
+    const joined = await joinNode({
+      input: joinInput(token, "restarted"),
+      db: t.db,
+      credentialSecret: TEST_NODE_SECRET,
+    });
+    const actor: Actor = { type: "node", nodeId: joined.nodeId, orgId: owner.orgId };
+    const deployment = await t.db.deployment.findFirstOrThrow({
+      where: { orgId: owner.orgId, endpoint: { slug: "llama-3-2-1b-gguf" } },
+    });
+    const parked = async (parkedAt: Date) => {
+      const replica = await t.db.replica.create({
+        data: {
+          orgId: owner.orgId,
+          endpointId: deployment.endpointId,
+          deploymentId: deployment.id,
+          nodeId: joined.nodeId,
+          state: "warm",
+          updatedAt: parkedAt,
+        },
+      });
+      await t.db.gpuReservation.deleteMany({ where: { nodeId: joined.nodeId } });
+      await t.db.gpuReservation.create({
+        data: { nodeId: joined.nodeId, gpuIndex: 0, replicaId: replica.id },
+      });
+      return replica;
+    };
+    const vanished = await parked(new Date(Date.now() - 60_000));
+    await recordNodeHeartbeat({ actor, input: beat, db: t.db });
+    const forgotten = await t.db.replica.findUniqueOrThrow({ where: { id: vanished.id } });
+    expect(forgotten.state).toBe("stopped");
+    expect(forgotten.pendingReason).toMatch(/no longer on its node/);
+    expect(await t.db.gpuReservation.count({ where: { replicaId: vanished.id } })).toBe(0);
+
+    // Parked just now: a heartbeat assembled before the park may still be in flight.
+    const fresh = await parked(new Date());
+    await recordNodeHeartbeat({ actor, input: beat, db: t.db });
+    expect((await t.db.replica.findUniqueOrThrow({ where: { id: fresh.id } })).state).toBe("warm");
+    // And one the agent reports is kept whatever its age.
+    await t.db.replica.update({
+      where: { id: fresh.id },
+      data: { updatedAt: new Date(Date.now() - 60_000) },
+    });
+    await recordNodeHeartbeat({
+      actor,
+      input: { ...beat, inventory: { ...beat.inventory, warmReplicaIds: [fresh.id] } },
+      db: t.db,
+    });
+    expect((await t.db.replica.findUniqueOrThrow({ where: { id: fresh.id } })).state).toBe("warm");
+  });
+
   it("lists what each node holds by endpoint and version: replicas, snapshots, cached images", async () => {
     const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
     const { nodeId } = await joinNode({

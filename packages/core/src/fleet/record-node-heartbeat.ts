@@ -1,4 +1,4 @@
-import type { DbClient } from "@thaw/db";
+import type { DbClient, DbTransaction } from "@thaw/db";
 import type { Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
 import type { JoinNodeInput } from "./join-node.ts";
@@ -18,7 +18,8 @@ export interface NodeHeartbeatInput {
 
 /**
  * A node's heartbeat: it proves liveness (a booting or lost node becomes ready), refreshes
- * the host's figures, and replaces the node's image inventory. A node writes only its own row.
+ * the host's figures, replaces the node's image inventory and forgets parked replicas the
+ * node no longer holds. A node writes only its own rows.
  */
 export async function recordNodeHeartbeat({
   actor,
@@ -71,6 +72,39 @@ export async function recordNodeHeartbeat({
         skipDuplicates: true,
       });
     }
+    await forgetVanishedWarmReplicas(tx, actor.nodeId, input.inventory.warmReplicaIds, now);
     return { nodeId: actor.nodeId, state, heartbeatIntervalSeconds: HEARTBEAT_INTERVAL_SECONDS };
   });
+}
+
+/**
+ * A replica recorded as parked (`warm`) on this node that the agent does not report holding
+ * is gone — the agent restarted, or the host was replaced — and a handover to it could only
+ * be refused. It is stopped and its GPUs freed. Only once it has been parked for two
+ * heartbeat intervals: a heartbeat the agent assembled just before it parked the replica may
+ * arrive after the park was recorded.
+ */
+async function forgetVanishedWarmReplicas(
+  tx: DbTransaction,
+  nodeId: string,
+  heldWarm: string[],
+  now: Date,
+): Promise<void> {
+  const parkedBefore = new Date(now.getTime() - 2 * HEARTBEAT_INTERVAL_SECONDS * 1000);
+  const vanished = await tx.replica.findMany({
+    where: { nodeId, state: "warm", id: { notIn: heldWarm }, updatedAt: { lt: parkedBefore } },
+    select: { id: true },
+  });
+  if (vanished.length === 0) return;
+  const ids = vanished.map((r) => r.id);
+  await tx.replica.updateMany({
+    where: { id: { in: ids }, state: "warm" },
+    data: {
+      state: "stopped",
+      stateVersion: { increment: 1 },
+      stoppedAt: now,
+      pendingReason: "parked replica no longer on its node",
+    },
+  });
+  await tx.gpuReservation.deleteMany({ where: { replicaId: { in: ids } } });
 }
