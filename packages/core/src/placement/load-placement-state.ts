@@ -135,8 +135,9 @@ export async function loadHistoryLookup(
     SELECT h.scope::text, h.path::text, h.locality, h.samples, h."meanLog", h."m2Log",
       h."predictionErrorLog"
     FROM "HistoryStat" h
-    JOIN unnest(${keys.map((k) => k.scope)}::text[], ${keys.map((k) => k.scopeKey)}::text[])
-      AS k(scope, scope_key) ON h.scope::text = k.scope AND h."scopeKey" = k.scope_key
+    JOIN unnest(${keys.map((k) => k.scope)}::"HistoryScope"[],
+        ${keys.map((k) => k.scopeKey)}::text[])
+      AS k(scope, scope_key) ON h.scope = k.scope AND h."scopeKey" = k.scope_key
     WHERE h."orgId" = ${orgId}::uuid`);
   const cells = new Map<string, HistoryCell>();
   for (const row of stats) {
