@@ -37,6 +37,14 @@ describe("node join and heartbeats", () => {
   afterAll(async () => {
     await t.drop();
   });
+  const joinWithNewToken = async (name: string) => {
+    const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
+    return joinNode({
+      input: joinInput(token, name),
+      db: t.db,
+      credentialSecret: TEST_NODE_SECRET,
+    });
+  };
 
   it("a join token yields exactly one node even when two agents race with it", async () => {
     const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
@@ -91,12 +99,7 @@ describe("node join and heartbeats", () => {
   });
 
   it("heartbeats make a node ready; silence makes it lost; a new heartbeat brings it back", async () => {
-    const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
-    const joined = await joinNode({
-      input: joinInput(token, "beater"),
-      db: t.db,
-      credentialSecret: TEST_NODE_SECRET,
-    });
+    const joined = await joinWithNewToken("beater");
     const actor = await authenticateNode({
       credential: joined.credential,
       db: t.db,
@@ -154,12 +157,7 @@ describe("node join and heartbeats", () => {
   });
 
   it("refuses a credential issued under another secret (rotated), so the agent joins again", async () => {
-    const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
-    const joined = await joinNode({
-      input: joinInput(token, "rotated"),
-      db: t.db,
-      credentialSecret: TEST_NODE_SECRET,
-    });
+    const joined = await joinWithNewToken("rotated");
     await expect(
       authenticateNode({
         credential: joined.credential,
@@ -185,12 +183,7 @@ describe("node join and heartbeats", () => {
   });
 
   it("forgets a parked replica its node no longer holds (the agent restarted), after a grace", async () => {
-    const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
-    const joined = await joinNode({
-      input: joinInput(token, "restarted"),
-      db: t.db,
-      credentialSecret: TEST_NODE_SECRET,
-    });
+    const joined = await joinWithNewToken("restarted");
     const actor: Actor = { type: "node", nodeId: joined.nodeId, orgId: owner.orgId };
     const deployment = await t.db.deployment.findFirstOrThrow({
       where: { orgId: owner.orgId, endpoint: { slug: "llama-3-2-1b-gguf" } },
@@ -237,12 +230,7 @@ describe("node join and heartbeats", () => {
   });
 
   it("lists what each node holds by endpoint and version: replicas, snapshots, cached images", async () => {
-    const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
-    const { nodeId } = await joinNode({
-      input: joinInput(token, "holder"),
-      db: t.db,
-      credentialSecret: TEST_NODE_SECRET,
-    });
+    const { nodeId } = await joinWithNewToken("holder");
     const deployment = await t.db.deployment.findFirstOrThrow({
       where: { orgId: owner.orgId, endpoint: { slug: "llama-3-2-1b-gguf" } },
     });
