@@ -21,6 +21,11 @@ export interface RestContext {
   db: DbClient;
 }
 
+/** What Next hands a route handler: params only for a route with dynamic segments. */
+export interface RouteContext {
+  params?: Promise<Record<string, string | string[] | undefined>> | undefined;
+}
+
 export function restRoute(
   scope: ApiKeyScope,
   /** A JSON body (and status), or a whole response (a stream). */
@@ -28,18 +33,17 @@ export function restRoute(
     ctx: RestContext,
   ) => Promise<{ status?: number; body: unknown } | { response: Response }>,
 ) {
-  return async (
-    request: Request,
-    context: { params: Promise<Record<string, string | string[]>> },
-  ): Promise<Response> => {
+  // Next passes no context (or one without params) to a route without dynamic segments in
+  // the built server, so the route's params are whatever it got, or none.
+  return async (request: Request, context?: RouteContext): Promise<Response> => {
     try {
       const db = getDb();
       const actor = await authenticateApiKey({ key: bearerToken(request), db });
       const quota = await consumeRestQuota(actor.apiKeyId);
       assertCan(actor, scope);
-      const raw = await context.params;
+      const raw = (await context?.params) ?? {};
       const params = Object.fromEntries(
-        Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]),
+        Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : (v ?? "")]),
       );
       const answer = await handler({ request, actor, params, db });
       if ("response" in answer) {
