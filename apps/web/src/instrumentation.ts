@@ -7,4 +7,8 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs" || isNextBuild()) return;
   const { checkEnvironmentAtBoot } = await import("./server/boot.ts");
   checkEnvironmentAtBoot();
+  const { installMethodGuard } = await import("./server/http/method-guard.ts");
+  const { allowedRestMethods, servedRestPathMethods } =
+    await import("./server/rest/rest-methods.ts");
+  installMethodGuard((path) => allowedRestMethods(servedRestPathMethods(), path));
 }

@@ -13,8 +13,10 @@ const hasControlCharacter = (s: string) =>
 
 /** A trimmed single-line string: no NUL or other control characters (Postgres refuses NUL). */
 export function plainText(max: number) {
+  // Blank is refused by the pattern (which the OpenAPI document states), not only by trimming.
   return z
     .string()
+    .regex(/\S/, "must not be blank")
     .trim()
     .min(1)
     .max(max)

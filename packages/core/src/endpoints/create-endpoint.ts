@@ -31,7 +31,7 @@ export async function resolveGpuType(
   const match = choices.find((c) => c.toLowerCase() === gpuType.toLowerCase());
   if (!match)
     throw new AppError(
-      "BAD_REQUEST",
+      "UNPROCESSABLE",
       `${field}: unknown GPU model '${gpuType.slice(0, 64)}'; use one of ${choices.join(", ")}.`,
       { field, choices },
     );

@@ -126,7 +126,7 @@ export const UpdateEndpointInput = z
   })
   .strict()
   .refine((input) => Object.values(input).some((v) => v !== undefined), "nothing to change")
-  .meta({ id: "UpdateEndpoint" });
+  .meta({ id: "UpdateEndpoint", minProperties: 1 });
 export type UpdateEndpointInput = z.output<typeof UpdateEndpointInput>;
 
 /** An endpoint as the API answers it. */

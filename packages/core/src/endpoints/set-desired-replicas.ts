@@ -73,7 +73,7 @@ export async function setDesiredReplicas({
     const row = await tx.endpoint.findUniqueOrThrow({ where: { id: found.id } });
     if (body.replicas < row.minReplicas || body.replicas > row.maxReplicas)
       throw new AppError(
-        "BAD_REQUEST",
+        "UNPROCESSABLE",
         `body.replicas: ${body.replicas} is outside this endpoint's bounds ${row.minReplicas}–${row.maxReplicas}.`,
         { field: "body.replicas", minReplicas: row.minReplicas, maxReplicas: row.maxReplicas },
       );

@@ -43,7 +43,7 @@ export async function updateEndpoint({
     if (problem) {
       // Blame the bound the request changed.
       const field = changes.minReplicas !== undefined ? "minReplicas" : "maxReplicas";
-      throw new AppError("BAD_REQUEST", `${where}.${field}: ${problem.message}.`, {
+      throw new AppError("UNPROCESSABLE", `${where}.${field}: ${problem.message}.`, {
         field: `${where}.${field}`,
       });
     }

@@ -7,6 +7,7 @@ export const ERROR_CODE_TABLE = {
   UNAUTHENTICATED: { httpStatus: 401, trpcCode: "UNAUTHORIZED" },
   FORBIDDEN: { httpStatus: 403, trpcCode: "FORBIDDEN" },
   NOT_FOUND: { httpStatus: 404, trpcCode: "NOT_FOUND" },
+  METHOD_NOT_ALLOWED: { httpStatus: 405, trpcCode: "METHOD_NOT_SUPPORTED" },
   CONFLICT: { httpStatus: 409, trpcCode: "CONFLICT" },
   PAYLOAD_TOO_LARGE: { httpStatus: 413, trpcCode: "PAYLOAD_TOO_LARGE" },
   UNPROCESSABLE: { httpStatus: 422, trpcCode: "UNPROCESSABLE_CONTENT" },

@@ -62,4 +62,28 @@ describe("parseInput", () => {
       expect((error as AppError).details?.field).toBe("body.orgId");
     }
   });
+
+  it("answers UNPROCESSABLE when only a rule beyond the schema's JSON form refused the input", () => {
+    const Bounded = Schema.refine((b) => b.minReplicas <= b.maxReplicas, {
+      message: "minReplicas is above maxReplicas",
+      path: ["minReplicas"],
+    });
+    const codeOf = (input: unknown) => {
+      try {
+        parseInput(Bounded, input, "body");
+      } catch (error) {
+        return [(error as AppError).code, (error as AppError).details?.field];
+      }
+      return ["ok"];
+    };
+    expect(codeOf({ minReplicas: 3, maxReplicas: 2 })).toEqual([
+      "UNPROCESSABLE",
+      "body.minReplicas",
+    ]);
+    expect(codeOf({ minReplicas: "3", maxReplicas: 2 })).toEqual([
+      "BAD_REQUEST",
+      "body.minReplicas",
+    ]);
+    expect(codeOf({ minReplicas: 1, maxReplicas: 2 })).toEqual(["ok"]);
+  });
 });

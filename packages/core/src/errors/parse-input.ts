@@ -2,8 +2,12 @@ import type { z } from "zod";
 import { AppError } from "./app-error.ts";
 
 /**
- * Parses untrusted input with a zod schema; a failure becomes BAD_REQUEST naming the first
- * failing field (prefixed with `where`, e.g. "body") and listing every issue.
+ * Parses untrusted input with a zod schema; a failure names the first failing field
+ * (prefixed with `where`, e.g. "body") and lists every issue. Input the schema's JSON form
+ * (the OpenAPI document) already refuses is BAD_REQUEST; input that only a rule written in
+ * code refused (a refinement: layers adding up to imageBytes, min ≤ desired ≤ max, the
+ * model-source policy) is UNPROCESSABLE, so a client can tell "not what the document says"
+ * from "what the document says, refused by a rule it states in words".
  */
 export function parseInput<S extends z.ZodType>(
   schema: S,
@@ -19,7 +23,8 @@ export function parseInput<S extends z.ZodType>(
     return { path: path.join("."), message: issue.message };
   });
   const first = issues[0] ?? { path: where, message: "invalid" };
-  throw new AppError("BAD_REQUEST", `${first.path}: ${first.message}`, {
+  const byRuleOnly = result.error.issues.every((issue) => issue.code === "custom");
+  throw new AppError(byRuleOnly ? "UNPROCESSABLE" : "BAD_REQUEST", `${first.path}: ${first.message}`, {
     field: first.path,
     issues,
   });

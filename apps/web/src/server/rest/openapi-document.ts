@@ -12,6 +12,8 @@ import {
   ListDeploymentsQuery,
   ListEndpointColdStartsQuery,
   UpdateEndpointInput,
+  KNOWN_GPU_MODELS,
+  MAX_ENDPOINTS_PER_ORG,
   EndpointStatusResponse,
   ErrorResponse,
   LiveEvent,
@@ -45,16 +47,61 @@ const errors = (...statuses: number[]) =>
       },
     ]),
   );
+/** A JSON request body: always required, with an example a client can send as it is. */
+const body = (schema: z.ZodType, example: unknown) => ({
+  required: true,
+  content: { "application/json": { schema, example } },
+});
 const ERROR_TEXT: Record<number, string> = {
-  400: "Bad input; `error.details.field` names it",
+  400: "The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it",
   401: "No, malformed, unknown, revoked or expired API key",
   403: "The key lacks the scope",
   404: "No such endpoint (or cold start) in the key's org",
   409: "Idempotency-Key reused for a different request, no active deployment, or the slug is taken",
   413: "Body too large",
-  422: "The org has as many endpoints as it may have",
+  422: "The input matches this document but a rule the operation's description states refused it; `error.details.field` names the field",
   429: "The key spent its requests for the minute; `Retry-After` says when to retry",
 };
+
+/** What every operation with a body does with input the document refuses. */
+const SCHEMA_RULES =
+  "Input that does not match this document is a 400 naming the field (`error.details.field`).";
+const DEPLOYMENT_RULES =
+  "`imageLayers`, when given, add up to `imageBytes`; `estargzDigest` needs `estargzImageRef`; `imageRef`, `estargzImageRef` and `modelSource` name no loopback, private, link-local or metadata address; engine args hold no control characters.";
+const DEPLOYMENT_EXAMPLE = {
+  imageRef: "registry.example.com/vllm-openai:v0.12.0",
+  imageBytes: 7_800_000_000,
+  estargzImageRef: "registry.example.com/vllm-openai:v0.12.0-esgz",
+  modelSource: "hf://Qwen/Qwen2.5-7B-Instruct",
+  modelBytes: 15_200_000_000,
+  modelFormat: "safetensors",
+  engine: "vllm",
+};
+
+/**
+ * Links from an answer that names an endpoint to every operation on it, so a client (and the
+ * fuzzer's stateful phase) can follow a created endpoint through its life.
+ */
+function linksFromEndpoint(slug: string) {
+  const operations = [
+    "getEndpoint",
+    "updateEndpoint",
+    "listDeployments",
+    "createDeployment",
+    "listEndpointColdStarts",
+    "setDesiredReplicas",
+    "getEndpointStatus",
+    "postLoadSignal",
+    "getEndpointPredictions",
+    "deleteEndpoint",
+  ];
+  return Object.fromEntries(
+    operations.map((operationId) => [
+      operationId.charAt(0).toUpperCase() + operationId.slice(1),
+      { operationId, parameters: { endpoint: slug } },
+    ]),
+  );
+}
 
 export function openApiDocument() {
   return createDocument({
@@ -81,9 +128,20 @@ export function openApiDocument() {
           operationId: "createEndpoint",
           summary:
             "Create an endpoint with its first deployment, active at once (scope endpoints:write)",
-          requestBody: { content: { "application/json": { schema: CreateEndpointInput } } },
+          description: `${SCHEMA_RULES} Rules this document cannot express (422): minReplicas ≤ desiredReplicas ≤ maxReplicas; \`gpuType\` is a GPU model Thaw knows (${KNOWN_GPU_MODELS.join(", ")}) or one the org's fleet has; \`name\` holds no control characters; \`allowedPaths\` names each path once; the org holds at most ${MAX_ENDPOINTS_PER_ORG} live endpoints; ${DEPLOYMENT_RULES} 409: an endpoint with this slug exists.`,
+          requestBody: body(CreateEndpointInput, {
+              slug: "qwen-7b",
+              name: "Qwen 2.5 7B",
+              gpuType: "L40S",
+              maxReplicas: 2,
+              desiredReplicas: 1,
+              deployment: DEPLOYMENT_EXAMPLE,
+            }),
           responses: {
-            "201": json("Created; the scheduler brings up desiredReplicas", EndpointView),
+            "201": {
+              ...json("Created; the scheduler brings up desiredReplicas", EndpointView),
+              links: linksFromEndpoint("$response.body#/slug"),
+            },
             ...errors(400, 401, 403, 409, 413, 422, 429),
           },
         },
@@ -103,10 +161,11 @@ export function openApiDocument() {
           summary:
             "Change name, scaling bounds (desired is moved into them), start paths, objective, target concurrency or scale-to-zero delay (scope endpoints:write)",
           requestParams: { path: endpointParam },
-          requestBody: { content: { "application/json": { schema: UpdateEndpointInput } } },
+          description: `${SCHEMA_RULES} At least one field. Rules this document cannot express (422): minReplicas ≤ maxReplicas once the change is applied (a bound the body leaves out keeps its current value); \`name\` holds no control characters; \`allowedPaths\` names each path once. The desired count is moved into the new bounds.`,
+          requestBody: body(UpdateEndpointInput, { minReplicas: 1, maxReplicas: 4, objective: "p90" }),
           responses: {
             "200": json("The endpoint as changed", EndpointView),
-            ...errors(400, 401, 403, 404, 413, 429),
+            ...errors(400, 401, 403, 404, 413, 422, 429),
           },
         },
         delete: {
@@ -135,10 +194,11 @@ export function openApiDocument() {
           summary:
             "Roll the endpoint to a new immutable version; the previous one is superseded (scope deployments:write)",
           requestParams: { path: endpointParam },
-          requestBody: { content: { "application/json": { schema: DeploymentSpec } } },
+          description: `${SCHEMA_RULES} Rules this document cannot express (422): ${DEPLOYMENT_RULES}`,
+          requestBody: body(DeploymentSpec, DEPLOYMENT_EXAMPLE),
           responses: {
             "201": json("The new active deployment", DeploymentView),
-            ...errors(400, 401, 403, 404, 413, 429),
+            ...errors(400, 401, 403, 404, 413, 422, 429),
           },
         },
       },
@@ -148,7 +208,16 @@ export function openApiDocument() {
           summary: "An endpoint's recent cold starts, newest first (scope endpoints:read)",
           requestParams: { path: endpointParam, query: ListEndpointColdStartsQuery },
           responses: {
-            "200": json("Cold starts", ColdStartList),
+            "200": {
+              ...json("Cold starts", ColdStartList),
+              links: {
+                GetNewestColdStart: {
+                  operationId: "getColdStart",
+                  parameters: { id: "$response.body#/coldStarts/0/id" },
+                  description: "The newest cold start's phases and options",
+                },
+              },
+            },
             ...errors(400, 401, 403, 404, 429),
           },
         },
@@ -176,18 +245,20 @@ export function openApiDocument() {
             header: z.object({
               "idempotency-key": z
                 .string()
-                .max(128)
+                .regex(/^[\x21-\x7e]{1,128}$/, "1–128 visible ASCII characters")
                 .optional()
                 .meta({ description: "A retry with the same key gets the first answer." }),
             }),
           },
-          requestBody: { content: { "application/json": { schema: SetDesiredReplicasBody } } },
+          description:
+            "Rules this document cannot express (422): `replicas` within the endpoint's minReplicas–maxReplicas. 409: the Idempotency-Key was used before with a different body.",
+          requestBody: body(SetDesiredReplicasBody, { replicas: 2 }),
           responses: {
             "200": {
               description: "Desired count recorded; the scheduler reconciles",
               content: { "application/json": { schema: SetDesiredReplicasResponse } },
             },
-            ...errors(400, 401, 403, 404, 409, 413, 429),
+            ...errors(400, 401, 403, 404, 409, 413, 422, 429),
           },
         },
       },
@@ -226,7 +297,7 @@ export function openApiDocument() {
           summary:
             "Report load (in flight + queued); the KPA-style autoscaler sets the desired count (scope endpoints:scale)",
           requestParams: { path: endpointParam },
-          requestBody: { content: { "application/json": { schema: LoadSignalBody } } },
+          requestBody: body(LoadSignalBody, { inFlightRequests: 12, queueDepth: 30 }),
           responses: {
             "200": {
               description: "The autoscaler's decision",

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { allowedRestMethods, restPathMethods } from "../rest/rest-methods.ts";
+import { refusal } from "./method-guard.ts";
+
+const table = restPathMethods({
+  "/api/v1/endpoints": { get: {}, post: {} },
+  "/api/v1/endpoints/{endpoint}/replicas": { put: {} },
+  "/api/v1/cold-starts/{id}": { get: {} },
+});
+const allowed = (path: string) => allowedRestMethods(table, path);
+
+describe("REST path table", () => {
+  it("matches templates segment by segment, with HEAD wherever GET is declared", () => {
+    expect(allowed("/api/v1/endpoints")).toEqual(["GET", "POST", "HEAD"]);
+    expect(allowed("/api/v1/endpoints/")).toEqual(["GET", "POST", "HEAD"]);
+    expect(allowed("/api/v1/endpoints/llama/replicas?x=1")).toEqual(["PUT"]);
+    expect(allowed("/api/v1/endpoints/a/b/replicas")).toBeUndefined();
+    expect(allowed("/api/v1/endpoints/llama")).toBeUndefined();
+    expect(allowed("/sign-in")).toBeUndefined();
+  });
+});
+
+describe("method guard", () => {
+  it("refuses an undeclared method on a REST path, naming what is allowed", () => {
+    expect(refusal("DELETE", "/api/v1/endpoints/x/replicas", allowed)).toEqual({
+      allow: ["PUT"],
+      message: "DELETE is not allowed on this resource; it allows PUT.",
+    });
+    expect(refusal("patch", "/api/v1/endpoints", allowed)?.allow).toEqual(["GET", "POST", "HEAD"]);
+  });
+
+  it("passes declared methods, OPTIONS, and anything on a path that is not REST", () => {
+    expect(refusal("PUT", "/api/v1/endpoints/x/replicas", allowed)).toBeUndefined();
+    expect(refusal("HEAD", "/api/v1/cold-starts/1", allowed)).toBeUndefined();
+    expect(refusal("OPTIONS", "/api/v1/endpoints/x/replicas", allowed)).toBeUndefined();
+    expect(refusal("DELETE", "/api/trpc/endpoints.list", allowed)).toBeUndefined();
+  });
+
+  it("refuses TRACE and TRACK everywhere: the fetch standard cannot represent them", () => {
+    expect(refusal("TRACE", "/api/v1/endpoints", allowed)?.allow).toEqual(["GET", "POST", "HEAD"]);
+    expect(refusal("TRACK", "/", allowed)?.allow).toContain("GET");
+  });
+});
