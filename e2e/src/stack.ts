@@ -1,18 +1,16 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { createJoinToken } from "@thaw/core";
-import { seedDemo } from "@thaw/db/seed";
-import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
+import type { TestDatabase } from "@thaw/db/testing";
+import { startProcess, waitFor } from "./process.ts";
+import { startWebServer } from "./web-server.ts";
+
+export { freePort, startProcess, waitFor } from "./process.ts";
 
 // Starts the real stack for browser tests: the built dashboard (next start), one
 // scheduler and a sim agent, on a database of their own and a BullMQ prefix of their own.
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 export interface Stack {
   baseUrl: string;
@@ -23,99 +21,20 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
-  });
-}
-
-export function startProcess(
-  name: string,
-  cwd: string,
-  command: string[],
-  env: NodeJS.ProcessEnv,
-  logs: string[],
-): ChildProcess {
-  const [bin, ...args] = command as [string, ...string[]];
-  const child = spawn(bin, args, {
-    cwd: join(root, cwd),
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const keep = (chunk: Buffer) => {
-    logs.push(`[${name}] ${chunk.toString()}`);
-    if (logs.length > 400) logs.shift();
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  return child;
-}
-
-export async function waitFor(
-  what: string,
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-  logs: string[],
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(
-    `${what} did not happen within ${timeoutMs / 1000} s. Last output:\n${logs.slice(-40).join("")}`,
-  );
-}
-
-export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {}): Promise<Stack> {
+export async function startStack({
+  simHosts = "g5.xlarge:1,g6e.xlarge:1",
+  webEnv = {},
+}: { simHosts?: string; webEnv?: Record<string, string> } = {}): Promise<Stack> {
   const logs: string[] = [];
-  const database = await createTestDatabase();
-  const { orgId } = await seedDemo(database.db);
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const redisUrl = process.env.REDIS_URL;
-  if (!redisUrl)
-    throw new Error(
-      "REDIS_URL is not set: run 'bash infra/dev/services.sh' and source .data/services.env.",
-    );
-  const common = {
-    DATABASE_URL: database.url,
-    REDIS_URL: redisUrl,
-    NEXT_TELEMETRY_DISABLED: "1",
-    // Web derives node credentials from it; the scheduler derives them again to call agents.
-    THAW_NODE_CREDENTIAL_SECRET: randomBytes(32).toString("base64url"),
-    // Web enqueues, the scheduler consumes: one prefix, of this stack alone.
-    THAW_QUEUE_PREFIX: `e2e-${randomBytes(4).toString("hex")}`,
-  };
+  const web = await startWebServer({ env: webEnv, logs });
+  const { baseUrl, database, orgId, sharedEnv: common } = web;
 
-  const children: ChildProcess[] = [];
+  const children: ChildProcess[] = [web.process];
   const named = new Map<string, ChildProcess>();
   const exited = (c: ChildProcess) =>
     c.exitCode !== null || c.signalCode !== null
       ? Promise.resolve()
       : new Promise<void>((r) => c.once("exit", () => r()));
-  children.push(
-    startProcess(
-      "web",
-      "apps/web",
-      ["node_modules/.bin/next", "start", "--port", String(port), "--hostname", "127.0.0.1"],
-      {
-        ...common,
-        BETTER_AUTH_SECRET: randomBytes(32).toString("base64url"),
-        BETTER_AUTH_URL: baseUrl,
-      },
-      logs,
-    ),
-  );
   children.push(
     startProcess(
       "scheduler",
@@ -124,12 +43,6 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
       common,
       logs,
     ),
-  );
-  await waitFor(
-    "the dashboard answering",
-    async () => (await fetch(`${baseUrl}/sign-in`)).ok,
-    60_000,
-    logs,
   );
 
   const state = mkdtempSync(join(tmpdir(), "thaw-e2e-agent-"));
@@ -205,7 +118,7 @@ export async function startStack({ simHosts = "g5.xlarge:1,g6e.xlarge:1" } = {})
     async stop() {
       for (const child of children) child.kill("SIGTERM");
       await Promise.all(children.map(exited));
-      await database.drop();
+      await web.stop();
     },
   };
 }
