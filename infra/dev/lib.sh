@@ -68,3 +68,20 @@ ensure_moto() {
     || die "could not install moto[server]==$MOTO_VERSION with pip (is PyPI reachable?)."
   echo "$MOTO_VERSION" > "$venv/.version"
 }
+
+# schemathesis, the OpenAPI fuzzer the REST API is tested with, in a venv under
+# .data/schemathesis (pinned; the fuzz test runs it from THAW_SCHEMATHESIS).
+SCHEMATHESIS_VERSION=4.32.5
+ensure_schemathesis() {
+  local venv="$DATA/schemathesis"
+  export THAW_SCHEMATHESIS="$venv/bin/schemathesis"
+  if [ -x "$THAW_SCHEMATHESIS" ] && [ "$(cat "$venv/.version" 2>/dev/null)" = "$SCHEMATHESIS_VERSION" ]; then return 0; fi
+  command -v python3 >/dev/null || apt_ensure python3
+  python3 -c 'import venv, ensurepip' 2>/dev/null || apt_ensure python3-venv
+  say "installing schemathesis $SCHEMATHESIS_VERSION (OpenAPI fuzzer) into .data/schemathesis"
+  rm -rf "$venv"
+  python3 -m venv "$venv" >&2 || die "could not create a Python venv in $venv; install python3-venv and try again."
+  "$venv/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION" >&2 \
+    || die "could not install schemathesis==$SCHEMATHESIS_VERSION with pip (is PyPI reachable?)."
+  echo "$SCHEMATHESIS_VERSION" > "$venv/.version"
+}

@@ -10,6 +10,7 @@ ensure_node_and_pnpm
 if is_root; then apt_ensure chromium containerd runc docker-registry umoci skopeo busybox-static; else apt_ensure chromium; fi
 pnpm_install
 ensure_moto
+ensure_schemathesis
 bash "$ROOT/infra/dev/services.sh"
 load_service_env
 

@@ -24,8 +24,12 @@ export function parseInput<S extends z.ZodType>(
   });
   const first = issues[0] ?? { path: where, message: "invalid" };
   const byRuleOnly = result.error.issues.every((issue) => issue.code === "custom");
-  throw new AppError(byRuleOnly ? "UNPROCESSABLE" : "BAD_REQUEST", `${first.path}: ${first.message}`, {
-    field: first.path,
-    issues,
-  });
+  throw new AppError(
+    byRuleOnly ? "UNPROCESSABLE" : "BAD_REQUEST",
+    `${first.path}: ${first.message}`,
+    {
+      field: first.path,
+      issues,
+    },
+  );
 }

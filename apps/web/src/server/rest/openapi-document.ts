@@ -103,6 +103,22 @@ function linksFromEndpoint(slug: string) {
   );
 }
 
+/**
+ * One server-sent event of /api/v1/stream as OpenAPI 3.1 describes an event stream: the
+ * event's fields, its `data` a JSON LiveEvent (comment lines such as `: ping` carry no event).
+ */
+const LiveEventFrame = z
+  .object({
+    event: z.literal("cold_starts"),
+    data: z.string().meta({
+      contentMediaType: "application/json",
+      contentSchema: { $ref: "#/components/schemas/LiveEvent" },
+    }),
+    id: z.string().optional(),
+    retry: z.number().int().optional(),
+  })
+  .meta({ id: "LiveEventFrame" });
+
 export function openApiDocument() {
   return createDocument({
     openapi: "3.1.0",
@@ -112,7 +128,10 @@ export function openApiDocument() {
       description:
         'Deploy, change, scale and delete model endpoints and read their state and cold starts. Authenticate with `Authorization: Bearer thaw_…` (an API key from the dashboard); every error answers `{"error":{"code","message","details"}}`. Each key may make THAW_REST_RATE_LIMIT_PER_MINUTE requests a minute (600 by default); answers carry RateLimit-Limit / -Remaining / -Reset.',
     },
-    components: { securitySchemes: { apiKey: { type: "http", scheme: "bearer" } } },
+    components: {
+      securitySchemes: { apiKey: { type: "http", scheme: "bearer" } },
+      schemas: { LiveEvent },
+    },
     security: [{ apiKey: [] }],
     paths: {
       "/api/v1/endpoints": {
@@ -130,13 +149,13 @@ export function openApiDocument() {
             "Create an endpoint with its first deployment, active at once (scope endpoints:write)",
           description: `${SCHEMA_RULES} Rules this document cannot express (422): minReplicas ≤ desiredReplicas ≤ maxReplicas; \`gpuType\` is a GPU model Thaw knows (${KNOWN_GPU_MODELS.join(", ")}) or one the org's fleet has; \`name\` holds no control characters; \`allowedPaths\` names each path once; the org holds at most ${MAX_ENDPOINTS_PER_ORG} live endpoints; ${DEPLOYMENT_RULES} 409: an endpoint with this slug exists.`,
           requestBody: body(CreateEndpointInput, {
-              slug: "qwen-7b",
-              name: "Qwen 2.5 7B",
-              gpuType: "L40S",
-              maxReplicas: 2,
-              desiredReplicas: 1,
-              deployment: DEPLOYMENT_EXAMPLE,
-            }),
+            slug: "qwen-7b",
+            name: "Qwen 2.5 7B",
+            gpuType: "L40S",
+            maxReplicas: 2,
+            desiredReplicas: 1,
+            deployment: DEPLOYMENT_EXAMPLE,
+          }),
           responses: {
             "201": {
               ...json("Created; the scheduler brings up desiredReplicas", EndpointView),
@@ -162,7 +181,11 @@ export function openApiDocument() {
             "Change name, scaling bounds (desired is moved into them), start paths, objective, target concurrency or scale-to-zero delay (scope endpoints:write)",
           requestParams: { path: endpointParam },
           description: `${SCHEMA_RULES} At least one field. Rules this document cannot express (422): minReplicas ≤ maxReplicas once the change is applied (a bound the body leaves out keeps its current value); \`name\` holds no control characters; \`allowedPaths\` names each path once. The desired count is moved into the new bounds.`,
-          requestBody: body(UpdateEndpointInput, { minReplicas: 1, maxReplicas: 4, objective: "p90" }),
+          requestBody: body(UpdateEndpointInput, {
+            minReplicas: 1,
+            maxReplicas: 4,
+            objective: "p90",
+          }),
           responses: {
             "200": json("The endpoint as changed", EndpointView),
             ...errors(400, 401, 403, 404, 413, 422, 429),
@@ -285,7 +308,7 @@ export function openApiDocument() {
             "200": {
               description:
                 "An event stream; each `data:` line is one LiveEvent (ids to re-read through the API)",
-              content: { "text/event-stream": { schema: LiveEvent } },
+              content: { "text/event-stream": { schema: LiveEventFrame } },
             },
             ...errors(401, 403, 429),
           },
