@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseCidrList } from "./server/http/client-address.ts";
 
 // The web app's environment, parsed once (DESIGN.md §7). This is the only file in src/ that
 // reads process.env. Parsing is lazy: `next build` imports route modules to collect page
@@ -37,6 +38,56 @@ const WebEnv = z.object({
     .min(1)
     .max(1_000_000)
     .default(600),
+  /**
+   * Proxies (CIDRs, comma-separated) whose X-Forwarded-For is believed: set it to the load
+   * balancer's subnet. Unset: nobody's, and the TCP peer is the client.
+   */
+  THAW_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      try {
+        return parseCidrList(text);
+      } catch {
+        ctx.addIssue({
+          code: "custom",
+          message: "must be comma-separated CIDRs or addresses, e.g. 10.0.0.0/8,fd00::/8",
+        });
+        return z.NEVER;
+      }
+    }),
+  /** REST and agent-API requests per client address per minute, before credentials. */
+  THAW_API_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1)
+    .max(10_000_000)
+    .default(3_000),
+  /** Sign-in attempts per account per 15 minutes (a success clears the count). */
+  THAW_SIGN_IN_ATTEMPTS_PER_ACCOUNT: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1)
+    .max(10_000)
+    .default(10),
+  /** Sign-in attempts per client address per 15 minutes. */
+  THAW_SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1)
+    .max(100_000)
+    .default(50),
+  /** Live streams (/api/live, /api/v1/stream) one user or API key may hold open at once. */
+  THAW_LIVE_STREAMS_PER_PRINCIPAL: z.coerce.number().int().min(1).max(10_000).default(8),
+  /** Live streams one org may hold open at once, over all its users and keys. */
+  THAW_LIVE_STREAMS_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(200),
+  /** How often an open live stream re-checks that its user or key still has access. */
+  THAW_LIVE_RECHECK_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
+  /** Self-service sign-up at /api/auth/sign-up/email ("true" to allow; off by default). */
+  THAW_ALLOW_SIGN_UP: z
+    .enum(["true", "false"], { error: 'must be "true" or "false"' })
+    .default("false")
+    .transform((v) => v === "true"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 export type WebEnv = z.infer<typeof WebEnv>;

@@ -7,8 +7,12 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs" || isNextBuild()) return;
   const { checkEnvironmentAtBoot } = await import("./server/boot.ts");
   checkEnvironmentAtBoot();
-  const { installMethodGuard } = await import("./server/http/method-guard.ts");
+  const { env } = await import("./env.ts");
+  const { installRequestEdge } = await import("./server/http/request-edge.ts");
   const { allowedRestMethods, servedRestPathMethods } =
     await import("./server/rest/rest-methods.ts");
-  installMethodGuard((path) => allowedRestMethods(servedRestPathMethods(), path));
+  installRequestEdge({
+    allowedOnRestPath: (path) => allowedRestMethods(servedRestPathMethods(), path),
+    trustedProxies: env().THAW_TRUSTED_PROXIES,
+  });
 }

@@ -35,7 +35,12 @@ describe("REST v1 fuzzed from its OpenAPI document", () => {
 
   beforeAll(async () => {
     // The fuzzer sends thousands of requests a minute: this key's limit must not be the answer.
-    stack = await startStack({ webEnv: { THAW_REST_RATE_LIMIT_PER_MINUTE: "1000000" } });
+    stack = await startStack({
+      webEnv: {
+        THAW_REST_RATE_LIMIT_PER_MINUTE: "1000000",
+        THAW_API_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "1000000",
+      },
+    });
     key = await newApiKey(stack.database.db, stack.orgId, API_KEY_SCOPES, { name: "fuzz" });
   });
   afterAll(async () => {

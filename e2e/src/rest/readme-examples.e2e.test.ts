@@ -59,11 +59,11 @@ describe("the README's REST examples", () => {
     /** What a reader puts in for each placeholder. */
     const fill: Record<string, () => Promise<string>> = {
       KEY: () => Promise.resolve(key),
-      ID: async () => {
+      ID: () => {
         const list = JSON.parse(lastBody) as { coldStarts?: { id: string }[] };
         const id = list.coldStarts?.[0]?.id;
         if (!id) throw new Error(`the answer before 'ID=' lists no cold start: ${lastBody}`);
-        return id;
+        return Promise.resolve(id);
       },
     };
     const ran: string[] = [];

@@ -46,7 +46,8 @@ export function restClient(baseUrl: string, defaultKey?: string) {
     } catch {
       json = undefined;
     }
-    return { status: response.status, headers: response.headers, json, text } as RestAnswer;
+    const answer: RestAnswer = { status: response.status, headers: response.headers, json, text };
+    return answer;
   };
 }
 

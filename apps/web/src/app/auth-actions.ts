@@ -3,7 +3,10 @@
 import { isAPIError } from "better-auth/api";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { isAppError } from "@thaw/core";
 import { getAuth } from "../server/auth.ts";
+import { clientAddressOf } from "../server/http/client-of.ts";
+import { admitSignInAttempt, signInSucceeded } from "../server/limits/sign-in-limits.ts";
 import { log } from "../server/logger.ts";
 
 export interface SignInState {
@@ -21,9 +24,13 @@ export async function signInAction(_previous: SignInState, form: FormData): Prom
   const email = formText(form, "email").trim();
   const password = formText(form, "password");
   if (!email || !password) return { error: "Enter your email and password.", email };
+  const requestHeaders = await headers();
   try {
-    await getAuth().api.signInEmail({ body: { email, password }, headers: await headers() });
+    await admitSignInAttempt(email, clientAddressOf(requestHeaders));
+    await getAuth().api.signInEmail({ body: { email, password }, headers: requestHeaders });
+    await signInSucceeded(email);
   } catch (error) {
+    if (isAppError(error) && error.code === "RATE_LIMITED") return { error: error.message, email };
     if (isAPIError(error)) {
       const invalid = error.status === "UNAUTHORIZED" || error.statusCode === 401;
       return {

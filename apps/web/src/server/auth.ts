@@ -3,15 +3,23 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
 import { env } from "../env.ts";
 import { getDb } from "./db.ts";
+import { CLIENT_ADDRESS_HEADER } from "./http/client-of.ts";
 
 function createAuth() {
-  const { BETTER_AUTH_SECRET, BETTER_AUTH_URL } = env();
+  const { BETTER_AUTH_SECRET, BETTER_AUTH_URL, THAW_ALLOW_SIGN_UP } = env();
   return betterAuth({
     appName: "Thaw",
     secret: BETTER_AUTH_SECRET,
     baseURL: BETTER_AUTH_URL,
     database: prismaAdapter(getDb(), { provider: "postgresql" }),
-    emailAndPassword: { enabled: true, minPasswordLength: 10 },
+    // Open sign-up let anyone claim an email before its owner was invited (account
+    // pre-hijack); people are added by invitation or by `org:create`.
+    emailAndPassword: { enabled: true, minPasswordLength: 10, disableSignUp: !THAW_ALLOW_SIGN_UP },
+    // The web tier limits /api/auth and every sign-in itself (limits/), in Redis and by the
+    // address the request edge vouches for; better-auth's limiter counted per process and
+    // believed any client's X-Forwarded-For.
+    rateLimit: { enabled: false },
+    advanced: { ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] } },
     session: { expiresIn: 60 * 60 * 24 * 7, updateAge: 60 * 60 * 24 },
     telemetry: { enabled: false },
     // nextCookies must stay the last plugin: it copies Set-Cookie into Next's cookie store

@@ -16,6 +16,20 @@ export async function readJsonBody(
   request: Request,
   limitBytes = MAX_JSON_BODY_BYTES,
 ): Promise<unknown> {
+  const text = Buffer.from(await readBodyBytes(request, limitBytes)).toString("utf8");
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError("BAD_REQUEST", "Request body must be a JSON document.", { field: "body" });
+  }
+}
+
+/**
+ * Reads a request body's bytes, refusing more than `limitBytes` (PAYLOAD_TOO_LARGE) by
+ * Content-Length when given and by counting while streaming when not: a larger body is never
+ * held in memory.
+ */
+export async function readBodyBytes(request: Request, limitBytes: number): Promise<Uint8Array> {
   const tooLarge = () =>
     new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${limitBytes} bytes.`, { limitBytes });
   const declared = Number(request.headers.get("content-length") ?? "0");
@@ -35,12 +49,7 @@ export async function readJsonBody(
       chunks.push(value);
     }
   }
-  const text = Buffer.concat(chunks).toString("utf8");
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new AppError("BAD_REQUEST", "Request body must be a JSON document.", { field: "body" });
-  }
+  return Buffer.concat(chunks);
 }
 
 /** The bearer token of an Authorization header, or null. */
@@ -55,7 +64,13 @@ export function errorResponse(error: unknown, request: Request): Response {
     const body: ErrorBody = {
       error: { code: error.code, message: error.message, details: error.details ?? null },
     };
-    return Response.json(body, { status: httpStatusOf(error.code) });
+    const retryAfter = error.details?.retryAfterSeconds;
+    // Every 429 says when to come back (RFC 9110 §10.2.3).
+    const headers: Record<string, string> =
+      error.code === "RATE_LIMITED"
+        ? { "retry-after": String(typeof retryAfter === "number" ? retryAfter : 60) }
+        : {};
+    return Response.json(body, { status: httpStatusOf(error.code), headers });
   }
   const errorId = crypto.randomUUID();
   log().error(

@@ -1,7 +1,15 @@
-import { LIVE_CHANNELS, LiveEvent } from "@thaw/core";
+import { AppError, LIVE_CHANNELS, LiveEvent } from "@thaw/core";
 import { env } from "../../env.ts";
+import { consumeLimit } from "../limits/rate-limits.ts";
 import { log } from "../logger.ts";
 import { readyWebRedis } from "../queue-producer.ts";
+import { listen } from "./live-hub.ts";
+import {
+  releaseStreamSlot,
+  renewStreamSlot,
+  takeStreamSlot,
+  type SlotHolder,
+} from "./stream-slots.ts";
 
 // Live events (DESIGN.md §3): Redis pub/sub per org, fed by telemetry ingest and served as
 // server-sent events. Redis may lose them at any time — they only tell a client what to
@@ -30,11 +38,24 @@ export async function publishColdStartProgress(
 
 const PING_MS = 15_000;
 
+export interface LiveStreamRequest {
+  orgId: string;
+  /** Who holds the stream, e.g. `user:<id>` or `api_key:<id>`: its slots and open budget. */
+  principal: string;
+  signal: AbortSignal;
+  /**
+   * Asked again every THAW_LIVE_RECHECK_SECONDS: false (a revoked or expired key, a member
+   * removed or demoted, a session ended) closes the stream.
+   */
+  stillAllowed: () => Promise<boolean>;
+}
+
 /**
- * An SSE response with the org's live events until the client goes away. One Redis
- * subscriber per stream; a comment line every 15 s keeps proxies from closing it.
+ * An SSE response with the org's live events until the client goes away or loses access.
+ * Refused (429) past the principal's opens per minute or its open streams, or the org's;
+ * counted in Redis across web processes. All streams of a process share one Redis subscriber.
  */
-export async function liveEventResponse(orgId: string, signal: AbortSignal): Promise<Response> {
+export async function liveEventResponse(live: LiveStreamRequest): Promise<Response> {
   const redis = await readyWebRedis();
   if (!redis) {
     return Response.json(
@@ -42,24 +63,59 @@ export async function liveEventResponse(orgId: string, signal: AbortSignal): Pro
       { status: 503, headers: { "retry-after": "30" } },
     );
   }
-  const subscriber = redis.duplicate({ enableOfflineQueue: true, lazyConnect: false });
+  const e = env();
+  await consumeLimit("liveOpensPerPrincipal", live.principal);
+  const recheckMs = e.THAW_LIVE_RECHECK_SECONDS * 1000;
+  const lapseMs = 3 * recheckMs;
+  const prefix = `${e.THAW_QUEUE_PREFIX}:live-streams`;
+  const holders: SlotHolder[] = [
+    {
+      key: `${prefix}:${live.principal}`,
+      cap: e.THAW_LIVE_STREAMS_PER_PRINCIPAL,
+      who: live.principal.startsWith("api_key:") ? "this API key" : "this user",
+    },
+    { key: `${prefix}:org:${live.orgId}`, cap: e.THAW_LIVE_STREAMS_PER_ORG, who: "this org" },
+  ];
+  const streamId = crypto.randomUUID();
+  const full = await takeStreamSlot(redis, holders, streamId, lapseMs);
+  if (full)
+    throw new AppError(
+      "RATE_LIMITED",
+      `Too many open live streams for ${full.who} (at most ${full.cap}); close one and retry.`,
+      { retryAfterSeconds: 5, openStreamsLimit: full.cap },
+    );
+
   const encoder = new TextEncoder();
   let ping: NodeJS.Timeout | undefined;
+  let recheck: NodeJS.Timeout | undefined;
+  let stopListening: (() => void) | undefined;
+  let closed = false;
+  let controllerRef: ReadableStreamDefaultController<Uint8Array> | undefined;
   const close = () => {
+    if (closed) return;
+    closed = true;
     clearInterval(ping);
-    subscriber.disconnect();
+    clearInterval(recheck);
+    stopListening?.();
+    releaseStreamSlot(redis, holders, streamId).catch(() => undefined);
+    try {
+      controllerRef?.close();
+    } catch {
+      // already closed by the client
+    }
   };
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
+      controllerRef = controller;
       const send = (text: string) => {
+        if (closed) return;
         try {
           controller.enqueue(encoder.encode(text));
         } catch {
           close();
         }
       };
-      subscriber.on("message", (_channel: string, message: string) => {
-        // A throw here would be uncaught (an emitter callback) and take the server down.
+      stopListening = await listen(redis, channel(live.orgId), (message) => {
         let json: unknown;
         try {
           json = JSON.parse(message);
@@ -70,17 +126,24 @@ export async function liveEventResponse(orgId: string, signal: AbortSignal): Pro
         if (parsed.success)
           send(`event: ${parsed.data.type}\ndata: ${JSON.stringify(parsed.data)}\n\n`);
       });
-      await subscriber.subscribe(channel(orgId));
+      if (closed) stopListening();
       send("retry: 3000\n: connected\n\n");
       ping = setInterval(() => send(": ping\n\n"), PING_MS);
-      signal.addEventListener("abort", () => {
-        close();
-        try {
-          controller.close();
-        } catch {
-          // already closed by the client
-        }
-      });
+      recheck = setInterval(() => {
+        live
+          .stillAllowed()
+          .then(async (allowed) => {
+            if (!allowed) return close();
+            await renewStreamSlot(redis, holders, streamId, lapseMs);
+          })
+          .catch((error: unknown) =>
+            log().warn(
+              { err: error instanceof Error ? error.message : String(error) },
+              "live stream: access re-check failed; kept until the next one",
+            ),
+          );
+      }, recheckMs);
+      live.signal.addEventListener("abort", close);
     },
     cancel: close,
   });

@@ -1,16 +1,13 @@
-import {
-  assertCan,
-  authenticateApiKey,
-  isAppError,
-  type Actor,
-  type ApiKeyScope,
-} from "@thaw/core";
+import { assertCan, authenticateApiKey, type Actor, type ApiKeyScope } from "@thaw/core";
 import type { DbClient } from "@thaw/db";
 import { getDb } from "../db.ts";
+import { clientAddressOf } from "../http/client-of.ts";
 import { bearerToken, errorResponse } from "../http/json-route.ts";
+import { consumeLimit } from "../limits/rate-limits.ts";
 import { consumeRestQuota, rateLimitHeaders } from "./rate-limit.ts";
 
-// The one route builder of REST v1 (DESIGN.md §7): API key → actor, the key's rate limit,
+// The one route builder of REST v1 (DESIGN.md §7): the client address's budget (before any
+// key is looked up, so guessing keys costs budget too), API key → actor, the key's rate limit,
 // scope check, then the handler (parse → core → return); every error becomes {"error":{"code","message","details"}}
 // with the status of core's one code table.
 
@@ -37,6 +34,7 @@ export function restRoute(
   // the built server, so the route's params are whatever it got, or none.
   return async (request: Request, context?: RouteContext): Promise<Response> => {
     try {
+      await consumeLimit("apiPerAddress", clientAddressOf(request));
       const db = getDb();
       const actor = await authenticateApiKey({ key: bearerToken(request), db });
       const quota = await consumeRestQuota(actor.apiKeyId);
@@ -57,15 +55,7 @@ export function restRoute(
         headers: { "cache-control": "no-store", ...rateLimitHeaders(quota) },
       });
     } catch (error) {
-      const response = errorResponse(error, request);
-      if (isAppError(error) && error.code === "RATE_LIMITED") {
-        const retryAfter = error.details?.retryAfterSeconds;
-        response.headers.set(
-          "retry-after",
-          typeof retryAfter === "number" ? String(retryAfter) : "60",
-        );
-      }
-      return response;
+      return errorResponse(error, request);
     }
   };
 }

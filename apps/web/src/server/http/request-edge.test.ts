@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { allowedRestMethods, restPathMethods } from "../rest/rest-methods.ts";
-import { refusal } from "./method-guard.ts";
+import { declaredBodyTooLarge, refusal } from "./request-edge.ts";
 
 const table = restPathMethods({
   "/api/v1/endpoints": { get: {}, post: {} },
@@ -39,5 +39,13 @@ describe("method guard", () => {
   it("refuses TRACE and TRACK everywhere: the fetch standard cannot represent them", () => {
     expect(refusal("TRACE", "/api/v1/endpoints", allowed)?.allow).toEqual(["GET", "POST", "HEAD"]);
     expect(refusal("TRACK", "/", allowed)?.allow).toContain("GET");
+  });
+});
+
+describe("declared body size", () => {
+  it("refuses a body declared larger than any route accepts, before it is read", () => {
+    expect(declaredBodyTooLarge(String(100 * 1024 * 1024))).toBe(true);
+    expect(declaredBodyTooLarge(String(1024 * 1024))).toBe(false);
+    expect(declaredBodyTooLarge(undefined)).toBe(false);
   });
 });

@@ -1,0 +1,125 @@
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { clientAddress, type Cidr } from "./client-address.ts";
+import { CLIENT_ADDRESS_HEADER } from "./client-of.ts";
+import { MAX_JSON_BODY_BYTES, type ErrorBody } from "./json-route.ts";
+
+// The request edge: what every request meets before Next. It stamps the client's address
+// (client-address.ts) and refuses, before Next sees them:
+// - a body declared larger than any route accepts (413), so no route buffers it;
+// - TRACE and TRACK, which the fetch standard forbids, so Next fails to build a Request for
+//   them and answers 500 (whatever the route);
+// - on a REST path, any method its OpenAPI document does not declare, which Next answers 405
+//   without the `Allow` header RFC 9110 requires, or not at all for a route it has no
+//   handler for.
+// Installed once at server start (instrumentation.ts); the decisions are pure functions.
+
+/** Methods the fetch standard forbids in a Request (CONNECT never reaches 'request'). */
+const FETCH_FORBIDDEN_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
+/** What the server answers on a path outside the REST table. */
+const SERVER_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+export interface MethodRefusal {
+  allow: readonly string[];
+  message: string;
+}
+
+/**
+ * Whether a request's method is refused: `allowedOnRestPath` says what a REST path allows
+ * (undefined: not a REST path). OPTIONS is left to Next, which answers it with `Allow`.
+ */
+export function refusal(
+  method: string,
+  pathname: string,
+  allowedOnRestPath: (pathname: string) => readonly string[] | undefined,
+): MethodRefusal | undefined {
+  const upper = method.toUpperCase();
+  const allow = allowedOnRestPath(pathname);
+  if (FETCH_FORBIDDEN_METHODS.has(upper))
+    return { allow: allow ?? SERVER_METHODS, message: `${upper} is not supported here.` };
+  if (!allow || upper === "OPTIONS" || allow.includes(upper)) return undefined;
+  return {
+    allow,
+    message: `${upper} is not allowed on this resource; it allows ${allow.join(", ")}.`,
+  };
+}
+
+/** Whether a declared body is larger than any route accepts. */
+export function declaredBodyTooLarge(contentLength: string | undefined): boolean {
+  return Number(contentLength ?? "0") > MAX_JSON_BODY_BYTES;
+}
+
+function answer(
+  response: ServerResponse,
+  status: number,
+  body: ErrorBody,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-store",
+    // The body was not read: the connection cannot carry another request.
+    connection: "close",
+  });
+  response.end(text);
+}
+
+export interface RequestEdgeOptions {
+  allowedOnRestPath: (pathname: string) => readonly string[] | undefined;
+  trustedProxies: readonly Cidr[];
+}
+
+let installed = false;
+
+/** Puts the edge in front of every HTTP server of this process (Next's included). */
+export function installRequestEdge(options: RequestEdgeOptions): void {
+  if (installed) return;
+  installed = true;
+  const proto = http.Server.prototype as unknown as {
+    emit: (event: string | symbol, ...args: unknown[]) => boolean;
+  };
+  const emit = proto.emit;
+  proto.emit = function requestEdgeEmit(this: http.Server, event, ...args) {
+    if (event === "request") {
+      const [request, response] = args as [IncomingMessage, ServerResponse];
+      request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(
+        request.socket.remoteAddress,
+        request.headers["x-forwarded-for"],
+        options.trustedProxies,
+      );
+      const refused = refusal(
+        request.method ?? "GET",
+        request.url ?? "/",
+        options.allowedOnRestPath,
+      );
+      if (refused) {
+        answer(
+          response,
+          405,
+          {
+            error: {
+              code: "METHOD_NOT_ALLOWED",
+              message: refused.message,
+              details: { allow: refused.allow.join(", ") },
+            },
+          },
+          { allow: refused.allow.join(", ") },
+        );
+        return true;
+      }
+      if (declaredBodyTooLarge(request.headers["content-length"])) {
+        answer(response, 413, {
+          error: {
+            code: "PAYLOAD_TOO_LARGE",
+            message: `Request body exceeds ${MAX_JSON_BODY_BYTES} bytes.`,
+            details: { limitBytes: MAX_JSON_BODY_BYTES },
+          },
+        });
+        return true;
+      }
+    }
+    return emit.call(this, event, ...args);
+  };
+}

@@ -1,0 +1,91 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebServer, type WebServer } from "../web-server.ts";
+import { newApiKey } from "../rest/rest-client.ts";
+
+// Live streams as a hostile client would use them (issue 23, finding 5), against the built
+// server: each stream used to open its own Redis connection with no cap, and kept delivering
+// after its key was revoked.
+
+const PER_PRINCIPAL = 3;
+
+describe("live stream abuse", () => {
+  let server: WebServer;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    server = await startWebServer({
+      env: {
+        THAW_LIVE_STREAMS_PER_PRINCIPAL: String(PER_PRINCIPAL),
+        THAW_LIVE_RECHECK_SECONDS: "1",
+      },
+    });
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.stop();
+  });
+
+  const open = (key: string) => {
+    const abort = new AbortController();
+    const response = fetch(`${server.baseUrl}/api/v1/stream`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: abort.signal,
+    });
+    return { response, abort };
+  };
+  const redisClients = async () =>
+    ((await redis.call("CLIENT", "LIST")) as string).trim().split("\n").length;
+
+  it("refuses streams past the key's cap, on one shared Redis subscriber", async () => {
+    const key = await newApiKey(server.database.db, server.orgId, ["endpoints:read"]);
+    // Warm the server's own connections (the first stream opens its subscriber).
+    const first = open(key);
+    expect((await first.response).status).toBe(200);
+    const baseline = await redisClients();
+    const more = Array.from({ length: PER_PRINCIPAL - 1 }, () => open(key));
+    for (const s of more) expect((await s.response).status).toBe(200);
+    const refused = await open(key).response;
+    expect(refused.status).toBe(429);
+    const refusal = (await refused.json()) as { error: { code: string; message: string } };
+    expect(refusal.error.code).toBe("RATE_LIMITED");
+    expect(refusal.error.message).toMatch(/open live streams/);
+    expect(await redisClients()).toBe(baseline);
+    for (const s of [first, ...more]) s.abort.abort();
+    // Closed streams give their slots back.
+    await expect
+      .poll(
+        async () => {
+          const again = open(key);
+          const status = (await again.response).status;
+          again.abort.abort();
+          return status;
+        },
+        { timeout: 5_000 },
+      )
+      .toBe(200);
+  });
+
+  it("closes a revoked key's stream", async () => {
+    const key = await newApiKey(server.database.db, server.orgId, ["endpoints:read"], {
+      name: "to-revoke",
+    });
+    const stream = open(key);
+    const response = await stream.response;
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    await reader.read();
+    await server.database.db.apiKey.updateMany({
+      where: { name: "to-revoke" },
+      data: { revokedAt: new Date() },
+    });
+    const ended = await Promise.race([
+      (async () => {
+        for (;;) if ((await reader.read()).done) return true;
+      })(),
+      new Promise<false>((r) => setTimeout(() => r(false), 5_000)),
+    ]);
+    expect(ended, "the stream ended within 5 s of the revocation").toBe(true);
+  });
+});

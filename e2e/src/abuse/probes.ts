@@ -1,0 +1,59 @@
+import { readFileSync } from "node:fs";
+import { request } from "node:http";
+
+// Instruments of the abuse suite: a process's resident memory, and a raw HTTP client that
+// sends what fetch will not (any method, any header, a body streamed in pieces).
+
+/** Resident set size of a process, in MiB (Linux /proc). */
+export function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"));
+  return Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024;
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * One request by node:http. `body` is sent in `chunks` pieces (without Content-Length unless
+ * `headers` sets one); the answer may come before the body is sent whole, as a server that
+ * refuses early answers, and the socket is then dropped.
+ */
+export function rawRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string> = {},
+  body?: { bytes: number; chunkBytes?: number },
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => (text += c.toString()));
+      res.once("end", () => {
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text });
+      });
+    });
+    req.once("error", (error: NodeJS.ErrnoException) => {
+      // A server that answered and closed mid-body resets the rest of the upload.
+      if (error.code === "EPIPE" || error.code === "ECONNRESET") return;
+      reject(error);
+    });
+    if (!body) return req.end();
+    const chunk = Buffer.alloc(body.chunkBytes ?? 1024 * 1024, 0x61);
+    let sent = 0;
+    const pump = () => {
+      while (sent < body.bytes) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, body.bytes - sent));
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once("drain", pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
