@@ -80,16 +80,57 @@ describe("org:create", () => {
     expect(again.stderr).toContain("nothing to do");
   });
 
-  it("makes an existing user (one who signed up) an owner without touching their password", async () => {
+  it("refuses a user someone else may have registered first, unless --reset-password", async () => {
     const db = database.current.db;
+    // An attacker registered the operator's address before org:create ran (account pre-hijack).
+    const { hashPassword } = await import("better-auth/crypto");
     const user = await db.user.create({
-      data: { id: crypto.randomUUID(), email: "signed-up@acme.test", name: "S" },
+      data: {
+        id: crypto.randomUUID(),
+        email: "ops@gamma.test",
+        name: "Attacker",
+        accounts: {
+          create: {
+            id: crypto.randomUUID(),
+            accountId: "attacker",
+            providerId: "credential",
+            password: await hashPassword("attacker-password"),
+          },
+        },
+        sessions: {
+          create: {
+            id: crypto.randomUUID(),
+            token: "attacker-session",
+            expiresAt: new Date(Date.now() + 86_400_000),
+          },
+        },
+      },
     });
-    const result = run(["--org", "acme", "--email", "signed-up@acme.test"]);
-    expect(result.status).toBe(0);
+    const refused = run(["--org", "gamma", "--email", "ops@gamma.test"], {
+      THAW_OWNER_PASSWORD: PASSWORD,
+    });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain("--reset-password");
+    expect(await db.membership.count({ where: { userId: user.id } })).toBe(0);
+    expect(await db.org.count({ where: { slug: "gamma" } })).toBe(0);
+
+    const reset = run(["--org", "gamma", "--email", "ops@gamma.test", "--reset-password"], {
+      THAW_OWNER_PASSWORD: PASSWORD,
+    });
+    expect(reset.status, reset.stderr).toBe(0);
+    expect(reset.stderr).toContain("(1 sessions ended)");
+    expect(await db.session.count({ where: { userId: user.id } })).toBe(0);
+    // (Each test has its own database; the auth route bound itself to the first one.)
+    const { verifyPassword } = await import("better-auth/crypto");
+    const credential = await db.account.findFirstOrThrow({
+      where: { userId: user.id, providerId: "credential" },
+    });
+    expect(await verifyPassword({ hash: credential.password!, password: PASSWORD })).toBe(true);
+    expect(
+      await verifyPassword({ hash: credential.password!, password: "attacker-password" }),
+    ).toBe(false);
     const membership = await db.membership.findFirstOrThrow({ where: { userId: user.id } });
     expect(membership.role).toBe("owner");
-    expect(await db.account.count({ where: { userId: user.id } })).toBe(0);
   });
 
   it("refuses a short password, a bad slug and a missing email, storing nothing", async () => {

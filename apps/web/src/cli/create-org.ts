@@ -2,8 +2,9 @@
 // makes a user with no org). Usage:
 //   THAW_OWNER_PASSWORD=… pnpm --silent org:create --org acme --org-name "Acme" --email ops@acme.com
 //   echo "$PASSWORD" | pnpm --silent org:create --org acme --org-name Acme --email ops@acme.com
-// Idempotent; an existing user (e.g. one who signed up) keeps their password and becomes an
-// owner. Prints {"orgId","userId","created"} on stdout.
+// Idempotent. A user who already exists and is not yet the org's owner is refused unless
+// --reset-password (their password becomes the one given, their sessions end): the address may
+// have been registered by someone else first. Prints {"orgId","userId","created"} on stdout.
 import { text } from "node:stream/consumers";
 import { parseArgs } from "node:util";
 import { createOrgWithOwner, isAppError } from "@thaw/core";
@@ -19,11 +20,12 @@ const { values } = parseArgs({
     "org-name": { type: "string" },
     email: { type: "string" },
     name: { type: "string" },
+    "reset-password": { type: "boolean" },
   },
 });
 if (!values.org || !values.email) {
   console.error(
-    "usage: org:create --org <slug> [--org-name <name>] --email <owner email> [--name <owner name>]\n" +
+    "usage: org:create --org <slug> [--org-name <name>] --email <owner email> [--name <owner name>] [--reset-password]\n" +
       "       the password comes from THAW_OWNER_PASSWORD or standard input",
   );
   process.exit(2);
@@ -53,6 +55,7 @@ try {
       ...(values.name ? { name: values.name } : {}),
     },
     passwordHash: readPassword,
+    resetPassword: values["reset-password"] ?? false,
     db,
   });
   console.error(

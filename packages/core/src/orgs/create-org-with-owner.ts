@@ -15,30 +15,45 @@ export const CreateOrgWithOwnerInput = z
   .strict();
 
 /**
- * The first org and its owner — what an operator runs once on a new installation, since
- * signing up makes a user with no org. Idempotent: an existing org and an existing user
- * (say, one who signed up in the browser) are reused, and the user becomes an owner.
- * A new user needs `passwordHash` (the caller hashes, as better-auth's sign-up would).
+ * The first org and its owner — what an operator runs once on a new installation.
+ * Idempotent: an existing org is reused, and an owner it already has stays as they are.
+ * A user who exists but is not yet this org's owner is refused unless `resetPassword`: such
+ * an account may have been registered by someone else before the operator came (account
+ * pre-hijack), so keeping its password would hand the org to them. With `resetPassword` the
+ * account gets the operator's password, every session it had ends, and it becomes owner.
+ * The caller hashes the password (as better-auth's sign-up would).
  */
 export async function createOrgWithOwner({
   input,
   passwordHash,
+  resetPassword = false,
   db,
 }: {
   input: unknown;
   passwordHash?: () => Promise<string>;
+  resetPassword?: boolean;
   db: DbClient;
 }): Promise<{ orgId: string; userId: string; created: string[] }> {
   const { orgSlug, orgName, email, name } = parseInput(CreateOrgWithOwnerInput, input, "input");
   const normalisedEmail = email.toLowerCase();
   const existingUser = await db.user.findUnique({ where: { email: normalisedEmail } });
-  if (!existingUser && !passwordHash)
+  const alreadyOwner =
+    existingUser &&
+    (await db.membership.findFirst({
+      where: { userId: existingUser.id, role: "owner", org: { slug: orgSlug } },
+    }));
+  if (existingUser && !alreadyOwner && !resetPassword)
     throw new AppError(
-      "BAD_REQUEST",
-      `No user ${normalisedEmail} yet: give a password to create one.`,
-      { field: "password" },
+      "CONFLICT",
+      `A user ${normalisedEmail} already exists and is not an owner of '${orgSlug}'. Someone else may have registered that address: run again with --reset-password to give the account your password (its sessions end) and make it owner.`,
+      { field: "email" },
     );
-  const hash = existingUser ? null : await passwordHash!();
+  const needsHash = !existingUser || (resetPassword && !alreadyOwner);
+  if (needsHash && !passwordHash)
+    throw new AppError("BAD_REQUEST", `Give a password for ${normalisedEmail}.`, {
+      field: "password",
+    });
+  const hash = needsHash ? await passwordHash!() : null;
   return db.$transaction(async (tx) => {
     const created: string[] = [];
     let org = await tx.org.findUnique({ where: { slug: orgSlug } });
@@ -68,6 +83,26 @@ export async function createOrgWithOwner({
         },
       });
       created.push(`user ${normalisedEmail}`);
+    } else if (hash) {
+      // --reset-password: the operator's password replaces whatever the account had, and
+      // whoever held its sessions is signed out.
+      const credential = await tx.account.findFirst({
+        where: { userId: user.id, providerId: "credential" },
+      });
+      if (credential)
+        await tx.account.update({ where: { id: credential.id }, data: { password: hash } });
+      else
+        await tx.account.create({
+          data: {
+            id: crypto.randomUUID(),
+            userId: user.id,
+            accountId: user.id,
+            providerId: "credential",
+            password: hash,
+          },
+        });
+      const ended = await tx.session.deleteMany({ where: { userId: user.id } });
+      created.push(`password of ${normalisedEmail} reset (${ended.count} sessions ended)`);
     }
     const membership = await tx.membership.findUnique({
       where: { orgId_userId: { orgId: org.id, userId: user.id } },
@@ -85,7 +120,11 @@ export async function createOrgWithOwner({
           action: "member.owner_added",
           targetType: "user",
           targetId: user.id,
-          metadata: { email: normalisedEmail, previousRole: membership?.role ?? null },
+          metadata: {
+            email: normalisedEmail,
+            previousRole: membership?.role ?? null,
+            passwordReset: hash !== null && existingUser !== null,
+          },
         },
       );
       created.push(`owner ${normalisedEmail} of ${orgSlug}`);
