@@ -35,9 +35,10 @@ export async function authenticateApiKey({
       lastUsedAt: true,
     },
   });
-  if (!row) throw refuse("Unknown API key.");
-  if (row.revokedAt) throw refuse("This API key was revoked.");
-  if (row.expiresAt && row.expiresAt <= now) throw refuse("This API key has expired.");
+  // Unknown, revoked and expired keys get one answer: telling them apart would confirm to
+  // whoever holds a leaked key that it once was real. The dashboard shows the owner which.
+  if (!row || row.revokedAt || (row.expiresAt && row.expiresAt <= now))
+    throw refuse("Unknown, revoked or expired API key.");
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS)
     await db.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: now } });
   return { type: "api_key", apiKeyId: row.id, orgId: row.orgId, scopes: row.scopes };

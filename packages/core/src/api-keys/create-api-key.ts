@@ -9,6 +9,9 @@ import { API_KEY_PUBLIC_FIELDS } from "./list-api-keys.ts";
 /** Keys look like `thaw_<12 hex>_<43 chars>`: recognisable in a leak scan, prefix public. */
 export const API_KEY_KIND = "thaw";
 
+/** How long a key lives when its creator does not say. */
+export const DEFAULT_API_KEY_DAYS = 90;
+
 export const CreateApiKeyInput = z
   .object({
     name: z.string().trim().min(1).max(100),
@@ -17,8 +20,11 @@ export const CreateApiKeyInput = z
       .min(1)
       .max(API_KEY_SCOPES.length)
       .refine((s) => new Set(s).size === s.length, "a scope appears twice"),
-    /** Omitted: the key does not expire (revoke it when it is no longer needed). */
-    expiresInDays: z.number().int().min(1).max(3_650).optional(),
+    /**
+     * Omitted: DEFAULT_API_KEY_DAYS. A leaked key that nobody remembered to revoke stops
+     * working on its own; a longer life is a choice the creator makes (up to ten years).
+     */
+    expiresInDays: z.number().int().min(1).max(3_650).default(DEFAULT_API_KEY_DAYS),
   })
   .strict();
 
@@ -35,9 +41,7 @@ export async function createApiKey({
   assertCan(actor, "api_keys:manage");
   const parsed = parseInput(CreateApiKeyInput, input);
   const { secret, prefix, hash } = issuePrefixedSecret(API_KEY_KIND);
-  const expiresAt = parsed.expiresInDays
-    ? new Date(Date.now() + parsed.expiresInDays * 86_400_000)
-    : null;
+  const expiresAt = new Date(Date.now() + parsed.expiresInDays * 86_400_000);
   return db.$transaction(async (tx) => {
     const key = await tx.apiKey.create({
       data: {

@@ -31,6 +31,9 @@ describe("GET /api/health", () => {
     const body = (await response.json()) as { status: string; database: string; redis: string };
     expect(body).toMatchObject({ status: "degraded", redis: "ok" });
     expect(body.database).not.toBe("ok");
+    // An anonymous client learns which part is down, not the database's host or error text.
+    expect(body.database).toBe("unavailable");
+    expect(JSON.stringify(body)).not.toMatch(/127\.0\.0\.1|\d{4,5}|postgres|thaw_test/i);
     t = await createTestDatabase(); // for afterAll's drop
   });
 });

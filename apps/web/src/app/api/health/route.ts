@@ -1,13 +1,15 @@
 import { getDb } from "../../../server/db.ts";
+import { log } from "../../../server/logger.ts";
 import { readyWebRedis } from "../../../server/queue-producer.ts";
 
 // GET /api/health — readiness for load balancers and Kubernetes: 200 when PostgreSQL answers
-// and Redis (when configured) answers, 503 naming what does not. No auth, no data.
+// and Redis (when configured) answers, 503 naming which does not. No auth, no data: the
+// error itself (hosts, ports, driver text) goes to the log, never to an anonymous client.
 
 const TIMEOUT_MS = 2_000;
 
-/** "ok", or what went wrong. */
-async function check(what: () => Promise<unknown>): Promise<string> {
+/** "ok", "timeout" or "unavailable"; the reason is logged. */
+async function check(name: string, what: () => Promise<unknown>): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -21,7 +23,12 @@ async function check(what: () => Promise<unknown>): Promise<string> {
     ]);
     return "ok";
   } catch (error) {
-    return error instanceof Error ? error.message.split("\n")[0]!.slice(0, 200) : String(error);
+    const message = error instanceof Error ? error.message : String(error);
+    log().warn(
+      { dependency: name, err: message.split("\n")[0]!.slice(0, 300) },
+      "health check failed",
+    );
+    return message.startsWith("no answer within") ? "timeout" : "unavailable";
   } finally {
     clearTimeout(timer);
   }
@@ -29,8 +36,8 @@ async function check(what: () => Promise<unknown>): Promise<string> {
 
 export async function GET(): Promise<Response> {
   const [database, redis] = await Promise.all([
-    check(() => getDb().$queryRaw`SELECT 1`),
-    check(async () => {
+    check("database", () => getDb().$queryRaw`SELECT 1`),
+    check("redis", async () => {
       const client = await readyWebRedis();
       if (!client) return;
       if ((await client.ping()) !== "PONG") throw new Error("unexpected PING answer");
