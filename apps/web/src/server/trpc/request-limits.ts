@@ -33,3 +33,27 @@ export function boundedTrpcRequest(request: Request): Request | Response {
   );
   return new Request(request, { body: counted, duplex: "half" } as RequestInit);
 }
+
+/**
+ * A tRPC call the dashboard could not have made: a POST that is not JSON (tRPC also parses
+ * multipart and form bodies, which a plain HTML form on any site can send with the user's
+ * cookie), or one from another origin (by Origin, or Sec-Fetch-Site when a browser sends it).
+ * Answers 403 before the procedure runs; null when the request may proceed.
+ */
+export function crossSiteRefusal(request: Request, dashboardOrigin: string): Response | null {
+  if (request.method !== "POST") return null;
+  const refuse = (message: string) =>
+    Response.json(
+      { error: { code: "FORBIDDEN", message, details: null } },
+      { status: 403, headers: { "cache-control": "no-store" } },
+    );
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json")
+    return refuse("tRPC calls are JSON (content-type: application/json).");
+  const origin = request.headers.get("origin");
+  if (origin !== null && origin !== dashboardOrigin)
+    return refuse(`Calls from ${origin.slice(0, 100)} are not accepted.`);
+  if (request.headers.get("sec-fetch-site") === "cross-site")
+    return refuse("Cross-site calls are not accepted.");
+  return null;
+}

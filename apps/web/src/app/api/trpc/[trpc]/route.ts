@@ -1,10 +1,17 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { log } from "../../../../server/logger.ts";
 import { createRequestContext } from "../../../../server/trpc/context.ts";
-import { boundedTrpcRequest, MAX_TRPC_BATCH_SIZE } from "../../../../server/trpc/request-limits.ts";
+import { env } from "../../../../env.ts";
+import {
+  boundedTrpcRequest,
+  crossSiteRefusal,
+  MAX_TRPC_BATCH_SIZE,
+} from "../../../../server/trpc/request-limits.ts";
 import { appRouter } from "../../../../server/trpc/root.ts";
 
 const handler = async (incoming: Request): Promise<Response> => {
+  const refused = crossSiteRefusal(incoming, new URL(env().BETTER_AUTH_URL).origin);
+  if (refused) return refused;
   const request = boundedTrpcRequest(incoming);
   if (request instanceof Response) return request;
   return fetchRequestHandler({
