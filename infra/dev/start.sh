@@ -3,6 +3,8 @@
 # demo fleet of simulated GPU hosts. Ctrl-C stops every process cleanly.
 #
 #   THAW_WEB_PORT      dashboard port (3000)
+#   THAW_WEB_HOST      address the dashboard listens on (127.0.0.1: the demo's password is
+#                      published, so the demo is not reachable from other machines unless asked)
 #   THAW_SIM_HOSTS     demo fleet, e.g. "g5.xlarge:2,g6e.xlarge:2" (the default)
 #   THAW_SIM_TIME_FACTOR  simulated phases run this many times faster (10); reported durations stay simulated
 #   THAW_WEB_MODE      "production" (next build + start, the default) or "dev" (next dev)
@@ -13,6 +15,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 WEB_PORT="${THAW_WEB_PORT:-3000}"
+WEB_HOST="${THAW_WEB_HOST:-127.0.0.1}"
 SIM_HOSTS="${THAW_SIM_HOSTS:-g5.xlarge:2,g6e.xlarge:2}"
 LOGS="$DATA/logs"
 mkdir -p "$LOGS" "$DATA/agent"
@@ -55,9 +58,9 @@ fi
 if [ "${THAW_WEB_MODE:-production}" = production ]; then
   say "building the dashboard (next build)"
   (cd "$ROOT/apps/web" && node_modules/.bin/next build >"$LOGS/web-build.log" 2>&1) || { tail -40 "$LOGS/web-build.log" >&2; die "next build failed (log: .data/logs/web-build.log)"; }
-  WEB_CMD=(node_modules/.bin/next start --port "$WEB_PORT")
+  WEB_CMD=(node_modules/.bin/next start --port "$WEB_PORT" --hostname "$WEB_HOST")
 else
-  WEB_CMD=(node_modules/.bin/next dev --port "$WEB_PORT")
+  WEB_CMD=(node_modules/.bin/next dev --port "$WEB_PORT" --hostname "$WEB_HOST")
 fi
 
 PIDS=()
