@@ -5,8 +5,10 @@ import type { Actor } from "../auth/index.ts";
 export const SERVICE_STALE_AFTER_SECONDS = 15;
 
 /**
- * Health of the control plane's processes as the dashboard shows it. Process-level only:
- * nothing tenant-owned is returned, so any signed-in actor may read it.
+ * Health of the control plane's processes as the dashboard shows it: whether each scheduler
+ * instance is alive and for how long. Any signed-in actor may read it, so it says nothing
+ * more — no host names, pids or queue depths (those are every tenant's load, and the
+ * operator's /metrics and logs carry them).
  */
 export async function getControlPlaneHealth({ db }: { actor: Actor; db: Db }) {
   const since = new Date(Date.now() - 10 * 60 * 1000);
@@ -19,13 +21,11 @@ export async function getControlPlaneHealth({ db }: { actor: Actor; db: Db }) {
   const instances = beats.map((b) => {
     const ageSeconds = (now - b.lastSeenAt.getTime()) / 1000;
     return {
-      id: b.id,
       service: b.service,
       startedAt: b.startedAt,
       lastSeenAt: b.lastSeenAt,
       ageSeconds,
       healthy: ageSeconds <= SERVICE_STALE_AFTER_SECONDS,
-      details: b.details,
     };
   });
   const schedulers = instances.filter((i) => i.service === "scheduler");

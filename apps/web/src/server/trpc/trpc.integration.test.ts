@@ -132,6 +132,22 @@ describe("tRPC authorization", () => {
     });
   });
 
+  it("tells any member whether schedulers live, and nothing about their hosts or queues", async () => {
+    await t.db.serviceHeartbeat.create({
+      data: {
+        id: "scheduler:host-a:4242",
+        service: "scheduler",
+        startedAt: new Date(),
+        lastSeenAt: new Date(),
+        details: { pid: 4242, hostname: "host-a", queues: { place: { waiting: 17 } } },
+      },
+    });
+    const health = await root.createCaller(ctx(viewerOfA)).system.health();
+    expect(health.scheduler.healthy).toBe(true);
+    const text = JSON.stringify(health);
+    for (const secret of ["4242", "host-a", "waiting"]) expect(text).not.toContain(secret);
+  });
+
   it("a signed-out caller gets UNAUTHORIZED from every procedure", async () => {
     const caller = root.createCaller(ctx(null));
     for (const call of [
