@@ -1,91 +1,67 @@
 import {
-  createApiKey,
   EndpointPredictionsResponse,
   EndpointStatusResponse,
   ErrorResponse,
   LoadSignalResponse,
   SetDesiredReplicasResponse,
-  type Actor,
 } from "@thaw/core";
-import { seedDemo } from "@thaw/db/seed";
-import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeWebTestResources, stubWebEnv } from "../../../server/testing/web-test-env.ts";
+import { startWebServer, type WebServer } from "../web-server.ts";
+import { newApiKey, restClient } from "./rest-client.ts";
 
-// REST v1 through its route handlers (the same modules Next serves), on a real database:
-// API keys, scopes, org isolation, idempotency and bad input.
-
-type Handler = (
-  request: Request,
-  context: { params: Promise<Record<string, string>> },
-) => Promise<Response>;
+// REST v1 through the built server over HTTP, on a real database: API keys, scopes, org
+// isolation, idempotency and bad input on /replicas, /status, /predictions and /signals.
 
 const SLUG = "llama-3-2-1b-gguf"; // min 0, max 4
-const PREFIX = `rest-test-${Date.now()}`;
 
 describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
-  let t: TestDatabase;
-  let owner: Actor;
-  let put: Handler;
-  let get: Handler;
-  let predictions: Handler;
-  let signals: Handler;
+  let server: WebServer;
   const keys: Record<string, string> = {};
-
-  const call = (
-    handler: Handler,
+  type Init = { key?: string | null; body?: string; headers?: Record<string, string> };
+  let api: (
     method: string,
+    suffix: string,
     endpoint: string,
-    init: { key?: string | null; body?: string; headers?: Record<string, string> } = {},
-  ) =>
-    handler(
-      new Request(`http://localhost/api/v1/endpoints/${encodeURIComponent(endpoint)}/x`, {
-        method,
-        headers: {
-          ...(init.key === null ? {} : { authorization: `Bearer ${init.key ?? keys.scale}` }),
-          "content-type": "application/json",
-          ...init.headers,
-        },
-        ...(init.body !== undefined ? { body: init.body } : {}),
-      }),
-      { params: Promise.resolve({ endpoint }) },
-    );
+    init?: Init,
+  ) => ReturnType<ReturnType<typeof restClient>>;
+  const put = "replicas";
+  const get = "status";
+  const predictions = "predictions";
+  const signals = "signals";
+  let orgId: string;
+
   const desired = async () =>
-    (await t.db.endpoint.findFirstOrThrow({ where: { slug: SLUG, orgId: owner.orgId } }))
+    (await server.database.db.endpoint.findFirstOrThrow({ where: { slug: SLUG, orgId } }))
       .desiredReplicas;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    const { orgId, userId } = await seedDemo(t.db);
-    owner = { type: "user", userId, orgId, role: "owner" };
-    const make = async (actor: Actor, scopes: string[], extra: object = {}) =>
-      (await createApiKey({ actor, input: { name: "k", scopes, ...extra }, db: t.db })).secret;
-    keys.scale = await make(owner, ["endpoints:read", "endpoints:scale"]);
-    keys.read = await make(owner, ["endpoints:read"]);
-    keys.revoked = await make(owner, ["endpoints:read", "endpoints:scale"]);
-    const revokedRow = await t.db.apiKey.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
-    await t.db.apiKey.update({ where: { id: revokedRow.id }, data: { revokedAt: new Date() } });
-    keys.expired = await make(owner, ["endpoints:read"], { expiresInDays: 1 });
-    const expiredRow = await t.db.apiKey.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
-    await t.db.apiKey.update({
+    server = await startWebServer({ env: { THAW_REST_RATE_LIMIT_PER_MINUTE: "100000" } });
+    orgId = server.orgId;
+    const db = server.database.db;
+    keys.scale = await newApiKey(db, orgId, ["endpoints:read", "endpoints:scale"]);
+    keys.read = await newApiKey(db, orgId, ["endpoints:read"]);
+    keys.revoked = await newApiKey(db, orgId, ["endpoints:read", "endpoints:scale"]);
+    const revokedRow = await db.apiKey.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
+    await db.apiKey.update({ where: { id: revokedRow.id }, data: { revokedAt: new Date() } });
+    keys.expired = await newApiKey(db, orgId, ["endpoints:read"], { expiresInDays: 1 });
+    const expiredRow = await db.apiKey.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
+    await db.apiKey.update({
       where: { id: expiredRow.id },
       data: { expiresAt: new Date(Date.now() - 1_000) },
     });
-    const other = await t.db.org.create({ data: { slug: "other", name: "Other" } });
-    keys.otherOrg = await make({ type: "system", orgId: other.id }, [
-      "endpoints:read",
-      "endpoints:scale",
-    ]);
-    stubWebEnv({ databaseUrl: t.url, queuePrefix: PREFIX });
-    put = (await import("./endpoints/[endpoint]/replicas/route.ts")).PUT;
-    get = (await import("./endpoints/[endpoint]/status/route.ts")).GET;
-    predictions = (await import("./endpoints/[endpoint]/predictions/route.ts")).GET;
-    signals = (await import("./endpoints/[endpoint]/signals/route.ts")).POST;
+    const other = await db.org.create({ data: { slug: "other", name: "Other" } });
+    keys.otherOrg = await newApiKey(db, other.id, ["endpoints:read", "endpoints:scale"]);
+    const call = restClient(server.baseUrl);
+    api = (method, suffix, endpoint, init = {}) =>
+      call(method, `/api/v1/endpoints/${encodeURIComponent(endpoint)}/${suffix}`, {
+        key: init.key === undefined ? keys.scale : init.key,
+        ...(init.body !== undefined ? { body: init.body } : {}),
+        headers: { "content-type": "application/json", ...init.headers },
+      });
   });
   afterAll(async () => {
-    await closeWebTestResources();
-    await t.drop();
+    await server?.stop();
   });
 
   it("refuses a missing, malformed, unknown, revoked or expired key with 401", async () => {
@@ -96,41 +72,41 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
       keys.revoked,
       keys.expired,
     ]) {
-      const response = await call(get, "GET", SLUG, { key });
+      const response = await api("GET", get, SLUG, { key });
       expect(response.status, String(key)).toBe(401);
-      expect(await response.json()).toMatchObject({ error: { code: "UNAUTHENTICATED" } });
+      expect(response.json).toMatchObject({ error: { code: "UNAUTHENTICATED" } });
     }
   });
 
   it("refuses a key without the scope with 403, and another org's endpoint is a 404", async () => {
-    const forbidden = await call(put, "PUT", SLUG, { key: keys.read, body: '{"replicas":1}' });
+    const forbidden = await api("PUT", put, SLUG, { key: keys.read, body: '{"replicas":1}' });
     expect(forbidden.status).toBe(403);
-    expect(await forbidden.json()).toMatchObject({
+    expect(forbidden.json).toMatchObject({
       error: { code: "FORBIDDEN", details: { permission: "endpoints:scale" } },
     });
-    expect((await call(get, "GET", SLUG, { key: keys.otherOrg })).status).toBe(404);
+    expect((await api("GET", get, SLUG, { key: keys.otherOrg })).status).toBe(404);
     expect(
-      (await call(put, "PUT", SLUG, { key: keys.otherOrg, body: '{"replicas":1}' })).status,
+      (await api("PUT", put, SLUG, { key: keys.otherOrg, body: '{"replicas":1}' })).status,
     ).toBe(404);
     expect(await desired()).toBe(0);
   });
 
   it("scales, records the change, enqueues reconcile, and honours Idempotency-Key", async () => {
     const headers = { "idempotency-key": "scale-1" };
-    const first = await call(put, "PUT", SLUG, { body: '{"replicas":2}', headers });
+    const first = await api("PUT", put, SLUG, { body: '{"replicas":2}', headers });
     expect(first.status).toBe(200);
-    const body = SetDesiredReplicasResponse.parse(await first.json());
+    const body = SetDesiredReplicasResponse.parse(first.json);
     expect(body).toMatchObject({ slug: SLUG, previousReplicas: 0, desiredReplicas: 2 });
-    const again = await call(put, "PUT", SLUG, { body: '{"replicas":2}', headers });
-    expect(await again.json()).toEqual(body);
-    const clash = await call(put, "PUT", SLUG, { body: '{"replicas":3}', headers });
+    const again = await api("PUT", put, SLUG, { body: '{"replicas":2}', headers });
+    expect(again.json).toEqual(body);
+    const clash = await api("PUT", put, SLUG, { body: '{"replicas":3}', headers });
     expect(clash.status).toBe(409);
-    ErrorResponse.parse(await clash.json());
+    ErrorResponse.parse(clash.json);
     expect(await desired()).toBe(2);
-    expect(await t.db.scaleEvent.count({ where: { source: "api" } })).toBe(1);
+    expect(await server.database.db.scaleEvent.count({ where: { source: "api" } })).toBe(1);
     const queue = new Queue("reconcile", {
       connection: { url: process.env.REDIS_URL! },
-      prefix: PREFIX,
+      prefix: server.sharedEnv.THAW_QUEUE_PREFIX,
     });
     try {
       expect((await queue.getJobs(["waiting"])).map((j) => j.data as unknown)).toContainEqual({
@@ -147,7 +123,6 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
     ["a negative count", '{"replicas":-1}', "body.replicas"],
     ["a fraction", '{"replicas":1.5}', "body.replicas"],
     ["2^53+1", '{"replicas":9007199254740993}', "body.replicas"],
-    ["above the endpoint's max", '{"replicas":5}', "body.replicas"],
     ["a mass-assigned orgId", '{"replicas":1,"orgId":"x"}', "body.orgId"],
     ["no body", "", "body"],
     ["malformed JSON", '{"replicas":', "body"],
@@ -163,25 +138,39 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
     ],
   ])("answers %s with 400 naming the field, and stores nothing", async (_what, body, field) => {
     const before = await desired();
-    const response = await call(put, "PUT", SLUG, { body });
+    const response = await api("PUT", put, SLUG, { body });
     expect(response.status).toBe(400);
-    expect(ErrorResponse.parse(await response.json())).toMatchObject({
+    expect(ErrorResponse.parse(response.json)).toMatchObject({
       error: { code: "BAD_REQUEST", details: { field } },
+    });
+    expect(await desired()).toBe(before);
+  });
+
+  it("answers a count outside the endpoint's own bounds with 422 naming them, and stores nothing", async () => {
+    // Valid by the document (0–1000), refused by this endpoint's maxReplicas: a stated rule.
+    const before = await desired();
+    const response = await api("PUT", put, SLUG, { body: '{"replicas":5}' });
+    expect(response.status).toBe(422);
+    expect(ErrorResponse.parse(response.json)).toMatchObject({
+      error: {
+        code: "UNPROCESSABLE",
+        details: { field: "body.replicas", minReplicas: 0, maxReplicas: 4 },
+      },
     });
     expect(await desired()).toBe(before);
   });
 
   it("answers an oversized body with 413 and a malformed endpoint name with 404", async () => {
     const big = JSON.stringify({ replicas: 1, pad: "x".repeat(10_000) });
-    expect((await call(put, "PUT", SLUG, { body: big })).status).toBe(413);
-    expect((await call(get, "GET", "bad\u0000name")).status).toBe(404);
-    expect((await call(get, "GET", "x".repeat(500))).status).toBe(404);
+    expect((await api("PUT", put, SLUG, { body: big })).status).toBe(413);
+    expect((await api("GET", get, "bad\u0000name")).status).toBe(404);
+    expect((await api("GET", get, "x".repeat(500))).status).toBe(404);
   });
 
   it("reports the status an autoscaler reads", async () => {
-    const response = await call(get, "GET", SLUG);
+    const response = await api("GET", get, SLUG);
     expect(response.status).toBe(200);
-    expect(EndpointStatusResponse.parse(await response.json())).toMatchObject({
+    expect(EndpointStatusResponse.parse(response.json)).toMatchObject({
       endpoint: { slug: SLUG },
       desiredReplicas: 2,
       minReplicas: 0,
@@ -193,8 +182,9 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
   });
 
   it("serves the OpenAPI 3.1 document of these routes, generated from their schemas", async () => {
-    const { GET } = await import("./openapi.json/route.ts");
-    const document = (await GET().json()) as {
+    const response = await fetch(`${server.baseUrl}/api/v1/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as {
       openapi: string;
       paths: Record<string, Record<string, unknown>>;
     };
@@ -205,9 +195,9 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
   });
 
   it("predicts each path's time-to-ready on the node that would serve it best now", async () => {
-    await t.db.node.create({
+    await server.database.db.node.create({
       data: {
-        orgId: owner.orgId,
+        orgId,
         name: "g5-1",
         provider: "sim",
         runtime: "sim",
@@ -223,9 +213,9 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
         lastHeartbeatAt: new Date(),
       },
     });
-    const response = await call(predictions, "GET", SLUG, { key: keys.read });
+    const response = await api("GET", predictions, SLUG, { key: keys.read });
     expect(response.status).toBe(200);
-    const body = EndpointPredictionsResponse.parse(await response.json());
+    const body = EndpointPredictionsResponse.parse(response.json);
     const byPath = Object.fromEntries(body.paths.map((p) => [p.path, p]));
     expect(byPath.pull).toMatchObject({ available: true, nodeName: "g5-1", locality: "cold" });
     expect(byPath.pull!.meanSeconds).toBeGreaterThan(1);
@@ -233,17 +223,18 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
     expect(byPath.warm).toMatchObject({ available: false });
     expect(byPath.restore).toMatchObject({ available: false });
     expect(byPath.restore!.reason).toMatch(/snapshot/);
-    expect((await call(predictions, "GET", SLUG, { key: keys.otherOrg })).status).toBe(404);
+    expect((await api("GET", predictions, SLUG, { key: keys.otherOrg })).status).toBe(404);
   });
 
   it("turns load signals into a desired count with the KPA rule, bounded by the endpoint", async () => {
     const slug = "llama-3-2-3b-instruct";
     const signal = async (body: object) => {
-      const response = await call(signals, "POST", slug, { body: JSON.stringify(body) });
+      const response = await api("POST", signals, slug, { body: JSON.stringify(body) });
       expect(response.status).toBe(200);
-      return LoadSignalResponse.parse(await response.json());
+      return LoadSignalResponse.parse(response.json);
     };
-    const row = await t.db.endpoint.findFirstOrThrow({ where: { slug, orgId: owner.orgId } });
+    const db = server.database.db;
+    const row = await db.endpoint.findFirstOrThrow({ where: { slug, orgId } });
     // 12 in flight + 12 queued at 8 per replica from nothing: a panic to ceil(24/8) = 3,
     // within the endpoint's bounds.
     const burst = await signal({ inFlightRequests: 12, queueDepth: 12 });
@@ -252,24 +243,24 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
     const huge = await signal({ inFlightRequests: 10_000 });
     expect(huge.desiredReplicas).toBe(row.maxReplicas);
     expect(huge.reason).toMatch(/bounded/);
-    const events = await t.db.scaleEvent.findMany({
+    const events = await db.scaleEvent.findMany({
       where: { endpointId: row.id, source: "signal" },
     });
     expect(events.length).toBeGreaterThanOrEqual(1);
-    const stored = await t.db.endpoint.findUniqueOrThrow({ where: { id: row.id } });
+    const stored = await db.endpoint.findUniqueOrThrow({ where: { id: row.id } });
     expect(stored.desiredReplicas).toBe(row.maxReplicas);
     expect((stored.autoscalerState as { samples: unknown[] }).samples).toHaveLength(2);
 
     for (const bad of [{ inFlightRequests: -1 }, { inFlightRequests: 1.5 }, { queueDepth: 3 }]) {
-      const response = await call(signals, "POST", slug, { body: JSON.stringify(bad) });
+      const response = await api("POST", signals, slug, { body: JSON.stringify(bad) });
       expect(response.status).toBe(400);
     }
-    const readOnly = await call(signals, "POST", slug, {
+    const readOnly = await api("POST", signals, slug, {
       key: keys.read,
       body: '{"inFlightRequests":1}',
     });
     expect(readOnly.status).toBe(403);
-    expect((await t.db.endpoint.findUniqueOrThrow({ where: { id: row.id } })).desiredReplicas).toBe(
+    expect((await db.endpoint.findUniqueOrThrow({ where: { id: row.id } })).desiredReplicas).toBe(
       row.maxReplicas,
     );
   });
