@@ -1,0 +1,239 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack, type Stack } from "./stack.ts";
+
+// The `thaw` CLI as a user runs it: a process against the built server, a scheduler and sim
+// hosts. Every command goes through the REST API (admin commands through the database).
+
+const root = join(import.meta.dirname, "..", "..");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe("the thaw CLI against a live stack", () => {
+  let stack: Stack;
+  let home: string;
+  let key: string;
+
+  /** Runs `thaw …` with a home of its own; THAW_URL points at the stack. */
+  const thaw = (args: string[], o: { input?: string; env?: Record<string, string> } = {}) =>
+    new Promise<Run>((resolve) => {
+      const child = spawn(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", ...args], {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: home,
+          XDG_CONFIG_HOME: join(home, ".config"),
+          THAW_URL: stack.baseUrl,
+          ...o.env,
+        },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+      child.stdin.end(o.input ?? "");
+      child.once("exit", (code) => resolve({ code, stdout, stderr }));
+    });
+  const db = () => stack.database.db;
+
+  beforeAll(async () => {
+    stack = await startStack({ simHosts: "g5.xlarge:1,g6e.xlarge:2" });
+    home = mkdtempSync(join(tmpdir(), "thaw-cli-home-"));
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("admin api-key create makes a key from the database and prints only it", async () => {
+    const made = await thaw(
+      [
+        "admin",
+        "api-key",
+        "create",
+        "--org",
+        "demo",
+        "--name",
+        "cli",
+        "--scope",
+        "endpoints:read",
+        "endpoints:write",
+        "endpoints:scale",
+        "deployments:write",
+      ],
+      { env: { DATABASE_URL: stack.database.url } },
+    );
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/^thaw_[0-9a-f]{12}_\S+\n$/);
+    key = made.stdout.trim();
+    const bad = await thaw(
+      ["admin", "api-key", "create", "--org", "demo", "--name", "x", "--scope", "root"],
+      { env: { DATABASE_URL: stack.database.url } },
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/unknown scope root.*\(field: scope\)/);
+  });
+
+  it("login checks the key and keeps it for its owner alone", async () => {
+    const refused = await thaw(["login", "--key-stdin"], {
+      input: "thaw_000000000000_notarealkeynotarealkeynotreal\n",
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: Unknown, revoked or expired API key/);
+    const ok = await thaw(["login", "--key-stdin"], { input: `${key}\n` });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/Logged in to .*: the key sees 4 endpoints/);
+    const path = join(home, ".config", "thaw", "config.json");
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ url: stack.baseUrl, key });
+  });
+
+  it("lists and shows endpoints, as text and as JSON, with the stored key", async () => {
+    const list = await thaw(["endpoints", "list"], { env: { THAW_URL: "" } });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^SLUG\s+GPU/);
+    expect(list.stdout).toContain("meta-llama-3-8b");
+    const json = await thaw(["--json", "endpoints", "list"]);
+    const parsed = JSON.parse(json.stdout) as { endpoints: { slug: string }[] };
+    expect(parsed.endpoints.map((e) => e.slug).sort()).toContain("llama-3-2-1b-gguf");
+    const one = await thaw(["endpoints", "get", "meta-llama-3-8b"]);
+    expect(one.stdout).toMatch(/^meta-llama-3-8b — /);
+    expect(one.stdout).toMatch(/deployment: {2}v1 /);
+  });
+
+  it("says what went wrong and exits non-zero: the API's message and field", async () => {
+    const missing = await thaw(["endpoints", "get", "nope"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe("error: No endpoint 'nope'. (field: endpoint)\n");
+    const bounds = await thaw(["scale", "llama-3-2-1b-gguf", "99"]);
+    expect(bounds.code).toBe(1);
+    expect(bounds.stderr).toMatch(/outside this endpoint's bounds 0–4.*\(field: body\.replicas\)/);
+    const usage = await thaw(["scale", "llama-3-2-1b-gguf", "two"]);
+    expect(usage.code).not.toBe(0);
+    expect(usage.stderr).toMatch(/replicas must be a whole number/);
+  });
+
+  it("applies a file: creates, then changes nothing, patches, rolls, and dry-runs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "thaw-apply-"));
+    const file = join(dir, "endpoint.yaml");
+    const spec = (maxReplicas: number, image: string) => `# a Thaw endpoint
+slug: cli-qwen
+name: Qwen 2.5 0.5B (CLI)
+gpuType: L40S
+minReplicas: 0
+maxReplicas: ${maxReplicas}
+deployment:
+  imageRef: registry.example.com/vllm-openai:${image}
+  imageBytes: 7700000000
+  modelSource: hf://Qwen/Qwen2.5-0.5B-Instruct
+  modelBytes: 1000000000
+  modelFormat: safetensors
+  engine: vllm
+  engineProfile:
+    warmupSeconds: 5
+`;
+    writeFileSync(file, spec(2, "v0.11.0"));
+    const created = await thaw(["apply", "-f", file]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/^\+ endpoint cli-qwen \(new\)/);
+    expect(created.stdout).toMatch(/cli-qwen: created cli-qwen with deployment v1\.\n$/);
+
+    const writes = async () => ({
+      audit: await db().auditLog.count(),
+      deployments: await db().deployment.count(),
+      version: (await db().endpoint.findFirstOrThrow({ where: { slug: "cli-qwen" } })).version,
+    });
+    const before = await writes();
+    const again = await thaw(["apply", "-f", file]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe("= endpoint cli-qwen: no changes\n");
+    expect(await writes()).toEqual(before);
+
+    writeFileSync(file, spec(3, "v0.11.0"));
+    const dry = await thaw(["apply", "-f", file, "--dry-run"]);
+    expect(dry.stdout).toBe(
+      "~ endpoint cli-qwen (configuration)\n  ~ maxReplicas: 2 → 3\n(dry run: nothing was changed)\n",
+    );
+    expect(await writes()).toEqual(before);
+    const patched = await thaw(["apply", "-f", file]);
+    expect(patched.stdout).toMatch(/cli-qwen: updated maxReplicas\.\n$/);
+    expect((await writes()).deployments).toBe(before.deployments);
+
+    writeFileSync(file, spec(3, "v0.12.0"));
+    const rolled = await thaw(["--json", "apply", "-f", file]);
+    expect(JSON.parse(rolled.stdout)).toMatchObject({
+      slug: "cli-qwen",
+      applied: true,
+      diff: [{ field: "deployment.imageRef", to: "registry.example.com/vllm-openai:v0.12.0" }],
+    });
+    expect((await writes()).deployments).toBe(before.deployments + 1);
+
+    writeFileSync(file, spec(3, "v0.12.0").replace("gpuType: L40S", "gpuType: A10G"));
+    const fixed = await thaw(["apply", "-f", file]);
+    expect(fixed.code).toBe(1);
+    expect(fixed.stderr).toMatch(/gpuType is L40S .* cannot change .*\(field: file\.gpuType\)/);
+    writeFileSync(file, spec(3, "v0.12.0").replace("maxReplicas: 3", "maxReplicas: many"));
+    const invalid = await thaw(["apply", "-f", file]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/\(field: file\.maxReplicas\)/);
+  });
+
+  it("watches a cold start land phase by phase, and reports status and predictions", async () => {
+    const watch = thaw(["cold-starts", "watch", "cli-qwen", "--count", "1", "--timeout", "120"]);
+    // The watch subscribes before the scale-up it is to see.
+    await new Promise((r) => setTimeout(r, 2_500));
+    const scaled = await thaw(["scale", "cli-qwen", "1"]);
+    expect(scaled.stdout).toBe("cli-qwen: desired replicas 0 → 1.\n");
+    const watched = await watch;
+    console.log(`thaw cold-starts watch cli-qwen:\n${watched.stderr}${watched.stdout}`);
+    expect(watched.code, watched.stderr).toBe(0);
+    const lines = watched.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^cli-qwen [0-9a-f]{8} (pull|lazy|restore|warm) /);
+    expect(lines[1]).toMatch(/^ {2}(pull|lazy|restore|warm) chosen: /);
+    expect(lines.at(-1)).toMatch(/predicted \d+\.\ds, actual \d+\.\ds {2}✓ ready$/);
+    expect(watched.stdout).toMatch(/(pull|prefetch|restore|handover) █+ \d+\.\ds/);
+
+    const status = await thaw(["status", "cli-qwen"]);
+    expect(status.stdout).toMatch(/^cli-qwen: desired 1 \(min 0, max 3\)/);
+    expect(status.stdout).toMatch(/time to ready: p50 \d+\.\ds, p95 \d+\.\ds over 1 starts/);
+    // The replica is marked ready by the same telemetry, a moment after its start closes.
+    await expect
+      .poll(async () => (await thaw(["status", "cli-qwen"])).stdout, { timeout: 15_000 })
+      .toMatch(/replicas: 1 ready/);
+    const predictions = await thaw(["predictions", "cli-qwen"]);
+    expect(predictions.stdout).toMatch(/^PATH\s+MEAN\s+P90/m);
+    // Every path answers: seconds where it could start now, else why not (here the fleet's
+    // L40S hosts are busy).
+    for (const path of ["warm", "restore", "lazy", "pull"])
+      expect(predictions.stdout).toMatch(new RegExp(`^${path}\\s+(\\d+\\.\\ds|-\\s.*\\S)`, "m"));
+    expect(predictions.stdout).toMatch(/^pull .*(\d+\.\ds|free GPU)/m);
+  });
+
+  it("fails a watch on a failed start when asked (a CI gate), and deletes", async () => {
+    // Nothing will come up: the deployment's GPU model has no host.
+    await db().endpoint.updateMany({ where: { slug: "cli-qwen" }, data: { desiredReplicas: 0 } });
+    const timedOut = await thaw([
+      "cold-starts",
+      "watch",
+      "cli-qwen",
+      "--count",
+      "1",
+      "--timeout",
+      "2",
+    ]);
+    expect(timedOut.code).toBe(1);
+    expect(timedOut.stderr).toMatch(
+      /0 of 1 cold starts of cli-qwen finished before the 2s timeout/,
+    );
+    const deleted = await thaw(["endpoints", "delete", "cli-qwen"]);
+    expect(deleted.stdout).toMatch(/^Deleted cli-qwen/);
+    expect((await thaw(["endpoints", "get", "cli-qwen"])).code).toBe(1);
+  });
+});
