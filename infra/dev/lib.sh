@@ -52,36 +52,34 @@ load_service_env() {
   export DATABASE_URL REDIS_URL
 }
 
-# moto, the EC2 API emulator the fleet's aws provider is tested against, in a venv under
-# .data/moto (pinned; the tests start their own `moto_server` from THAW_MOTO_SERVER).
-MOTO_VERSION=5.2.5
-ensure_moto() {
-  local venv="$DATA/moto"
-  export THAW_MOTO_SERVER="$venv/bin/moto_server"
-  if [ -x "$THAW_MOTO_SERVER" ] && [ "$(cat "$venv/.version" 2>/dev/null)" = "$MOTO_VERSION" ]; then return 0; fi
+# A pinned Python tool in a venv of its own under .data/<name>: installs it when missing or
+# of another version. Args: name, version, pip requirement, what it is (for messages).
+ensure_python_tool() {
+  local name=$1 version=$2 requirement=$3 what=$4
+  local venv="$DATA/$name"
+  if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.version" 2>/dev/null)" = "$version" ]; then return 0; fi
   command -v python3 >/dev/null || apt_ensure python3
   python3 -c 'import venv, ensurepip' 2>/dev/null || apt_ensure python3-venv
-  say "installing moto $MOTO_VERSION (EC2 emulator) into .data/moto"
+  say "installing $name $version ($what) into .data/$name"
   rm -rf "$venv"
   python3 -m venv "$venv" >&2 || die "could not create a Python venv in $venv; install python3-venv and try again."
-  "$venv/bin/pip" install -q "moto[server]==$MOTO_VERSION" >&2 \
-    || die "could not install moto[server]==$MOTO_VERSION with pip (is PyPI reachable?)."
-  echo "$MOTO_VERSION" > "$venv/.version"
+  "$venv/bin/pip" install -q "$requirement" >&2 \
+    || die "could not install $requirement with pip (is PyPI reachable?)."
+  echo "$version" > "$venv/.version"
 }
 
-# schemathesis, the OpenAPI fuzzer the REST API is tested with, in a venv under
-# .data/schemathesis (pinned; the fuzz test runs it from THAW_SCHEMATHESIS).
+# moto, the EC2 API emulator the fleet's aws provider is tested against (the tests start their
+# own `moto_server` from THAW_MOTO_SERVER).
+MOTO_VERSION=5.2.5
+ensure_moto() {
+  ensure_python_tool moto "$MOTO_VERSION" "moto[server]==$MOTO_VERSION" "EC2 emulator"
+  export THAW_MOTO_SERVER="$DATA/moto/bin/moto_server"
+}
+
+# schemathesis, the OpenAPI fuzzer the REST API is tested with (the fuzz test runs it from
+# THAW_SCHEMATHESIS).
 SCHEMATHESIS_VERSION=4.32.5
 ensure_schemathesis() {
-  local venv="$DATA/schemathesis"
-  export THAW_SCHEMATHESIS="$venv/bin/schemathesis"
-  if [ -x "$THAW_SCHEMATHESIS" ] && [ "$(cat "$venv/.version" 2>/dev/null)" = "$SCHEMATHESIS_VERSION" ]; then return 0; fi
-  command -v python3 >/dev/null || apt_ensure python3
-  python3 -c 'import venv, ensurepip' 2>/dev/null || apt_ensure python3-venv
-  say "installing schemathesis $SCHEMATHESIS_VERSION (OpenAPI fuzzer) into .data/schemathesis"
-  rm -rf "$venv"
-  python3 -m venv "$venv" >&2 || die "could not create a Python venv in $venv; install python3-venv and try again."
-  "$venv/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION" >&2 \
-    || die "could not install schemathesis==$SCHEMATHESIS_VERSION with pip (is PyPI reachable?)."
-  echo "$SCHEMATHESIS_VERSION" > "$venv/.version"
+  ensure_python_tool schemathesis "$SCHEMATHESIS_VERSION" "schemathesis==$SCHEMATHESIS_VERSION" "OpenAPI fuzzer"
+  export THAW_SCHEMATHESIS="$DATA/schemathesis/bin/schemathesis"
 }

@@ -10,10 +10,10 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { Queue } from "bullmq";
 import superjson from "superjson";
+import { TEST_DEPLOYMENT } from "@thaw/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebServer, type WebServer } from "../web-server.ts";
 import { newApiKey, restClient } from "./rest-client.ts";
-import { TEST_DEPLOYMENT } from "./test-deployment.ts";
 
 type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
 

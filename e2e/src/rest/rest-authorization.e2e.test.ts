@@ -6,10 +6,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { API_KEY_SCOPES, createApiKey, createEndpoint, type Actor } from "@thaw/core";
+import { TEST_DEPLOYMENT } from "@thaw/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebServer, type WebServer } from "../web-server.ts";
 import { newApiKey, restClient } from "./rest-client.ts";
-import { TEST_DEPLOYMENT } from "./test-deployment.ts";
 
 interface Fixtures {
   /** A fresh endpoint of org A (for calls that change or delete it). */

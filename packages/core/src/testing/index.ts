@@ -1,5 +1,6 @@
-// Fixtures shared by the integration tests of core, web and the scheduler (never imported by
-// product code): what a g5.xlarge host reports at join, and an idle host's heartbeat.
+// Fixtures shared by the integration tests of core, web, the scheduler and e2e (never
+// imported by product code): what a g5.xlarge host reports at join, an idle host's
+// heartbeat, and a valid deployment body.
 
 /** A g5.xlarge (one A10G) as its agent reports it at join. */
 export const G5_XLARGE_JOIN_FIGURES = {
@@ -22,3 +23,13 @@ export const IDLE_HEARTBEAT = {
   gpusUsed: 0,
   inventory: { images: [], snapshotIds: [], warmReplicaIds: [] },
 };
+
+/** A valid deployment body (vLLM serving Llama 3.2 3B) for tests that create endpoints. */
+export const TEST_DEPLOYMENT = {
+  imageRef: "registry.example.com/vllm-openai:v0.11.0",
+  imageBytes: 7_700_000_000,
+  modelSource: "hf://meta-llama/Llama-3.2-3B-Instruct",
+  modelBytes: 6_430_000_000,
+  modelFormat: "safetensors",
+  engine: "vllm",
+} as const;

@@ -3,15 +3,7 @@ import { vi } from "vitest";
 // The web app's environment for one integration test file, and the teardown of what its
 // route modules open. Stub first, then import the route modules (env() is read once).
 
-/** A valid deployment body (vLLM serving Llama 3.2 3B) for tests that create endpoints. */
-export const TEST_DEPLOYMENT = {
-  imageRef: "registry.example.com/vllm-openai:v0.11.0",
-  imageBytes: 7_700_000_000,
-  modelSource: "hf://meta-llama/Llama-3.2-3B-Instruct",
-  modelBytes: 6_430_000_000,
-  modelFormat: "safetensors",
-  engine: "vllm",
-} as const;
+export { TEST_DEPLOYMENT } from "@thaw/core/testing";
 
 export const TEST_NODE_CREDENTIAL_SECRET = "test-node-credential-secret-32-chars-long";
 
