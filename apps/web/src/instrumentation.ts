@@ -8,11 +8,15 @@ export async function register(): Promise<void> {
   const { checkEnvironmentAtBoot } = await import("./server/boot.ts");
   checkEnvironmentAtBoot();
   const { env } = await import("./env.ts");
-  const { installRequestEdge } = await import("./server/http/request-edge.ts");
+  const { installRequestEdge, securityHeaders } = await import("./server/http/request-edge.ts");
   const { allowedRestMethods, servedRestPathMethods } =
     await import("./server/rest/rest-methods.ts");
   installRequestEdge({
     allowedOnRestPath: (path) => allowedRestMethods(servedRestPathMethods(), path),
     trustedProxies: env().THAW_TRUSTED_PROXIES,
+    responseHeaders: securityHeaders({
+      publicUrl: env().BETTER_AUTH_URL,
+      development: env().NODE_ENV === "development",
+    }),
   });
 }

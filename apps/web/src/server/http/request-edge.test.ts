@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { allowedRestMethods, restPathMethods } from "../rest/rest-methods.ts";
-import { declaredBodyTooLarge, refusal } from "./request-edge.ts";
+import { declaredBodyTooLarge, refusal, securityHeaders } from "./request-edge.ts";
 
 const table = restPathMethods({
   "/api/v1/endpoints": { get: {}, post: {} },
@@ -47,5 +47,18 @@ describe("declared body size", () => {
     expect(declaredBodyTooLarge(String(100 * 1024 * 1024))).toBe(true);
     expect(declaredBodyTooLarge(String(1024 * 1024))).toBe(false);
     expect(declaredBodyTooLarge(undefined)).toBe(false);
+  });
+});
+
+describe("security headers", () => {
+  it("forbid framing and eval in production, and pin https only when served over it", () => {
+    const prod = securityHeaders({ publicUrl: "https://thaw.example.com", development: false });
+    expect(prod["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(prod["content-security-policy"]).not.toContain("unsafe-eval");
+    expect(prod["x-frame-options"]).toBe("DENY");
+    expect(prod["strict-transport-security"]).toMatch(/^max-age=\d+/);
+    const dev = securityHeaders({ publicUrl: "http://localhost:3000", development: true });
+    expect(dev["content-security-policy"]).toContain("'unsafe-eval'");
+    expect(dev["strict-transport-security"]).toBeUndefined();
   });
 });
