@@ -89,6 +89,7 @@ export async function startScheduler(
     queues,
     log,
     nodeCredentialSecret: env.THAW_NODE_CREDENTIAL_SECRET,
+    agentCidrs: env.THAW_AGENT_CIDRS,
     ...(fleet ? { fleet } : {}),
     warmPool: warmPoolOptions(env),
   });

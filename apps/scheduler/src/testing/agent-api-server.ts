@@ -1,3 +1,4 @@
+import { TEST_AGENT_NETWORK } from "@thaw/core/testing";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
@@ -34,6 +35,7 @@ export async function startAgentApiServer(opts: {
         input: parseInput(JoinRequest, body, "body"),
         db,
         credentialSecret: opts.credentialSecret,
+        network: TEST_AGENT_NETWORK,
       }),
     "/api/agent/v1/heartbeat": async (body, credential) => {
       const actor = await authenticateNode({

@@ -1,4 +1,10 @@
-import { prepareDispatch, QUEUES, recordDispatched, recordDispatchFailed } from "@thaw/core";
+import {
+  classifyAgentFailure,
+  prepareDispatch,
+  QUEUES,
+  recordDispatched,
+  recordDispatchFailed,
+} from "@thaw/core";
 import { AgentApiError, StartReplicaRequest } from "@thaw/node-agent-client";
 import type { Job } from "bullmq";
 import type { WorkerContext } from "./worker-context.ts";
@@ -49,13 +55,36 @@ async function dispatchOne(
   if (plan.kind === "skip") return plan;
   if (plan.kind === "fail") return fail(ctx, coldStartId, plan.reason);
 
-  const request = StartReplicaRequest.parse(plan.request);
+  // A request the protocol refuses (say, an image reference the agent would not take) can
+  // never be sent: the start fails with that reason at once, its GPU is freed, no retry.
+  const parsed = StartReplicaRequest.safeParse(plan.request);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join(".") || "request";
+    ctx.log.warn(
+      { coldStartId, issues: parsed.error.issues },
+      "start request refused by the protocol",
+    );
+    return fail(ctx, coldStartId, `request_refused: ${field}: ${issue?.message ?? "invalid"}`);
+  }
+  const request = parsed.data;
   try {
     await ctx.agent({ id: plan.nodeId, agentUrl: plan.agentUrl }).startReplica(request);
   } catch (error) {
     if (!(error instanceof AgentApiError)) throw error;
     if (error.retryable && !lastAttempt) return { kind: "retry", error };
-    return fail(ctx, coldStartId, `${error.code}: ${error.message}`);
+    // The tenant reads a class and the protocol's code; the operator's log has the rest.
+    ctx.log.warn(
+      {
+        coldStartId,
+        nodeId: plan.nodeId,
+        status: error.status,
+        code: error.code,
+        err: error.message,
+      },
+      "agent did not take the start",
+    );
+    return fail(ctx, coldStartId, classifyAgentFailure(error));
   }
   await recordDispatched({ db: ctx.db, coldStartId, replicaId: request.replicaId });
   return { kind: "dispatched", nodeId: plan.nodeId, path: request.path };

@@ -1,7 +1,7 @@
-import { deriveNodeCredential, NODE_CREDENTIAL_KIND } from "@thaw/core";
+import { agentUrlProblem, deriveNodeCredential, NODE_CREDENTIAL_KIND, type Cidr } from "@thaw/core";
 import type { WarmPoolOptions } from "@thaw/core/warm-pool";
 import type { DbClient } from "@thaw/db";
-import { AgentClient, keepAliveFetch } from "@thaw/node-agent-client";
+import { AgentApiError, AgentClient, keepAliveFetch } from "@thaw/node-agent-client";
 import type { FleetSetup } from "../fleet/fleet-config.ts";
 import type { OfferingAvailability } from "../fleet/offering-availability.ts";
 import type { Logger } from "../logger.ts";
@@ -40,6 +40,8 @@ export function createWorkerContext(deps: {
   queues: SchedulerQueues;
   log: Logger;
   nodeCredentialSecret: string;
+  /** THAW_AGENT_CIDRS: an agent address outside them is never dialled. */
+  agentCidrs?: readonly Cidr[];
   /** Agent calls: quick timeouts, and retries are BullMQ's (the job is retried). */
   agentTimeoutMs?: number;
   fleet?: FleetRuntime;
@@ -62,6 +64,10 @@ export function createWorkerContext(deps: {
       const key = `${node.id} ${node.agentUrl}`;
       let client = agents.get(key);
       if (!client) {
+        // Checked again at dial time (the row may predate the join-time check, or the
+        // operator's agent networks changed): such a node is refused, not called.
+        const problem = agentUrlProblem(node.agentUrl, { agentCidrs: deps.agentCidrs ?? [] });
+        if (problem) throw new AgentApiError(421, "agent_address_refused", `agentUrl ${problem}`);
         if (agents.size >= AGENT_CLIENTS_KEPT) agents.clear();
         client = new AgentClient({
           baseUrl: node.agentUrl,

@@ -1,3 +1,4 @@
+import { TEST_AGENT_NETWORK } from "../testing/index.ts";
 import { G5_XLARGE_JOIN_FIGURES, IDLE_HEARTBEAT } from "../testing/index.ts";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
@@ -79,6 +80,7 @@ describe("fleet provisioning in Postgres", () => {
       input: join(joinToken, `sim-${nodeId}`),
       db: t.db,
       credentialSecret: SECRET,
+      network: TEST_AGENT_NETWORK,
     });
     return { nodeId, joined };
   };
@@ -135,7 +137,12 @@ describe("fleet provisioning in Postgres", () => {
     });
     await markHostsTerminated({ db: t.db, hosts: [{ nodeId, reason: "did not join" }] });
     await expect(
-      joinNode({ input: join(joinToken, `sim-${nodeId}`), db: t.db, credentialSecret: SECRET }),
+      joinNode({
+        input: join(joinToken, `sim-${nodeId}`),
+        db: t.db,
+        credentialSecret: SECRET,
+        network: TEST_AGENT_NETWORK,
+      }),
     ).rejects.toMatchObject({ code: "CONFLICT" });
     expect(await t.db.joinToken.findFirstOrThrow({ where: { nodeId } })).toMatchObject({
       usedAt: null,

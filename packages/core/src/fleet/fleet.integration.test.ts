@@ -1,3 +1,4 @@
+import { TEST_AGENT_NETWORK } from "../testing/index.ts";
 import { G5_XLARGE_JOIN_FIGURES, IDLE_HEARTBEAT } from "../testing/index.ts";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
@@ -43,6 +44,7 @@ describe("node join and heartbeats", () => {
       input: joinInput(token, name),
       db: t.db,
       credentialSecret: TEST_NODE_SECRET,
+      network: TEST_AGENT_NETWORK,
     });
   };
 
@@ -53,11 +55,13 @@ describe("node join and heartbeats", () => {
         input: joinInput(token, "racer-1"),
         db: t.db,
         credentialSecret: TEST_NODE_SECRET,
+        network: TEST_AGENT_NETWORK,
       }),
       joinNode({
         input: joinInput(token, "racer-2"),
         db: t.db,
         credentialSecret: TEST_NODE_SECRET,
+        network: TEST_AGENT_NETWORK,
       }),
     ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
@@ -77,7 +81,12 @@ describe("node join and heartbeats", () => {
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
     await expect(
-      joinNode({ input: joinInput(token), db: t.db, credentialSecret: TEST_NODE_SECRET }),
+      joinNode({
+        input: joinInput(token),
+        db: t.db,
+        credentialSecret: TEST_NODE_SECRET,
+        network: TEST_AGENT_NETWORK,
+      }),
     ).rejects.toMatchObject({
       code: "UNAUTHENTICATED",
       details: { field: "joinToken" },
@@ -87,6 +96,7 @@ describe("node join and heartbeats", () => {
         input: joinInput("thawjoin_000000000000_notarealtokenatallxxxx"),
         db: t.db,
         credentialSecret: TEST_NODE_SECRET,
+        network: TEST_AGENT_NETWORK,
       }),
     ).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
   });
@@ -143,6 +153,7 @@ describe("node join and heartbeats", () => {
         },
         db: t.db,
         credentialSecret: TEST_NODE_SECRET,
+        network: TEST_AGENT_NETWORK,
       });
     const first = await join();
     const second = await join();

@@ -1,3 +1,12 @@
+export {
+  addressInCidrs,
+  agentUrlProblem,
+  classifyAgentFailure,
+  normalizeAddress,
+  parseCidrList,
+  type AgentNetwork,
+  type Cidr,
+} from "./agent-address.ts";
 export { authenticateNode } from "./authenticate-node.ts";
 export { createJoinToken, JOIN_TOKEN_KIND } from "./create-join-token.ts";
 export {

@@ -2,6 +2,7 @@ import type { DbClient } from "@thaw/db";
 import { deriveNodeCredential } from "../crypto/node-credential.ts";
 import { parsePrefixedSecret, sha256Hex } from "../crypto/secrets.ts";
 import { AppError } from "../errors/index.ts";
+import { agentUrlProblem, type AgentNetwork } from "./agent-address.ts";
 import { JOIN_TOKEN_KIND } from "./create-join-token.ts";
 
 export const NODE_CREDENTIAL_KIND = "thawnode";
@@ -41,9 +42,12 @@ export async function joinNode({
   input,
   db,
   credentialSecret,
+  network,
 }: {
   input: JoinNodeInput;
   db: DbClient;
+  /** Where agents may be, and where this join came from: checked before the token is used. */
+  network: AgentNetwork;
   /** THAW_NODE_CREDENTIAL_SECRET: the node's credential is derived from it (see node-credential.ts). */
   credentialSecret: string;
 }) {
@@ -54,6 +58,9 @@ export async function joinNode({
       { field: "joinToken" },
     );
   if (!parsePrefixedSecret(JOIN_TOKEN_KIND, input.joinToken)) throw invalid();
+  const addressProblem = input.agentUrl ? agentUrlProblem(input.agentUrl, network) : null;
+  if (addressProblem)
+    throw new AppError("BAD_REQUEST", `agentUrl: ${addressProblem}.`, { field: "agentUrl" });
   const tokenHash = sha256Hex(input.joinToken);
 
   return db.$transaction(async (tx) => {

@@ -33,3 +33,6 @@ export const TEST_DEPLOYMENT = {
   modelFormat: "safetensors",
   engine: "vllm",
 } as const;
+
+/** Agents on this machine, joining from it: what an in-process joinNode call is given. */
+export const TEST_AGENT_NETWORK = { agentCidrs: [], sourceAddress: "127.0.0.1" } as const;

@@ -2,15 +2,24 @@ import { joinNode, parseInput } from "@thaw/core";
 import { JoinRequest, JoinResponse } from "@thaw/node-agent-client";
 import { env } from "../../../../../env.ts";
 import { getDb } from "../../../../../server/db.ts";
+import { clientAddressOf } from "../../../../../server/http/client-of.ts";
 import { jsonRoute, readJsonBody } from "../../../../../server/http/json-route.ts";
+import { consumeLimit, limitKey } from "../../../../../server/limits/rate-limits.ts";
 
-/** POST /api/agent/v1/join — a one-time join token becomes a node and its credential. */
+/**
+ * POST /api/agent/v1/join — a one-time join token becomes a node and its credential. The
+ * agent's address must be the one it joins from, or inside THAW_AGENT_CIDRS.
+ */
 export const POST = jsonRoute(async (request) => {
+  const sourceAddress = clientAddressOf(request);
+  // Guessing tokens costs the address's API budget.
+  await consumeLimit("apiPerAddress", limitKey("join", sourceAddress));
   const input = parseInput(JoinRequest, await readJsonBody(request), "body");
   const joined = await joinNode({
     input,
     db: getDb(),
     credentialSecret: env().THAW_NODE_CREDENTIAL_SECRET,
+    network: { agentCidrs: env().THAW_AGENT_CIDRS, sourceAddress },
   });
   return JoinResponse.parse(joined);
 });

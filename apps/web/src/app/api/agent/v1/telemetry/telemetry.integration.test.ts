@@ -1,4 +1,4 @@
-import { G5_XLARGE_JOIN_FIGURES } from "@thaw/core/testing";
+import { G5_XLARGE_JOIN_FIGURES, TEST_AGENT_NETWORK } from "@thaw/core/testing";
 // POST /api/agent/v1/telemetry, called as Next calls it (a Request in, a Response out),
 // against a database of this file's own; the agent's typed client is pointed at the handler.
 import { createJoinToken, joinNode, type Actor } from "@thaw/core";
@@ -59,6 +59,7 @@ describe("POST /api/agent/v1/telemetry", () => {
       },
       db: t.db,
       credentialSecret: "test-node-credential-secret-32-chars-long",
+      network: TEST_AGENT_NETWORK,
     });
   };
   const placeColdStart = async (nodeId: string) => {
@@ -194,7 +195,7 @@ describe("POST /api/agent/v1/telemetry", () => {
   });
 
   // [label, body for a cold start id (object, or raw JSON text), the field named]
-  const badBodies: [string, (id: string) => unknown, string][] = [
+  const badBodies: [string, (id: string) => unknown, string, number?][] = [
     [
       "an unknown phase name",
       (id) => ({ events: [{ ...pullEvents(id)[0], phase: "defrost" }] }),
@@ -243,17 +244,19 @@ describe("POST /api/agent/v1/telemetry", () => {
       "a failed outcome without its phase",
       (id) => ({ outcomes: [{ coldStartId: id, status: "failed", endedAt: iso(1) }] }),
       "body.outcomes.0.failedPhase",
+      // Each field is well-formed; the rule joining them (a failure names its phase) is not.
+      422,
     ],
   ];
   it.each(badBodies)(
-    "answers 400 naming the field for %s, and stores nothing",
-    async (_label, makeBody, field) => {
+    "answers 4xx naming the field for %s, and stores nothing",
+    async (_label, makeBody, field, status = 400) => {
       const node = await newNode(`bad-${field}`);
       const coldStartId = await placeColdStart(node.nodeId);
       const response = await telemetry(post(makeBody(coldStartId), bearer(node.credential)));
-      expect(response.status).toBe(400);
+      expect(response.status).toBe(status);
       const body = (await response.json()) as ErrorJson;
-      expect(body.error.code).toBe("BAD_REQUEST");
+      expect(body.error.code).toBe(status === 400 ? "BAD_REQUEST" : "UNPROCESSABLE");
       expect(body.error.details?.field).toBe(field);
       expect(body.error.message).toContain(field);
       await untouched(coldStartId);
