@@ -38,6 +38,12 @@ export const JoinRequest = z
     agentVersion: z.string().min(1).max(64),
     /** Where the scheduler reaches this agent's HTTP API. */
     agentUrl: z.url().max(512).optional(),
+    /**
+     * An instance that joined before proves it is that node: the credential it was given
+     * (kept across an agent restart, or the one a rotated secret made stale). Without it, or
+     * a join token created for that node, joining as an existing instance is refused.
+     */
+    nodeCredential: z.string().min(1).max(512).optional(),
     figures: HostFigures,
   })
   .strict();

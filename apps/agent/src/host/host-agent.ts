@@ -84,6 +84,8 @@ export class HostAgent {
   nodeId: string | undefined;
   lastError: string | undefined;
   private credentialValue: string | undefined;
+  /** The credential the control plane stopped taking: proof of identity when joining again. */
+  private staleCredential: string | undefined;
   private credentialSha: Buffer | undefined;
   private draining = false;
   private readonly replicas = new Map<string, ReplicaRecord>();
@@ -129,9 +131,11 @@ export class HostAgent {
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
       if (error instanceof ControlPlaneError && error.status === 401 && this.status === "joined") {
-        // The control plane no longer knows this credential (node deleted or terminated):
-        // forget it and join again with a fresh token when one is available.
-        this.deps.credentials.delete(this.name);
+        // The control plane no longer takes this credential (node deleted or terminated, or
+        // the credential secret rotated): join again with a fresh token when one is
+        // available, presenting the old credential to prove this host is that node. It stays
+        // on disk until a join replaces it, so a restart in between can still prove it.
+        this.staleCredential = this.credentialValue;
         this.setCredential(undefined);
         this.status = "unjoined";
       }
@@ -161,8 +165,10 @@ export class HostAgent {
         zone: this.deps.zone ?? "sim-a",
         agentVersion: AGENT_VERSION,
         ...(this.deps.agentUrl ? { agentUrl: this.deps.agentUrl } : {}),
+        ...(this.staleCredential ? { nodeCredential: this.staleCredential } : {}),
         figures: this.figures,
       });
+      this.staleCredential = undefined;
       this.nodeId = joined.nodeId;
       this.setCredential(joined.credential);
       this.status = "joined";

@@ -126,7 +126,7 @@ describe("fleet provisioning in Postgres", () => {
     await t.db.replica.deleteMany({ where: { endpointId } });
   });
 
-  it("refuses the join of a host whose node was terminated, and keeps its token unspent", async () => {
+  it("refuses the join of a host whose node was terminated, spending its token like any join", async () => {
     const { nodeId, joinToken } = await beginHostLaunch({
       db: t.db,
       orgId,
@@ -144,9 +144,10 @@ describe("fleet provisioning in Postgres", () => {
         network: TEST_AGENT_NETWORK,
       }),
     ).rejects.toMatchObject({ code: "CONFLICT" });
-    expect(await t.db.joinToken.findFirstOrThrow({ where: { nodeId } })).toMatchObject({
-      usedAt: null,
-    });
+    // A token is single use whatever the answer: a refusal that left it unspent told a
+    // prober the token was good (issue 23, finding 6).
+    expect((await t.db.joinToken.findFirstOrThrow({ where: { nodeId } })).usedAt).not.toBeNull();
+    expect((await t.db.node.findUniqueOrThrow({ where: { id: nodeId } })).state).toBe("terminated");
   });
 
   it("retires only a host that holds nothing, and never one placement has just used", async () => {

@@ -141,29 +141,54 @@ describe("node join and heartbeats", () => {
     });
   });
 
-  it("an instance that joins again becomes the same node, with a working credential", async () => {
-    const join = async () =>
+  it("an instance joins again only as itself: with its credential, or a token made for its node", async () => {
+    const token = async (nodeId?: string) =>
+      (
+        await createJoinToken({
+          actor: owner,
+          input: { ttlSeconds: 600, ...(nodeId ? { nodeId } : {}) },
+          db: t.db,
+        })
+      ).token;
+    const join = async (joinToken: string, nodeCredential?: string) =>
       joinNode({
         input: {
-          ...joinInput(
-            (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db })).token,
-            "rejoiner",
-          ),
+          ...joinInput(joinToken, "rejoiner"),
           instanceId: "i-0rejoin",
+          ...(nodeCredential ? { nodeCredential } : {}),
         },
         db: t.db,
         credentialSecret: TEST_NODE_SECRET,
         network: TEST_AGENT_NETWORK,
       });
-    const first = await join();
-    const second = await join();
-    expect(second.nodeId).toBe(first.nodeId);
+    const first = await join(await token());
+
+    // A spare token and the instance id (shown as the node's name) no longer take it over,
+    // and the refusal spends the token like any join (no oracle).
+    const spare = await token();
+    await expect(join(spare)).rejects.toMatchObject({
+      code: "CONFLICT",
+      details: { field: "instanceId" },
+    });
+    await expect(join(spare, first.credential)).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+    await expect(
+      join(await token(), "thawnode_000000000000_notthenodescredential"),
+    ).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+
+    // The node's own credential proves it: the same node, a working credential.
+    const again = await join(await token(), first.credential);
+    expect(again.nodeId).toBe(first.nodeId);
     const actor = await authenticateNode({
-      credential: second.credential,
+      credential: again.credential,
       db: t.db,
       credentialSecret: TEST_NODE_SECRET,
     });
     expect(actor.nodeId).toBe(first.nodeId);
+    // A host that lost its credential joins with a token an admin made for its node.
+    const recovered = await join(await token(first.nodeId));
+    expect(recovered.nodeId).toBe(first.nodeId);
     expect(await t.db.node.count({ where: { instanceId: "i-0rejoin" } })).toBe(1);
   });
 

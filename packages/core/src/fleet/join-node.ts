@@ -17,6 +17,8 @@ export interface JoinNodeInput {
   zone?: string | undefined;
   agentVersion: string;
   agentUrl?: string | undefined;
+  /** The node's current credential, when an instance that joined before joins again. */
+  nodeCredential?: string | undefined;
   figures: {
     instanceType: string;
     gpuModel: string;
@@ -34,9 +36,11 @@ export interface JoinNodeInput {
 }
 
 /**
- * Exchanges a one-time join token for a node and its per-node credential. Consuming the
- * token and creating the node happen in one transaction, and the token is claimed with a
- * conditional update, so two agents racing with the same token get one node between them.
+ * Exchanges a one-time join token for a node and its per-node credential. The token is
+ * claimed first, in a transaction of its own, with a conditional update (two agents racing
+ * with one token get one claim), and stays spent whatever follows: a refusal must not tell a
+ * prober that the token was good. An instance that joined before may join again only as
+ * itself: with the node's current credential, or a token created for that node.
  */
 export async function joinNode({
   input,
@@ -63,14 +67,15 @@ export async function joinNode({
     throw new AppError("BAD_REQUEST", `agentUrl: ${addressProblem}.`, { field: "agentUrl" });
   const tokenHash = sha256Hex(input.joinToken);
 
+  const token = await db.joinToken.findUnique({ where: { tokenHash } });
+  if (!token) throw invalid();
+  const claimed = await db.joinToken.updateMany({
+    where: { id: token.id, usedAt: null, expiresAt: { gt: new Date() } },
+    data: { usedAt: new Date() },
+  });
+  if (claimed.count !== 1) throw invalid();
+
   return db.$transaction(async (tx) => {
-    const token = await tx.joinToken.findUnique({ where: { tokenHash } });
-    if (!token) throw invalid();
-    const claimed = await tx.joinToken.updateMany({
-      where: { id: token.id, usedAt: null, expiresAt: { gt: new Date() } },
-      data: { usedAt: new Date() },
-    });
-    if (claimed.count !== 1) throw invalid();
     const { figures } = input;
     const fields = {
       name: input.name,
@@ -115,13 +120,28 @@ export async function joinNode({
             where: {
               provider_instanceId: { provider: input.provider, instanceId: input.instanceId },
             },
-            select: { id: true, orgId: true },
+            select: { id: true, orgId: true, name: true, credentialHash: true },
           })
         : null);
     if (existing && existing.orgId !== token.orgId)
       throw new AppError(
         "CONFLICT",
         `instanceId ${input.instanceId} has joined another org; terminate it there first.`,
+        { field: "instanceId" },
+      );
+    // Joining as an existing instance with a plain token would hand its id and live
+    // credential to whoever knows the instance id (it is the node's name in the dashboard).
+    if (
+      existing &&
+      !provisioned &&
+      "credentialHash" in existing &&
+      (!input.nodeCredential ||
+        !existing.credentialHash ||
+        sha256Hex(input.nodeCredential) !== existing.credentialHash)
+    )
+      throw new AppError(
+        "CONFLICT",
+        `instanceId ${input.instanceId} already joined as node ${existing.name}: join again with that node's credential, or with a join token created for that node.`,
         { field: "instanceId" },
       );
     const node = existing
@@ -155,7 +175,8 @@ export async function joinNode({
         action: existing && !provisioned ? "node.rejoined" : "node.joined",
         targetType: "node",
         targetId: node.id,
-        metadata: { name: node.name, instanceType: node.instanceType },
+        // Where the scheduler will call it: a changed address is in the audit trail.
+        metadata: { name: node.name, instanceType: node.instanceType, agentUrl: node.agentUrl },
       },
     });
     return {
