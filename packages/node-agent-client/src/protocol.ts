@@ -1,4 +1,5 @@
 import { ScenarioEngine, ScenarioLayer, ScenarioLazy } from "@thaw/core/cold-start-model";
+import { IMAGE_REFERENCE } from "@thaw/core/deployments";
 import { Phase, StartPath } from "@thaw/core/vocabulary";
 import { z } from "zod";
 
@@ -119,13 +120,17 @@ export const AGENT_PROTOCOL_VERSION = "1";
 // implement these). Strings that end up in a command line are restricted so that they can
 // never be read as an option (no leading '-') or split (no whitespace).
 
-/** An image (or checkpoint image) reference as containerd names it. */
+/**
+ * An image (or checkpoint image) reference: the API's own grammar (core's IMAGE_REFERENCE),
+ * so nothing the control plane accepted is refused here, and nothing that could be read as an
+ * option or another host reaches a command line.
+ */
 const ImageReference = z
   .string()
   .min(1)
   .max(512)
   .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._\-/:@+]*$/,
+    IMAGE_REFERENCE,
     "expected an image reference such as registry.example.com/team/model:tag",
   );
 const Sha256Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, "expected sha256:<64 hex digits>");

@@ -3,7 +3,7 @@ import type { Db } from "@thaw/db";
 import { z } from "zod";
 import { ScenarioEngine, ScenarioLayer } from "../cold-start-model/index.ts";
 import { DeploymentStatus } from "../vocabulary/index.ts";
-import { imageRefProblem, modelSourceProblem } from "./source-policy.ts";
+import { IMAGE_REFERENCE, imageRefProblem, modelSourceProblem } from "./source-policy.ts";
 
 // A deployment as clients send it and as the API answers it, declared once: tRPC, REST and
 // the OpenAPI document all use these schemas.
@@ -160,7 +160,13 @@ export const ModelSource = plainText(2_048)
     example: "hf://meta-llama/Llama-3.2-3B-Instruct",
   });
 
-export const ImageRef = plainText(512)
+// Not plainText: the grammar leaves no room for whitespace or control characters, and an
+// input the document's pattern refuses must be refused as sent, not trimmed into shape.
+export const ImageRef = z
+  .string()
+  .min(1)
+  .max(512)
+  .regex(IMAGE_REFERENCE, "not an image reference: [registry[:port]/]name[:tag][@sha256:<64 hex>]")
   .superRefine((ref, ctx) => {
     const problem = imageRefProblem(ref);
     if (problem) ctx.addIssue({ code: "custom", message: problem });

@@ -13,6 +13,7 @@ export {
 } from "./deployment-spec.ts";
 export { DeploymentList, ListDeploymentsQuery, listDeployments } from "./list-deployments.ts";
 export {
+  IMAGE_REFERENCE,
   imageRefProblem,
   MODEL_SOURCE_SCHEMES,
   modelSourceProblem,

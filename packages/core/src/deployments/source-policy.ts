@@ -115,13 +115,20 @@ export function modelSourceProblem(source: string): string | null {
   }
 }
 
-/** name[:tag][@sha256:…] with an optional registry host[:port] in front (distribution/reference). */
-const IMAGE_REF =
-  /^(?:([a-zA-Z0-9.-]+(?::[0-9]{1,5})?|\[[0-9a-fA-F:.]+\](?::[0-9]{1,5})?)\/)?([a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*)(?::([\w][\w.-]{0,127}))?(?:@(sha256:[a-f0-9]{64}))?$/;
+/**
+ * The one grammar of an image reference, for the API, the scheduler and the agent alike
+ * (distribution/reference, narrowed): `[registry[:port]/]path[:tag][@sha256:<64 hex>]`.
+ * Registry components start and end with a letter or digit (no `-k/…` or `.x.com/…` that
+ * a command line could read as an option or a relative host); registries are named, not
+ * IPv6 literals; path components are lowercase. Anything the agent would refuse is refused
+ * here first, so a deployment cannot be accepted and then never start.
+ */
+export const IMAGE_REFERENCE =
+  /^(?:((?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]{1,5})?)\/)?([a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*)(?::([\w][\w.-]{0,127}))?(?:@(sha256:[a-f0-9]{64}))?$/;
 
 /** Why an image reference is refused, or null when it is allowed. */
 export function imageRefProblem(ref: string): string | null {
-  const match = IMAGE_REF.exec(ref);
+  const match = IMAGE_REFERENCE.exec(ref);
   if (!match) return "not an image reference: [registry/]name[:tag][@sha256:<64 hex>]";
   const first = match[1];
   // The first component is a registry when it looks like a host (docker's own rule).

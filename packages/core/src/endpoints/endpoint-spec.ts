@@ -39,9 +39,9 @@ export const Slug = z
   )
   .meta({ example: "llama-3-2-3b-instruct" });
 
+// Exactly as the pattern says (not trimmed into it): what the document refuses, the API does.
 export const GpuType = z
   .string()
-  .trim()
   .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, "a GPU model name such as L40S or A100 80GB")
   .meta({ example: "L40S" });
 
