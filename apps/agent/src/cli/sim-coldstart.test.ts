@@ -63,7 +63,8 @@ const scenario = {
   },
 };
 
-describe("sim:coldstart", () => {
+// Each case runs the CLI as a process (tsx compiles it first): seconds on a busy 2-core machine.
+describe("sim:coldstart", { timeout: 60_000 }, () => {
   it("prints one JSON document whose phases are in order and sum to totalSeconds", () => {
     const out = run(scenario);
     expect(out.status, out.stderr).toBe(0);
