@@ -1,4 +1,4 @@
-import { parseCidrList } from "@thaw/core";
+import { cidrListEnv } from "@thaw/core";
 import { z } from "zod";
 
 // The scheduler's environment, parsed once at boot (DESIGN.md §7).
@@ -26,20 +26,7 @@ const Env = z.object({
    * Networks (CIDRs) where node agents may be (the web app's setting): an agent address
    * outside them is never dialled. Unset: the join already checked the address.
    */
-  THAW_AGENT_CIDRS: z
-    .string()
-    .default("")
-    .transform((text, ctx) => {
-      try {
-        return parseCidrList(text);
-      } catch {
-        ctx.addIssue({
-          code: "custom",
-          message: "must be comma-separated CIDRs, e.g. 10.0.0.0/16",
-        });
-        return z.NEVER;
-      }
-    }),
+  THAW_AGENT_CIDRS: cidrListEnv("e.g. 10.0.0.0/16"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
 });
 export type SchedulerEnv = z.infer<typeof Env>;

@@ -1,28 +1,10 @@
 import { z } from "zod";
-import { parseCidrList } from "@thaw/core";
+import { cidrListEnv } from "@thaw/core";
 
 // The web app's environment, parsed once (DESIGN.md §7). This is the only file in src/ that
 // reads process.env. Parsing is lazy: `next build` imports route modules to collect page
 // data, and the build must not need production secrets. The server validates at start
 // (src/instrumentation.ts) and refuses to boot with a message naming the variable.
-
-/** A comma-separated list of CIDRs (or bare addresses); empty when unset. */
-function cidrList(example: string) {
-  return z
-    .string()
-    .default("")
-    .transform((text, ctx) => {
-      try {
-        return parseCidrList(text);
-      } catch {
-        ctx.addIssue({
-          code: "custom",
-          message: `must be comma-separated CIDRs or addresses, ${example}`,
-        });
-        return z.NEVER;
-      }
-    });
-}
 
 const WebEnv = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -60,7 +42,7 @@ const WebEnv = z.object({
    * Proxies (CIDRs, comma-separated) whose X-Forwarded-For is believed: set it to the load
    * balancer's subnet. Unset: nobody's, and the TCP peer is the client.
    */
-  THAW_TRUSTED_PROXIES: cidrList("e.g. 10.0.0.0/8,fd00::/8"),
+  THAW_TRUSTED_PROXIES: cidrListEnv("e.g. 10.0.0.0/8,fd00::/8"),
   /** REST and agent-API requests per client address per minute, before credentials. */
   THAW_API_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce
     .number()
@@ -97,7 +79,7 @@ const WebEnv = z.object({
    * Networks (CIDRs) where node agents may be: the control plane dials an agent only at an
    * IP inside them. Unset: the address each agent's join request came from.
    */
-  THAW_AGENT_CIDRS: cidrList("e.g. 10.0.0.0/16"),
+  THAW_AGENT_CIDRS: cidrListEnv("e.g. 10.0.0.0/16"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 export type WebEnv = z.infer<typeof WebEnv>;

@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import { z } from "zod";
 
 // Agents are addressed, not self-described: the control plane dials a node's agent only at
 // `http(s)://<ip>:<port>` (plus the sim agent's `/hosts/<name>` prefix), an IP inside the
@@ -19,6 +20,24 @@ export function parseCidrList(text: string): Cidr[] {
       if (entry.includes("/")) return ipaddr.parseCIDR(entry);
       const address = ipaddr.parse(entry);
       return [address, address.kind() === "ipv4" ? 32 : 128] as Cidr;
+    });
+}
+
+/** An environment variable holding a CIDR list (empty when unset), for the apps' env.ts. */
+export function cidrListEnv(example: string) {
+  return z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      try {
+        return parseCidrList(text);
+      } catch {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be comma-separated CIDRs or addresses, ${example}`,
+        });
+        return z.NEVER;
+      }
     });
 }
 

@@ -1,6 +1,7 @@
 export {
   addressInCidrs,
   agentUrlProblem,
+  cidrListEnv,
   classifyAgentFailure,
   normalizeAddress,
   parseCidrList,
