@@ -80,6 +80,34 @@ const WebEnv = z.object({
    * IP inside them. Unset: the address each agent's join request came from.
    */
   THAW_AGENT_CIDRS: cidrListEnv("e.g. 10.0.0.0/16"),
+  /** Live endpoints one org may hold. */
+  THAW_ORG_MAX_ENDPOINTS: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1)
+    .max(1_000_000)
+    .default(500),
+  /** Live (unrevoked, unexpired) API keys one org may hold. */
+  THAW_ORG_MAX_API_KEYS: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1)
+    .max(1_000_000)
+    .default(100),
+  /** The largest maxReplicas of one endpoint. */
+  THAW_ORG_MAX_REPLICAS_PER_ENDPOINT: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1)
+    .max(1_000_000)
+    .default(64),
+  /** GPUs one org's endpoints may reach at their maxReplicas (Σ maxReplicas × gpuCount). */
+  THAW_ORG_MAX_GPUS: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1)
+    .max(1_000_000)
+    .default(256),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 export type WebEnv = z.infer<typeof WebEnv>;

@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Create an endpoint with its first deployment, active at once (scope endpoints:write)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). Rules this document cannot express (422): minReplicas ≤ desiredReplicas ≤ maxReplicas; `gpuType` is a GPU model Thaw knows (T4, L4, A10, A10G, L40, L40S, A100, A100 40GB, A100 80GB, H100, H100 80GB, H200, B200, GH200, RTX 6000 Ada) or one the org's fleet has; `name` holds no control characters; `allowedPaths` names each path once; the org holds at most 500 live endpoints; `imageLayers`, when given, add up to `imageBytes`; `estargzDigest` needs `estargzImageRef`; `imageRef`, `estargzImageRef` and `modelSource` name no loopback, private, link-local or metadata address; engine args hold no control characters. 409: an endpoint with this slug exists.
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). Rules this document cannot express (422): minReplicas ≤ desiredReplicas ≤ maxReplicas; `gpuType` is a GPU model Thaw knows (T4, L4, A10, A10G, L40, L40S, A100, A100 40GB, A100 80GB, H100, H100 80GB, H200, B200, GH200, RTX 6000 Ada) or one the org's fleet has; `name` holds no control characters; `allowedPaths` names each path once; the org's quotas hold (live endpoints, maxReplicas per endpoint, GPUs over all endpoints at their maxReplicas; the 422 names the quota in `error.details.quota`); `imageLayers`, when given, add up to `imageBytes`; `estargzDigest` needs `estargzImageRef`; `imageRef`, `estargzImageRef` and `modelSource` name no loopback, private, link-local or metadata address; engine args hold no control characters. 409: an endpoint with this slug exists.
          */
         post: operations["createEndpoint"];
         delete?: never;
@@ -57,7 +57,7 @@ export interface paths {
         head?: never;
         /**
          * Change name, scaling bounds (desired is moved into them), start paths, objective, target concurrency or scale-to-zero delay (scope endpoints:write)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). At least one field. Rules this document cannot express (422): minReplicas ≤ maxReplicas once the change is applied (a bound the body leaves out keeps its current value); `name` holds no control characters; `allowedPaths` names each path once. The desired count is moved into the new bounds.
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). At least one field. Rules this document cannot express (422): minReplicas ≤ maxReplicas once the change is applied (a bound the body leaves out keeps its current value); a raised maxReplicas stays within the org's quotas (replicas per endpoint, GPUs over all endpoints); `name` holds no control characters; `allowedPaths` names each path once. The desired count is moved into the new bounds.
          */
         patch: operations["updateEndpoint"];
         trace?: never;

@@ -44,7 +44,7 @@ export async function processFleet(ctx: WorkerContext, data: unknown): Promise<u
     unavailableUntil: await fleet.availability.unavailableUntil(policy.offerings),
     hosts: snapshot.hosts,
     pending: snapshot.pending,
-    spendCapUsdPerHour: snapshot.spendCapUsdPerHour,
+    spendCapUsdPerHour: snapshot.spendCapUsdPerHour ?? policy.defaultSpendCapUsdPerHour,
     idleCooldownSeconds: policy.idleCooldownSeconds,
     maxLaunches: policy.maxLaunchesPerDecision,
   });

@@ -1,14 +1,11 @@
 import { Prisma, type Db, type DbClient } from "@thaw/db";
+import { checkEndpointQuotas } from "../orgs/check-endpoint-quotas.ts";
+import { DEFAULT_ORG_QUOTAS, type OrgQuotas } from "../orgs/org-quotas.ts";
 import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { writeActiveDeployment } from "../deployments/deployment-spec.ts";
 import { AppError, parseInput } from "../errors/index.ts";
-import {
-  CreateEndpointInput,
-  KNOWN_GPU_MODELS,
-  MAX_ENDPOINTS_PER_ORG,
-  type EndpointView,
-} from "./endpoint-spec.ts";
+import { CreateEndpointInput, KNOWN_GPU_MODELS, type EndpointView } from "./endpoint-spec.ts";
 import { loadEndpointView } from "./endpoint-view.ts";
 
 /**
@@ -48,12 +45,15 @@ export async function createEndpoint({
   db,
   source,
   where = "input",
+  quotas = DEFAULT_ORG_QUOTAS,
 }: {
   actor: Actor;
   input: unknown;
   db: DbClient;
   source: "dashboard" | "api";
   where?: string;
+  /** What the org may hold (the operator's THAW_ORG_MAX_*). */
+  quotas?: OrgQuotas;
 }): Promise<EndpointView> {
   assertCan(actor, "endpoints:write");
   const spec = parseInput(CreateEndpointInput, input, where);
@@ -65,13 +65,13 @@ export async function createEndpoint({
   try {
     return await db.$transaction(async (tx) => {
       const gpuType = await resolveGpuType(tx, actor, spec.gpuType, `${where}.gpuType`);
-      const live = await tx.endpoint.count({ where: { ...orgScope(actor), deletedAt: null } });
-      if (live >= MAX_ENDPOINTS_PER_ORG)
-        throw new AppError(
-          "UNPROCESSABLE",
-          `The org has ${live} endpoints, the most it may have; delete one first.`,
-          { field: `${where}.slug`, limit: MAX_ENDPOINTS_PER_ORG },
-        );
+      await checkEndpointQuotas(tx, {
+        orgId: actor.orgId,
+        quotas,
+        maxReplicas: spec.maxReplicas,
+        gpuCount: spec.gpuCount,
+        where,
+      });
       if (await tx.endpoint.findFirst({ where: { ...orgScope(actor), slug: spec.slug } }))
         throw slugTaken();
       const endpoint = await tx.endpoint.create({

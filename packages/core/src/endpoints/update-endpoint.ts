@@ -1,4 +1,6 @@
 import type { DbClient } from "@thaw/db";
+import { checkEndpointQuotas } from "../orgs/check-endpoint-quotas.ts";
+import { DEFAULT_ORG_QUOTAS, type OrgQuotas } from "../orgs/org-quotas.ts";
 import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
@@ -23,6 +25,7 @@ export async function updateEndpoint({
   db,
   source,
   where = "input",
+  quotas = DEFAULT_ORG_QUOTAS,
 }: {
   actor: Actor;
   endpoint: unknown;
@@ -30,6 +33,8 @@ export async function updateEndpoint({
   db: DbClient;
   source: "dashboard" | "api";
   where?: string;
+  /** What the org may hold (the operator's THAW_ORG_MAX_*). */
+  quotas?: OrgQuotas;
 }): Promise<EndpointView> {
   assertCan(actor, "endpoints:write");
   const changes = parseInput(UpdateEndpointInput, input, where);
@@ -47,6 +52,15 @@ export async function updateEndpoint({
         field: `${where}.${field}`,
       });
     }
+    if (changes.maxReplicas !== undefined && changes.maxReplicas > row.maxReplicas)
+      await checkEndpointQuotas(tx, {
+        orgId: actor.orgId,
+        quotas,
+        maxReplicas,
+        gpuCount: row.gpuCount,
+        replacing: row.id,
+        where,
+      });
     const desiredReplicas = clampDesired(row.desiredReplicas, minReplicas, maxReplicas);
     await tx.endpoint.update({
       where: { id: row.id },

@@ -22,6 +22,8 @@ describe("resolveFleetPolicy", () => {
         ],
         idleCooldownSeconds: 600,
         pendingGraceSeconds: 10,
+        // An org without a spend cap of its own is still capped (issue 23, finding 8).
+        defaultSpendCapUsdPerHour: 50,
         maxLaunchesPerDecision: 8,
         unavailableTtlSeconds: 900,
         launchGraceSeconds: 900,

@@ -32,6 +32,12 @@ export const FleetPolicy = z
      * joining (an agent restart, a fleet coming up) get to take it first.
      */
     pendingGraceSeconds: z.int().min(0).max(3_600).default(10),
+    /**
+     * The spend ceiling (USD per hour of running hosts) of an org that has none of its own:
+     * launches stop with a visible reason past it. null means no ceiling, which an operator
+     * must write down on purpose (a leaked scale key once grew a fleet from 4 to 33 hosts).
+     */
+    defaultSpendCapUsdPerHour: z.number().positive().max(1_000_000).nullable().default(50),
     /** Upper bound on hosts launched per decision (a bounded blast radius). */
     maxLaunchesPerDecision: z.int().min(1).max(100).default(8),
     /** An offering refused for capacity is skipped for this long. */

@@ -13,7 +13,6 @@ import {
   ListEndpointColdStartsQuery,
   UpdateEndpointInput,
   KNOWN_GPU_MODELS,
-  MAX_ENDPOINTS_PER_ORG,
   EndpointStatusResponse,
   ErrorResponse,
   LiveEvent,
@@ -147,7 +146,7 @@ export function openApiDocument() {
           operationId: "createEndpoint",
           summary:
             "Create an endpoint with its first deployment, active at once (scope endpoints:write)",
-          description: `${SCHEMA_RULES} Rules this document cannot express (422): minReplicas ≤ desiredReplicas ≤ maxReplicas; \`gpuType\` is a GPU model Thaw knows (${KNOWN_GPU_MODELS.join(", ")}) or one the org's fleet has; \`name\` holds no control characters; \`allowedPaths\` names each path once; the org holds at most ${MAX_ENDPOINTS_PER_ORG} live endpoints; ${DEPLOYMENT_RULES} 409: an endpoint with this slug exists.`,
+          description: `${SCHEMA_RULES} Rules this document cannot express (422): minReplicas ≤ desiredReplicas ≤ maxReplicas; \`gpuType\` is a GPU model Thaw knows (${KNOWN_GPU_MODELS.join(", ")}) or one the org's fleet has; \`name\` holds no control characters; \`allowedPaths\` names each path once; the org's quotas hold (live endpoints, maxReplicas per endpoint, GPUs over all endpoints at their maxReplicas; the 422 names the quota in \`error.details.quota\`); ${DEPLOYMENT_RULES} 409: an endpoint with this slug exists.`,
           requestBody: body(CreateEndpointInput, {
             slug: "qwen-7b",
             name: "Qwen 2.5 7B",
@@ -180,7 +179,7 @@ export function openApiDocument() {
           summary:
             "Change name, scaling bounds (desired is moved into them), start paths, objective, target concurrency or scale-to-zero delay (scope endpoints:write)",
           requestParams: { path: endpointParam },
-          description: `${SCHEMA_RULES} At least one field. Rules this document cannot express (422): minReplicas ≤ maxReplicas once the change is applied (a bound the body leaves out keeps its current value); \`name\` holds no control characters; \`allowedPaths\` names each path once. The desired count is moved into the new bounds.`,
+          description: `${SCHEMA_RULES} At least one field. Rules this document cannot express (422): minReplicas ≤ maxReplicas once the change is applied (a bound the body leaves out keeps its current value); a raised maxReplicas stays within the org's quotas (replicas per endpoint, GPUs over all endpoints); \`name\` holds no control characters; \`allowedPaths\` names each path once. The desired count is moved into the new bounds.`,
           requestBody: body(UpdateEndpointInput, {
             minReplicas: 1,
             maxReplicas: 4,

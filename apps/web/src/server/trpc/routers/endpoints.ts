@@ -7,6 +7,7 @@ import {
   type UpdateEndpointInput,
 } from "@thaw/core";
 import type { z } from "zod";
+import { orgQuotas } from "../../org-quotas.ts";
 import { enqueue } from "../../queue-producer.ts";
 import { coreInput, member, type EndpointAnd } from "../core-input.ts";
 import { protectedProcedure, router } from "../init.ts";
@@ -21,6 +22,7 @@ export const endpointsRouter = router({
         input,
         source: "dashboard",
         db: ctx.db,
+        quotas: orgQuotas(),
       });
       await enqueue("reconcile", { endpointId: created.id });
       return created;
@@ -35,6 +37,7 @@ export const endpointsRouter = router({
         where: "changes",
         source: "dashboard",
         db: ctx.db,
+        quotas: orgQuotas(),
       });
       await enqueue("reconcile", { endpointId: updated.id });
       return updated;

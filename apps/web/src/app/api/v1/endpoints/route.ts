@@ -1,5 +1,6 @@
 import { createEndpoint, listEndpointConfigs } from "@thaw/core";
 import { readJsonBody } from "../../../../server/http/json-route.ts";
+import { orgQuotas } from "../../../../server/org-quotas.ts";
 import { enqueue } from "../../../../server/queue-producer.ts";
 import { restRoute } from "../../../../server/rest/rest-route.ts";
 
@@ -11,7 +12,14 @@ export const GET = restRoute("endpoints:read", async ({ actor, db }) => ({
 /** POST /api/v1/endpoints — a new endpoint and its first deployment. */
 export const POST = restRoute("endpoints:write", async ({ request, actor, db }) => {
   const input = await readJsonBody(request, 64 * 1024);
-  const created = await createEndpoint({ actor, input, source: "api", where: "body", db });
+  const created = await createEndpoint({
+    actor,
+    input,
+    source: "api",
+    where: "body",
+    db,
+    quotas: orgQuotas(),
+  });
   await enqueue("reconcile", { endpointId: created.id });
   return { status: 201, body: created };
 });

@@ -1,5 +1,6 @@
 import { deleteEndpoint, getEndpoint, updateEndpoint } from "@thaw/core";
 import { readJsonBody } from "../../../../../server/http/json-route.ts";
+import { orgQuotas } from "../../../../../server/org-quotas.ts";
 import { enqueue } from "../../../../../server/queue-producer.ts";
 import { restRoute } from "../../../../../server/rest/rest-route.ts";
 
@@ -18,6 +19,7 @@ export const PATCH = restRoute("endpoints:write", async ({ request, actor, param
     source: "api",
     where: "body",
     db,
+    quotas: orgQuotas(),
   });
   await enqueue("reconcile", { endpointId: updated.id });
   return { body: updated };
