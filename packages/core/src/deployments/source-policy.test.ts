@@ -108,4 +108,24 @@ describe("deployment spec defaults", () => {
       "unrecognized_keys",
     );
   });
+
+  it("refuses IPv6 forms of IPv4, names that spell private addresses, and climbing paths", () => {
+    for (const source of [
+      "https://[64:ff9b::a00:1]/m", // NAT64 of 10.0.0.1
+      "https://[2002:a00:1::]/m", // 6to4 of 10.0.0.1
+      "https://[2001:0::a00:1]/m", // Teredo
+      "https://[::ffff:169.254.169.254]/m",
+      "https://127.0.0.1.nip.io/m",
+      "https://10-0-0-7.sslip.io/m",
+      "https://app.169.254.169.254.nip.io/m",
+      "hf://owner/repo/../../etc/passwd",
+      "hf://owner/repo/%2e%2e/x",
+      "s3://bucket/../other",
+    ])
+      expect(modelSourceProblem(source), source).not.toBeNull();
+    // Public addresses spelled in a name, and ordinary names, stay allowed.
+    expect(modelSourceProblem("https://8.8.8.8.nip.io/m")).toBeNull();
+    expect(modelSourceProblem("https://models.example.com/v1.2.3/x")).toBeNull();
+    expect(modelSourceProblem("hf://meta-llama/Llama-3.2-3B-Instruct")).toBeNull();
+  });
 });

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 
 // What a deployment may point at (DESIGN.md §6): user-supplied registries and model sources
 // are checked against an allow-list of schemes and a host policy, so that no agent is ever
@@ -12,48 +13,25 @@ export const MODEL_SOURCE_SCHEMES = ["hf", "s3", "gs", "https"] as const;
 const INTERNAL_NAME = /(^|\.)(localhost|local|internal|localdomain|home\.arpa|intranet|lan)$/;
 const METADATA_NAMES = new Set(["metadata", "instance-data", "metadata.google.internal"]);
 
-/** IPv4 ranges that are not the public internet (RFC 6890 and friends). */
-const NON_PUBLIC_V4: [string, number][] = [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-];
-
-function v4ToInt(address: string): number {
-  return address.split(".").reduce((n, octet) => n * 256 + Number(octet), 0);
+/**
+ * Whether an address is on the public internet: ipaddr.js's "unicast" range, which leaves
+ * out loopback, private, link-local, carrier-grade NAT, documentation, benchmarking,
+ * multicast and reserved ranges. The IPv6 forms that carry an IPv4 address (mapped, NAT64,
+ * 6to4, Teredo, SIIT) are refused outright: a fetcher may route them to the IPv4 inside.
+ */
+function isPublicAddress(text: string): boolean {
+  return ipaddr.parse(text).range() === "unicast";
 }
 
-function isPublicV4(address: string): boolean {
-  const n = v4ToInt(address);
-  return !NON_PUBLIC_V4.some(([base, bits]) => {
-    const size = 2 ** (32 - bits);
-    const start = v4ToInt(base);
-    return n >= start && n < start + size;
-  });
-}
+/** A name that spells a non-public IPv4 address, as wildcard DNS (nip.io, sslip.io) serves it. */
+const EMBEDDED_V4 = /(?:^|[.-])(\d{1,3})[.-](\d{1,3})[.-](\d{1,3})[.-](\d{1,3})(?=[.-]|$)/g;
 
-function isPublicV6(address: string): boolean {
-  const a = address.toLowerCase();
-  // An IPv4-mapped or -translated address is as public as the IPv4 address inside it.
-  const mapped = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(a);
-  if (mapped) return isPublicV4(mapped[1]!);
-  if (/^::(ffff:)?[0-9a-f:]*$/.test(a)) return false; // ::, ::1, and ::ffff:hex forms
-  const first = parseInt(a.split(":")[0] || "0", 16);
-  if ((first & 0xffc0) === 0xfe80) return false; // link-local fe80::/10
-  if ((first & 0xfe00) === 0xfc00) return false; // unique local fc00::/7 (incl. fd00:ec2::254)
-  if ((first & 0xff00) === 0xff00) return false; // multicast
-  return true;
+function embeddedPrivateV4(name: string): string | null {
+  for (const m of name.matchAll(EMBEDDED_V4)) {
+    const address = [m[1], m[2], m[3], m[4]].join(".");
+    if (ipaddr.IPv4.isValidFourPartDecimal(address) && !isPublicAddress(address)) return address;
+  }
+  return null;
 }
 
 /**
@@ -64,18 +42,15 @@ export function nonPublicHostReason(host: string): string | null {
   const name = host.toLowerCase().replace(/\.$/, "");
   const bare = name.startsWith("[") && name.endsWith("]") ? name.slice(1, -1) : name;
   if (bare === "") return "no host";
-  const family = isIP(bare);
-  if (family === 4)
-    return isPublicV4(bare)
+  if (isIP(bare) !== 0)
+    return isPublicAddress(bare)
       ? null
-      : `${bare} is a loopback, private, link-local or reserved address`;
-  if (family === 6)
-    return isPublicV6(bare)
-      ? null
-      : `${bare} is a loopback, private, link-local or reserved address`;
+      : `${bare} is a loopback, private, link-local, reserved or IPv4-translating address`;
   if (METADATA_NAMES.has(bare)) return `${bare} is a cloud metadata service`;
   if (INTERNAL_NAME.test(bare)) return `${bare} is an internal name`;
   if (!bare.includes(".")) return `${bare} is not a fully qualified public name`;
+  const spelled = embeddedPrivateV4(bare);
+  if (spelled) return `${bare} spells the non-public address ${spelled} (wildcard DNS)`;
   return null;
 }
 
@@ -91,15 +66,18 @@ export function modelSourceProblem(source: string): string | null {
     return `use one of ${MODEL_SOURCE_SCHEMES.map((s) => `${s}://`).join(", ")}`;
   const rest = source.slice(scheme.length + 3);
   if (/[\s\\]/.test(source)) return "no whitespace or backslashes";
+  // A path that climbs (`..`, or `.`) is refused, spelled out or percent-encoded: the fetcher
+  // may join it onto a local directory.
+  const climbs = rest.split("/").some((seg) => /^(?:\.|%2e){1,2}$/i.test(seg));
   switch (scheme) {
     case "hf":
-      return HF_PATH.test(rest) ? null : "hf://<owner>/<repo>[/<file>]";
+      if (!HF_PATH.test(rest)) return "hf://<owner>/<repo>[/<file>]";
+      return climbs ? "no '.' or '..' path segments" : null;
     case "s3":
     case "gs": {
       const bucket = rest.split("/")[0] ?? "";
-      return BUCKET.test(bucket)
-        ? null
-        : `${scheme}://<bucket>/<key>: '${bucket}' is no bucket name`;
+      if (!BUCKET.test(bucket)) return `${scheme}://<bucket>/<key>: '${bucket}' is no bucket name`;
+      return climbs ? "no '.' or '..' path segments" : null;
     }
     default: {
       let url: URL;
