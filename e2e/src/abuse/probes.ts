@@ -21,7 +21,8 @@ export interface RawAnswer {
 /**
  * One request by node:http. `body` is sent in `chunks` pieces (without Content-Length unless
  * `headers` sets one); the answer may come before the body is sent whole, as a server that
- * refuses early answers, and the socket is then dropped.
+ * refuses early answers, and the socket is then dropped. Status 0: the server closed the
+ * connection mid-upload before its answer could be read.
  */
 export function rawRequest(
   url: string,
@@ -39,8 +40,10 @@ export function rawRequest(
       });
     });
     req.once("error", (error: NodeJS.ErrnoException) => {
-      // A server that answered and closed mid-body resets the rest of the upload.
-      if (error.code === "EPIPE" || error.code === "ECONNRESET") return;
+      // A server that refused and closed mid-body resets the rest of the upload, sometimes
+      // before this client read the refusal: status 0, "closed by the server mid-upload".
+      if (error.code === "EPIPE" || error.code === "ECONNRESET")
+        return resolve({ status: 0, headers: {}, body: "" });
       reject(error);
     });
     if (!body) return req.end();

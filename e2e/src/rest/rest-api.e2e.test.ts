@@ -247,6 +247,12 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
       where: { endpointId: row.id, source: "signal" },
     });
     expect(events.length).toBeGreaterThanOrEqual(1);
+    // …and audited, naming the key whose signals moved it.
+    const audited = await db.auditLog.findMany({
+      where: { targetId: row.id, action: "endpoint.scaled_by_signal" },
+    });
+    expect(audited.length).toBe(events.length);
+    expect(audited.every((a) => a.actorType === "api_key")).toBe(true);
     const stored = await db.endpoint.findUniqueOrThrow({ where: { id: row.id } });
     expect(stored.desiredReplicas).toBe(row.maxReplicas);
     expect((stored.autoscalerState as { samples: unknown[] }).samples).toHaveLength(2);

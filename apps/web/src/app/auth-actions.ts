@@ -4,7 +4,8 @@ import { isAPIError } from "better-auth/api";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { isAppError } from "@thaw/core";
-import { getAuth } from "../server/auth.ts";
+import { getAuth, getSessionUser } from "../server/auth.ts";
+import { auditSignIn } from "../server/auth-audit.ts";
 import { clientAddressOf } from "../server/http/client-of.ts";
 import { admitSignInAttempt, signInSucceeded } from "../server/limits/sign-in-limits.ts";
 import { log } from "../server/logger.ts";
@@ -25,12 +26,18 @@ export async function signInAction(_previous: SignInState, form: FormData): Prom
   const password = formText(form, "password");
   if (!email || !password) return { error: "Enter your email and password.", email };
   const requestHeaders = await headers();
+  const address = clientAddressOf(requestHeaders);
   try {
-    await admitSignInAttempt(email, clientAddressOf(requestHeaders));
+    await admitSignInAttempt(email, address);
     await getAuth().api.signInEmail({ body: { email, password }, headers: requestHeaders });
     await signInSucceeded(email);
+    await auditSignIn(email, "signed_in", address);
   } catch (error) {
-    if (isAppError(error) && error.code === "RATE_LIMITED") return { error: error.message, email };
+    if (isAppError(error) && error.code === "RATE_LIMITED") {
+      await auditSignIn(email, "rate_limited", address);
+      return { error: error.message, email };
+    }
+    await auditSignIn(email, "failed", address);
     if (isAPIError(error)) {
       const invalid = error.status === "UNAUTHORIZED" || error.statusCode === 401;
       return {
@@ -45,6 +52,9 @@ export async function signInAction(_previous: SignInState, form: FormData): Prom
 }
 
 export async function signOutAction(): Promise<void> {
-  await getAuth().api.signOut({ headers: await headers() });
+  const requestHeaders = await headers();
+  const user = await getSessionUser(requestHeaders);
+  await getAuth().api.signOut({ headers: requestHeaders });
+  if (user) await auditSignIn(user.email, "signed_out", clientAddressOf(requestHeaders));
   redirect("/sign-in");
 }

@@ -1,3 +1,4 @@
+import { recordAudit } from "../audit/index.ts";
 import type { DbClient } from "@thaw/db";
 import { z } from "zod";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
@@ -104,6 +105,20 @@ export async function applyLoadSignal({
           reason: decision.reason.slice(0, 500),
           actorType: actor.type,
           actorId: actorIdOf(actor),
+        },
+      });
+    // A signal that changed the desired count is a scale-up or -down like any other: the
+    // audit log says which key's signals moved it.
+    if (changed)
+      await recordAudit(tx, actor, {
+        action: "endpoint.scaled_by_signal",
+        targetType: "endpoint",
+        targetId: row.id,
+        metadata: {
+          slug: row.slug,
+          previousReplicas: row.desiredReplicas,
+          desiredReplicas: decision.desiredReplicas,
+          mode: decision.mode,
         },
       });
     return {

@@ -1,4 +1,5 @@
 import type { Db } from "@thaw/db";
+import { recordAudit } from "../audit/index.ts";
 import { assertCan, actorIdOf, type Actor } from "../auth/index.ts";
 import { issuePrefixedSecret } from "../crypto/secrets.ts";
 import { AppError } from "../errors/index.ts";
@@ -51,6 +52,12 @@ export async function createJoinToken({
       createdById: actorIdOf(actor),
       nodeId: input.nodeId ?? null,
     },
+  });
+  await recordAudit(db, actor, {
+    action: "join_token.created",
+    targetType: "join_token",
+    targetId: row.id,
+    metadata: { prefix, ttlSeconds: input.ttlSeconds, nodeId: input.nodeId ?? null },
   });
   return { token: secret, expiresAt, id: row.id };
 }

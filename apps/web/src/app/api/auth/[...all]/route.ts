@@ -1,4 +1,5 @@
-import { getAuth } from "../../../../server/auth.ts";
+import { auditSignIn } from "../../../../server/auth-audit.ts";
+import { getAuth, getSessionUser } from "../../../../server/auth.ts";
 import { clientAddressOf } from "../../../../server/http/client-of.ts";
 import { errorResponse, readBodyBytes } from "../../../../server/http/json-route.ts";
 import { consumeLimit, limitKey } from "../../../../server/limits/rate-limits.ts";
@@ -21,11 +22,17 @@ async function handle(request: Request): Promise<Response> {
       request.method === "GET" || request.method === "HEAD"
         ? undefined
         : await readBodyBytes(request, AUTH_BODY_BYTES);
+    const path = new URL(request.url).pathname;
     let email: string | undefined;
-    if (new URL(request.url).pathname.endsWith("/sign-in/email") && body) {
+    if (path.endsWith("/sign-in/email") && body) {
       email = emailOf(body);
-      if (email) await admitSignInAttempt(email, address);
+      if (email)
+        await admitSignInAttempt(email, address).catch(async (error: unknown) => {
+          await auditSignIn(email!, "rate_limited", address);
+          throw error;
+        });
     }
+    const signingOut = path.endsWith("/sign-out") ? await getSessionUser(request.headers) : null;
     const response = await getAuth().handler(
       new Request(request.url, {
         method: request.method,
@@ -34,6 +41,8 @@ async function handle(request: Request): Promise<Response> {
       }),
     );
     if (email && response.ok) await signInSucceeded(email);
+    if (email) await auditSignIn(email, response.ok ? "signed_in" : "failed", address);
+    if (signingOut && response.ok) await auditSignIn(signingOut.email, "signed_out", address);
     return response;
   } catch (error) {
     return errorResponse(error, request);
