@@ -95,6 +95,13 @@ export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
         "containers",
         "create",
         "--net-host",
+        // Tenant code runs here: no raw sockets (ARP/ICMP spoofing on the host network), and
+        // the runtime's default seccomp profile — except for a container that is to be
+        // checkpointed, which CRIU needs unconfined (field notes §3). NoNewPrivileges is on
+        // by default (ctr's --allow-new-privs is never passed).
+        "--cap-drop",
+        "CAP_NET_RAW",
+        ...(spec.checkpointable ? [] : ["--seccomp"]),
         ...(spec.snapshotter ? ["--snapshotter", spec.snapshotter] : []),
         ...labelFlags(spec.labels),
         ...Object.entries(env).flatMap(([k, v]) => ["--env", `${k}=${v}`]),

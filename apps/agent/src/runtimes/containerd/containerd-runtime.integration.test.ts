@@ -92,6 +92,18 @@ describe.skipIf(!isRoot)("containerd runtime, real containerd", () => {
     expect(ready.seconds).toBe(0);
     expect(ready.startedAt).toBe(ready.endedAt);
 
+    // Tenant code runs confined (issue 23, finding 12): the OCI spec containerd holds has
+    // no raw sockets, the default seccomp profile, and no new privileges.
+    const info = JSON.parse(await ctr("containers", "info", req.replicaId)) as {
+      Spec: {
+        process: { noNewPrivileges?: boolean; capabilities: { bounding: string[] } };
+        linux: { seccomp?: { defaultAction: string } };
+      };
+    };
+    expect(info.Spec.process.capabilities.bounding).not.toContain("CAP_NET_RAW");
+    expect(info.Spec.linux.seccomp?.defaultAction).toMatch(/^SCMP_ACT_(ERRNO|KILL)/);
+    expect(info.Spec.process.noNewPrivileges).toBe(true);
+
     // The probe really got its 200 from busybox httpd inside the container.
     expect(started.readiness.status).toBe(200);
     const answer = await httpGet(

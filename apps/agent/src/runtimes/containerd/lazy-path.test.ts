@@ -48,7 +48,8 @@ describe("lazy path (fake ctr-remote and ctr)", () => {
     expect(await fake.actions()).toEqual([
       ["ctr-remote", ...G, "images", "rpull", "--plain-http", "--snapshotter", "stargz",
         "--label", "thaw.estargz=true", ESTARGZ],
-      ["ctr", ...G, "containers", "create", "--net-host", "--snapshotter", "stargz",
+      ["ctr", ...G, "containers", "create", "--net-host", "--cap-drop", "CAP_NET_RAW", "--seccomp",
+        "--snapshotter", "stargz",
         "--label", `thaw.replica-id=${req.replicaId}`, "--label", `thaw.cold-start-id=${req.coldStartId}`,
         "--env", "HF_HOME=/cache/hf", "--gpus", "0", "--gpus", "1",
         ESTARGZ, req.replicaId],

@@ -62,7 +62,7 @@ case "$group $verb" in
   "content get") cat "$S/blobs/$1" ;;
   "containers create")
     while [[ "$1" == --* ]]; do
-      case "$1" in --net-host) shift ;; *) shift 2 ;; esac
+      case "$1" in --net-host | --seccomp) shift ;; *) shift 2 ;; esac
     done
     touch "$S/containers/$2" ;;
   "containers ls") ls "$S/containers" ;;
