@@ -60,6 +60,14 @@ zone=$(imds placement/availability-zone)
 private_ip=$(imds local-ipv4)
 log "instance $instance_id ($instance_type) in $zone at $private_ip"
 
+# Tenant containers share the host network (their engines answer on 127.0.0.1): the hop
+# limit cannot keep them from IMDS, so the kernel does. Sockets of containerd's tasks (cgroup
+# /thaw/<replica>, the agent's namespace) may not reach the metadata service, IPv4 or IPv6;
+# nothing on the host needs it after the identity above.
+apt_install iptables
+iptables -I OUTPUT -d 169.254.169.254/32 -m cgroup --path thaw -j REJECT
+ip6tables -I OUTPUT -d fd00:ec2::254/128 -m cgroup --path thaw -j REJECT
+
 # ─── 2. the data volume ───────────────────────────────────────────────────────────────────
 apt-get update -q
 apt_install ca-certificates curl gnupg mdadm xfsprogs software-properties-common

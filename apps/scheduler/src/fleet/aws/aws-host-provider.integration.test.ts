@@ -91,6 +91,7 @@ describe("aws host provider (moto)", () => {
     expect(instance.Placement?.AvailabilityZone).toBe("us-east-1a");
     expect(instance.SubnetId).toBe(config.subnetIdByZone["us-east-1a"]);
     expect(instance.MetadataOptions?.HttpTokens).toBe("required");
+    expect(instance.MetadataOptions?.HttpPutResponseHopLimit).toBe(1);
     const tags = Object.fromEntries(
       (instance.Tags ?? []).map((t) => [t.Key ?? "", t.Value ?? ""] as const),
     );

@@ -62,10 +62,12 @@ export function runInstancesInput(o: {
     ...(config.instanceProfileArn
       ? { IamInstanceProfile: { Arn: config.instanceProfileArn } }
       : {}),
+    // IMDSv2 only, and one hop: a bridged container on the host cannot reach it (host-network
+    // tenant containers are kept from it by the bootstrap's firewall rule).
     MetadataOptions: {
       HttpTokens: "required",
       HttpEndpoint: "enabled",
-      HttpPutResponseHopLimit: 2,
+      HttpPutResponseHopLimit: 1,
     },
     ...(localNvme
       ? {}
