@@ -13,6 +13,7 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Dashboard pages only: not the APIs (they answer 401 themselves), assets or /sign-in.
-  matcher: ["/((?!api/|_next/|sign-in|favicon.ico|.*\\.[a-z0-9]+$).*)"],
+  // Dashboard pages only: not the APIs (they answer 401 themselves), assets, /sign-in or an
+  // invitation link (its invitee has no account yet).
+  matcher: ["/((?!api/|_next/|sign-in|invite/|favicon.ico|.*\\.[a-z0-9]+$).*)"],
 };

@@ -4,6 +4,7 @@ export * from "./endpoints/index.ts";
 export * from "./errors/index.ts";
 export * from "./fleet/index.ts";
 export * from "./orgs/index.ts";
+export * from "./members/index.ts";
 export * from "./queues/index.ts";
 export * from "./system/index.ts";
 export * from "./telemetry/index.ts";

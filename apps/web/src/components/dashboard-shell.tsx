@@ -7,7 +7,7 @@ import { TrpcReactProvider } from "../trpc/client.tsx";
 import { DashboardHeader } from "./dashboard-header.tsx";
 
 export type Me = Awaited<ReturnType<ReturnType<typeof createCaller>["me"]>>;
-export type NavKey = "overview" | "deploy" | "audit" | "none";
+export type NavKey = "overview" | "deploy" | "audit" | "members" | "none";
 
 /**
  * Every dashboard page: a signed-out visitor goes to /sign-in; a user without an org sees
@@ -30,7 +30,11 @@ export async function DashboardShell({
         orgName={me.org?.name ?? null}
         role={me.org?.role ?? null}
         active={active}
-        links={{ deploy: me.can.deployEndpoints, audit: me.can.readAudit }}
+        links={{
+          deploy: me.can.deployEndpoints,
+          audit: me.can.readAudit,
+          members: me.can.manageMembers,
+        }}
       />
       <main className="dashboard">
         {me.org ? (

@@ -2,7 +2,7 @@
 // enumerated from the router, so a new one without a row here fails the suite until someone
 // decides who may call it. (REST v1's matrix runs through the built server:
 // e2e/src/rest/rest-authorization.e2e.test.ts.)
-import { createApiKey, createEndpoint, type Actor } from "@thaw/core";
+import { createApiKey, createEndpoint, inviteMember, type Actor } from "@thaw/core";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +22,9 @@ interface Fixtures {
   stable: { id: string; slug: string; deploymentId: string };
   coldStartId: string;
   apiKeyId: () => Promise<string>;
+  /** A fresh member (viewer) of org A, and a fresh pending invitation of org A. */
+  memberId: () => Promise<string>;
+  invitationId: () => Promise<string>;
 }
 
 const deployment = TEST_DEPLOYMENT;
@@ -99,6 +102,27 @@ const PROCEDURES: Record<
     least: "viewer",
     crossOrg: "NOT_FOUND",
     input: (f) => ({ deploymentId: f.stable.deploymentId }),
+  },
+  "members.list": { least: "owner", crossOrg: "OK" },
+  "members.invite": {
+    least: "owner",
+    crossOrg: "OK",
+    input: () => ({ email: `invitee-${++serial}@a.test`, role: "viewer" }),
+  },
+  "members.changeRole": {
+    least: "owner",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ userId: await f.memberId(), role: "member" }),
+  },
+  "members.remove": {
+    least: "owner",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ userId: await f.memberId() }),
+  },
+  "members.revokeInvitation": {
+    least: "owner",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ id: await f.invitationId() }),
   },
   "scaling.setReplicas": {
     least: "member",
@@ -188,6 +212,26 @@ describe("authorization matrix", () => {
       endpoint,
       stable,
       coldStartId: coldStart.id,
+      memberId: async () => {
+        const user = await t.db.user.create({
+          data: {
+            id: crypto.randomUUID(),
+            email: `member-${++serial}@a.test`,
+            name: "m",
+            emailVerified: true,
+          },
+        });
+        await t.db.membership.create({ data: { orgId: orgAId, userId: user.id, role: "viewer" } });
+        return user.id;
+      },
+      invitationId: async () =>
+        (
+          await inviteMember({
+            actor: system,
+            input: { email: `pending-${++serial}@a.test`, role: "viewer" },
+            db: t.db,
+          })
+        ).id,
       apiKeyId: async () =>
         (
           await createApiKey({

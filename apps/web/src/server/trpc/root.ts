@@ -7,6 +7,7 @@ import { deploymentsRouter } from "./routers/deployments.ts";
 import { endpointsRouter } from "./routers/endpoints.ts";
 import { fleetRouter } from "./routers/fleet.ts";
 import { meProcedure } from "./routers/me.ts";
+import { membersRouter } from "./routers/members.ts";
 import { scalingRouter } from "./routers/scaling.ts";
 import { systemRouter } from "./routers/system.ts";
 
@@ -17,6 +18,7 @@ export const appRouter = router({
   fleet: fleetRouter,
   apiKeys: apiKeysRouter,
   audit: auditRouter,
+  members: membersRouter,
   coldStarts: coldStartsRouter,
   system: systemRouter,
   analytics: analyticsRouter,

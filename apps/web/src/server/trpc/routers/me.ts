@@ -19,6 +19,7 @@ export const meProcedure = authedProcedure.query(async ({ ctx }) => {
       deployEndpoints: actor ? actorCan(actor, "endpoints:write") : false,
       scaleEndpoints: actor ? actorCan(actor, "endpoints:scale") : false,
       readAudit: actor ? actorCan(actor, "audit:read") : false,
+      manageMembers: actor ? actorCan(actor, "members:manage") : false,
     },
   };
 });

@@ -1,0 +1,14 @@
+export { acceptInvitation, describeInvitation, MIN_PASSWORD_LENGTH } from "./accept-invitation.ts";
+export { changeMemberRole } from "./change-member-role.ts";
+export { inviteMember } from "./invite-member.ts";
+export { listMembers } from "./list-members.ts";
+export {
+  ChangeMemberRoleInput,
+  INVITATION_KIND,
+  INVITATION_TTL_DAYS,
+  InviteMemberInput,
+  RemoveMemberInput,
+  RevokeInvitationInput,
+} from "./member-schemas.ts";
+export { removeMember } from "./remove-member.ts";
+export { revokeInvitation } from "./revoke-invitation.ts";

@@ -1,0 +1,15 @@
+import type { Db } from "@thaw/db";
+import { AppError } from "../errors/index.ts";
+
+/** Refuses to leave an org without an owner (nobody could manage its members again). */
+export async function assertAnotherOwner(tx: Db, orgId: string, userId: string): Promise<void> {
+  const others = await tx.membership.count({
+    where: { orgId, role: "owner", userId: { not: userId } },
+  });
+  if (others === 0)
+    throw new AppError(
+      "CONFLICT",
+      "This is the org's last owner: make another member owner first.",
+      { field: "userId" },
+    );
+}

@@ -1,0 +1,140 @@
+import { seedDemo } from "@thaw/db/seed";
+import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Actor } from "../auth/index.ts";
+import {
+  acceptInvitation,
+  changeMemberRole,
+  describeInvitation,
+  inviteMember,
+  listMembers,
+  removeMember,
+  revokeInvitation,
+} from "./index.ts";
+
+// Members by invitation (issue 23, finding 3): no open sign-up; an owner invites an email
+// with a role, the link works once, an existing account must be the one signed in, and the
+// org never loses its last owner.
+
+describe("members and invitations", () => {
+  let t: TestDatabase;
+  let owner: Actor;
+  const hash = () => Promise.resolve("hashed-password");
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    const { orgId, userId } = await seedDemo(t.db);
+    owner = { type: "user", userId, orgId, role: "owner" };
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+
+  it("invites, and the link creates the account once, with the role", async () => {
+    const invited = await inviteMember({
+      actor: owner,
+      input: { email: "New@Example.com", role: "member" },
+      db: t.db,
+    });
+    expect(invited.token).toMatch(/^thawinvite_/);
+    expect(await describeInvitation({ token: invited.token, db: t.db })).toMatchObject({
+      email: "new@example.com",
+      role: "member",
+      accountExists: false,
+    });
+    const joined = await acceptInvitation({
+      token: invited.token,
+      db: t.db,
+      signedInUserId: null,
+      name: "New",
+      passwordHash: hash,
+    });
+    expect(joined).toMatchObject({ email: "new@example.com", created: true });
+    const { members } = await listMembers({ actor: owner, db: t.db });
+    expect(members.find((m) => m.email === "new@example.com")?.role).toBe("member");
+    await expect(
+      acceptInvitation({
+        token: invited.token,
+        db: t.db,
+        signedInUserId: null,
+        passwordHash: hash,
+      }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // The stored invitation holds no secret.
+    const row = await t.db.invitation.findFirstOrThrow({ where: { email: "new@example.com" } });
+    expect(JSON.stringify(row)).not.toContain(invited.token.split("_")[2]!);
+  });
+
+  it("joins an existing account only when it is the one signed in", async () => {
+    const someone = await t.db.user.create({
+      data: { id: crypto.randomUUID(), email: "existing@example.com", name: "E" },
+    });
+    const { token } = await inviteMember({
+      actor: owner,
+      input: { email: "existing@example.com", role: "viewer" },
+      db: t.db,
+    });
+    await expect(
+      acceptInvitation({ token, db: t.db, signedInUserId: null, passwordHash: hash }),
+    ).rejects.toMatchObject({ code: "CONFLICT", details: { field: "email" } });
+    await expect(
+      acceptInvitation({
+        token,
+        db: t.db,
+        signedInUserId: owner.type === "user" ? owner.userId : "",
+      }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    const joined = await acceptInvitation({ token, db: t.db, signedInUserId: someone.id });
+    expect(joined).toMatchObject({ userId: someone.id, created: false });
+    // Its password was not touched (it has none here, and still has none).
+    expect(await t.db.account.count({ where: { userId: someone.id } })).toBe(0);
+  });
+
+  it("changes roles and removes members, never the last owner; only owners manage", async () => {
+    const memberId = (await t.db.user.findFirstOrThrow({ where: { email: "new@example.com" } })).id;
+    const ownerId = owner.type === "user" ? owner.userId : "";
+    await expect(
+      changeMemberRole({ actor: owner, input: { userId: ownerId, role: "admin" }, db: t.db }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(
+      removeMember({ actor: owner, input: { userId: ownerId }, db: t.db }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    const admin: Actor = { type: "user", userId: memberId, orgId: owner.orgId, role: "admin" };
+    await expect(
+      inviteMember({ actor: admin, input: { email: "x@example.com", role: "owner" }, db: t.db }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await changeMemberRole({ actor: owner, input: { userId: memberId, role: "owner" }, db: t.db });
+    // Now there are two owners: the first may step down.
+    await changeMemberRole({ actor: owner, input: { userId: ownerId, role: "admin" }, db: t.db });
+    await changeMemberRole({ actor: owner, input: { userId: ownerId, role: "owner" }, db: t.db });
+    await removeMember({ actor: owner, input: { userId: memberId }, db: t.db });
+    expect(await t.db.membership.count({ where: { orgId: owner.orgId, userId: memberId } })).toBe(
+      0,
+    );
+    const actions = (
+      await t.db.auditLog.findMany({
+        where: { orgId: owner.orgId, action: { startsWith: "member." } },
+      })
+    ).map((a) => a.action);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        "member.invited",
+        "member.joined",
+        "member.role_changed",
+        "member.removed",
+      ]),
+    );
+  });
+
+  it("revokes a pending invitation, and its link stops working", async () => {
+    const invited = await inviteMember({
+      actor: owner,
+      input: { email: "later@example.com", role: "viewer" },
+      db: t.db,
+    });
+    await revokeInvitation({ actor: owner, input: { id: invited.id }, db: t.db });
+    await expect(describeInvitation({ token: invited.token, db: t.db })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+  });
+});
