@@ -1,6 +1,7 @@
 import type { Db, DbClient } from "@thaw/db";
 import { parsePrefixedSecret, sha256Hex } from "../crypto/secrets.ts";
 import { AppError } from "../errors/index.ts";
+import { createPasswordUser } from "../orgs/create-password-user.ts";
 import { INVITATION_KIND } from "./member-schemas.ts";
 
 /** Passwords as the sign-in server requires them (better-auth's minPasswordLength). */
@@ -89,27 +90,9 @@ export async function acceptInvitation({
       data: { acceptedAt: new Date() },
     });
     if (spent.count !== 1) throw invalid();
-    let userId = existing?.id;
-    if (!userId) {
-      userId = crypto.randomUUID();
-      await tx.user.create({
-        data: {
-          id: userId,
-          email: invitation.email,
-          name: name?.trim() || invitation.email.split("@")[0]!,
-          // The link reached this address: it is verified.
-          emailVerified: true,
-          accounts: {
-            create: {
-              id: crypto.randomUUID(),
-              accountId: userId,
-              providerId: "credential",
-              password: hash!,
-            },
-          },
-        },
-      });
-    }
+    const userId =
+      existing?.id ??
+      (await createPasswordUser(tx, { email: invitation.email, name, passwordHash: hash! })).id;
     await tx.membership.upsert({
       where: { orgId_userId: { orgId: invitation.orgId, userId } },
       create: { orgId: invitation.orgId, userId, role: invitation.role },

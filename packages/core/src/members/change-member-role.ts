@@ -1,8 +1,8 @@
 import type { DbClient } from "@thaw/db";
 import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
-import { AppError, parseInput } from "../errors/index.ts";
-import { assertAnotherOwner } from "./last-owner.ts";
+import { parseInput } from "../errors/index.ts";
+import { assertAnotherOwner, findMember } from "./member-rows.ts";
 import { ChangeMemberRoleInput } from "./member-schemas.ts";
 
 /**
@@ -22,10 +22,7 @@ export async function changeMemberRole({
   const { userId, role } = parseInput(ChangeMemberRoleInput, input);
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM "Org" WHERE id = ${actor.orgId}::uuid FOR NO KEY UPDATE`;
-    const member = await tx.membership.findUnique({
-      where: { orgId_userId: { orgId: actor.orgId, userId } },
-    });
-    if (!member) throw new AppError("NOT_FOUND", "No such member.", { field: "userId" });
+    const member = await findMember(tx, actor.orgId, userId);
     if (member.role === "owner" && role !== "owner")
       await assertAnotherOwner(tx, actor.orgId, userId);
     await tx.membership.update({ where: { id: member.id }, data: { role } });

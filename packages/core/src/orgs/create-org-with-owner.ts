@@ -2,6 +2,7 @@ import type { DbClient } from "@thaw/db";
 import { z } from "zod";
 import { recordAudit } from "../audit/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
+import { createPasswordUser } from "./create-password-user.ts";
 
 export const CreateOrgWithOwnerInput = z
   .object({
@@ -63,25 +64,7 @@ export async function createOrgWithOwner({
     }
     let user = await tx.user.findUnique({ where: { email: normalisedEmail } });
     if (!user) {
-      // The rows better-auth's email/password sign-up writes: a user and a "credential"
-      // account holding the password hash.
-      const userId = crypto.randomUUID();
-      user = await tx.user.create({
-        data: {
-          id: userId,
-          email: normalisedEmail,
-          name: name ?? normalisedEmail.split("@")[0]!,
-          emailVerified: true,
-          accounts: {
-            create: {
-              id: crypto.randomUUID(),
-              accountId: userId,
-              providerId: "credential",
-              password: hash!,
-            },
-          },
-        },
-      });
+      user = await createPasswordUser(tx, { email: normalisedEmail, name, passwordHash: hash! });
       created.push(`user ${normalisedEmail}`);
     } else if (hash) {
       // --reset-password: the operator's password replaces whatever the account had, and

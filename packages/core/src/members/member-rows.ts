@@ -13,3 +13,10 @@ export async function assertAnotherOwner(tx: Db, orgId: string, userId: string):
       { field: "userId" },
     );
 }
+
+/** The org's membership of a user, or NOT_FOUND naming userId. */
+export async function findMember(tx: Db, orgId: string, userId: string) {
+  const member = await tx.membership.findUnique({ where: { orgId_userId: { orgId, userId } } });
+  if (!member) throw new AppError("NOT_FOUND", "No such member.", { field: "userId" });
+  return member;
+}
