@@ -32,7 +32,27 @@ describe("web environment", () => {
       /BETTER_AUTH_URL must be an absolute URL/,
     ],
     ["REDIS_URL", { ...valid, REDIS_URL: "http://x" }, /REDIS_URL must be a redis:\/\/ URL/],
+    [
+      "BETTER_AUTH_URL",
+      { ...valid, NODE_ENV: "production", BETTER_AUTH_URL: "http://thaw.example.com" },
+      /BETTER_AUTH_URL is http:\/\/ on a public name: serve the dashboard over https/,
+    ],
   ])("names %s when it is missing or malformed", (_name, source, message) => {
     expect(() => parseWebEnv(source)).toThrow(message);
+  });
+
+  it("runs production over http on loopback, or when told the network is closed", () => {
+    const prod = { ...valid, NODE_ENV: "production" };
+    expect(parseWebEnv({ ...prod, BETTER_AUTH_URL: "http://127.0.0.1:3000" }).NODE_ENV).toBe(
+      "production",
+    );
+    expect(
+      parseWebEnv({
+        ...prod,
+        BETTER_AUTH_URL: "http://thaw.internal.example",
+        THAW_ALLOW_INSECURE_HTTP: "true",
+      }).THAW_ALLOW_INSECURE_HTTP,
+    ).toBe(true);
+    expect(parseWebEnv({ ...prod, BETTER_AUTH_URL: "https://thaw.example.com" })).toBeDefined();
   });
 });

@@ -6,110 +6,137 @@ import { cidrListEnv } from "@thaw/core";
 // data, and the build must not need production secrets. The server validates at start
 // (src/instrumentation.ts) and refuses to boot with a message naming the variable.
 
-const WebEnv = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  DATABASE_URL: z
-    .string({ error: "is required (postgresql://user:password@host:5432/db)" })
-    .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, "must be a redis:// URL")
-    .optional(),
-  /** BullMQ key prefix; the same as the scheduler's THAW_QUEUE_PREFIX. */
-  THAW_QUEUE_PREFIX: z.string().min(1).max(64).default("thaw"),
-  BETTER_AUTH_SECRET: z
-    .string({
-      error: "is required (at least 32 random characters; e.g. `openssl rand -base64 32`)",
-    })
-    .min(32, "must be at least 32 characters long"),
-  THAW_NODE_CREDENTIAL_SECRET: z
-    .string({
-      error:
-        "is required (at least 32 random characters, the same for web and scheduler; e.g. `openssl rand -base64 32`)",
-    })
-    .min(32, "must be at least 32 characters long"),
-  BETTER_AUTH_URL: z
-    .url({ error: "must be an absolute URL such as http://localhost:3000" })
-    .default("http://localhost:3000"),
-  /** REST v1 requests per API key per minute (shared by every web process through Redis). */
-  THAW_REST_RATE_LIMIT_PER_MINUTE: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1)
-    .max(1_000_000)
-    .default(600),
-  /**
-   * Proxies (CIDRs, comma-separated) whose X-Forwarded-For is believed: set it to the load
-   * balancer's subnet. Unset: nobody's, and the TCP peer is the client.
-   */
-  THAW_TRUSTED_PROXIES: cidrListEnv("e.g. 10.0.0.0/8,fd00::/8"),
-  /** REST and agent-API requests per client address per minute, before credentials. */
-  THAW_API_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1)
-    .max(10_000_000)
-    .default(3_000),
-  /** Sign-in attempts per account per 15 minutes (a success clears the count). */
-  THAW_SIGN_IN_ATTEMPTS_PER_ACCOUNT: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1)
-    .max(10_000)
-    .default(10),
-  /** Sign-in attempts per client address per 15 minutes. */
-  THAW_SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1)
-    .max(100_000)
-    .default(50),
-  /** Live streams (/api/live, /api/v1/stream) one user or API key may hold open at once. */
-  THAW_LIVE_STREAMS_PER_PRINCIPAL: z.coerce.number().int().min(1).max(10_000).default(8),
-  /** Live streams one org may hold open at once, over all its users and keys. */
-  THAW_LIVE_STREAMS_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(200),
-  /** How often an open live stream re-checks that its user or key still has access. */
-  THAW_LIVE_RECHECK_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
-  /** Self-service sign-up at /api/auth/sign-up/email ("true" to allow; off by default). */
-  THAW_ALLOW_SIGN_UP: z
-    .enum(["true", "false"], { error: 'must be "true" or "false"' })
-    .default("false")
-    .transform((v) => v === "true"),
-  /**
-   * Networks (CIDRs) where node agents may be: the control plane dials an agent only at an
-   * IP inside them. Unset: the address each agent's join request came from.
-   */
-  THAW_AGENT_CIDRS: cidrListEnv("e.g. 10.0.0.0/16"),
-  /** Live endpoints one org may hold. */
-  THAW_ORG_MAX_ENDPOINTS: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1)
-    .max(1_000_000)
-    .default(500),
-  /** Live (unrevoked, unexpired) API keys one org may hold. */
-  THAW_ORG_MAX_API_KEYS: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1)
-    .max(1_000_000)
-    .default(100),
-  /** The largest maxReplicas of one endpoint. */
-  THAW_ORG_MAX_REPLICAS_PER_ENDPOINT: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1)
-    .max(1_000_000)
-    .default(64),
-  /** GPUs one org's endpoints may reach at their maxReplicas (Σ maxReplicas × gpuCount). */
-  THAW_ORG_MAX_GPUS: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1)
-    .max(1_000_000)
-    .default(256),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-});
+const WebEnv = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    DATABASE_URL: z
+      .string({ error: "is required (postgresql://user:password@host:5432/db)" })
+      .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, "must be a redis:// URL")
+      .optional(),
+    /** BullMQ key prefix; the same as the scheduler's THAW_QUEUE_PREFIX. */
+    THAW_QUEUE_PREFIX: z.string().min(1).max(64).default("thaw"),
+    BETTER_AUTH_SECRET: z
+      .string({
+        error: "is required (at least 32 random characters; e.g. `openssl rand -base64 32`)",
+      })
+      .min(32, "must be at least 32 characters long"),
+    THAW_NODE_CREDENTIAL_SECRET: z
+      .string({
+        error:
+          "is required (at least 32 random characters, the same for web and scheduler; e.g. `openssl rand -base64 32`)",
+      })
+      .min(32, "must be at least 32 characters long"),
+    BETTER_AUTH_URL: z
+      .url({ error: "must be an absolute URL such as http://localhost:3000" })
+      .default("http://localhost:3000"),
+    /** REST v1 requests per API key per minute (shared by every web process through Redis). */
+    THAW_REST_RATE_LIMIT_PER_MINUTE: z.coerce
+      .number()
+      .int("must be a whole number")
+      .min(1)
+      .max(1_000_000)
+      .default(600),
+    /**
+     * Proxies (CIDRs, comma-separated) whose X-Forwarded-For is believed: set it to the load
+     * balancer's subnet. Unset: nobody's, and the TCP peer is the client.
+     */
+    THAW_TRUSTED_PROXIES: cidrListEnv("e.g. 10.0.0.0/8,fd00::/8"),
+    /** REST and agent-API requests per client address per minute, before credentials. */
+    THAW_API_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce
+      .number()
+      .int("must be a whole number")
+      .min(1)
+      .max(10_000_000)
+      .default(3_000),
+    /** Sign-in attempts per account per 15 minutes (a success clears the count). */
+    THAW_SIGN_IN_ATTEMPTS_PER_ACCOUNT: z.coerce
+      .number()
+      .int("must be a whole number")
+      .min(1)
+      .max(10_000)
+      .default(10),
+    /** Sign-in attempts per client address per 15 minutes. */
+    THAW_SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce
+      .number()
+      .int("must be a whole number")
+      .min(1)
+      .max(100_000)
+      .default(50),
+    /** Live streams (/api/live, /api/v1/stream) one user or API key may hold open at once. */
+    THAW_LIVE_STREAMS_PER_PRINCIPAL: z.coerce.number().int().min(1).max(10_000).default(8),
+    /** Live streams one org may hold open at once, over all its users and keys. */
+    THAW_LIVE_STREAMS_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(200),
+    /** How often an open live stream re-checks that its user or key still has access. */
+    THAW_LIVE_RECHECK_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
+    /** Self-service sign-up at /api/auth/sign-up/email ("true" to allow; off by default). */
+    THAW_ALLOW_SIGN_UP: z
+      .enum(["true", "false"], { error: 'must be "true" or "false"' })
+      .default("false")
+      .transform((v) => v === "true"),
+    /**
+     * Networks (CIDRs) where node agents may be: the control plane dials an agent only at an
+     * IP inside them. Unset: the address each agent's join request came from.
+     */
+    THAW_AGENT_CIDRS: cidrListEnv("e.g. 10.0.0.0/16"),
+    /** Live endpoints one org may hold. */
+    THAW_ORG_MAX_ENDPOINTS: z.coerce
+      .number()
+      .int("must be a whole number")
+      .min(1)
+      .max(1_000_000)
+      .default(500),
+    /** Live (unrevoked, unexpired) API keys one org may hold. */
+    THAW_ORG_MAX_API_KEYS: z.coerce
+      .number()
+      .int("must be a whole number")
+      .min(1)
+      .max(1_000_000)
+      .default(100),
+    /** The largest maxReplicas of one endpoint. */
+    THAW_ORG_MAX_REPLICAS_PER_ENDPOINT: z.coerce
+      .number()
+      .int("must be a whole number")
+      .min(1)
+      .max(1_000_000)
+      .default(64),
+    /** GPUs one org's endpoints may reach at their maxReplicas (Σ maxReplicas × gpuCount). */
+    THAW_ORG_MAX_GPUS: z.coerce
+      .number()
+      .int("must be a whole number")
+      .min(1)
+      .max(1_000_000)
+      .default(256),
+    /** Serve a production dashboard on plain http off loopback (closed networks only). */
+    THAW_ALLOW_INSECURE_HTTP: z
+      .enum(["true", "false"], { error: 'must be "true" or "false"' })
+      .default("false")
+      .transform((v) => v === "true"),
+    LOG_LEVEL: z
+      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+      .default("info"),
+  })
+  // A production dashboard on plain http off this machine would send its session cookie (not
+  // Secure: better-auth marks it so only for https) in the clear: refuse to start, say why.
+  .superRefine((e, ctx) => {
+    if (!URL.canParse(e.BETTER_AUTH_URL)) return; // named by its own check
+    const url = new URL(e.BETTER_AUTH_URL);
+    const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+    if (
+      e.NODE_ENV === "production" &&
+      url.protocol === "http:" &&
+      !loopback &&
+      !e.THAW_ALLOW_INSECURE_HTTP
+    )
+      ctx.addIssue({
+        code: "custom",
+        path: ["BETTER_AUTH_URL"],
+        message:
+          "is http:// on a public name: serve the dashboard over https (behind your TLS load balancer) and set the https:// URL here, or set THAW_ALLOW_INSECURE_HTTP=true for a closed network",
+      });
+  });
 export type WebEnv = z.infer<typeof WebEnv>;
 
 /** Thrown when the environment is missing or malformed; the message names the variable. */
