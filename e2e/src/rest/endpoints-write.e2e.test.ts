@@ -432,6 +432,8 @@ describe("REST v1: creating, changing, rolling and deleting endpoints", () => {
   };
 
   it("tRPC over HTTP, signed in: a 200-procedure batch and an oversized body are refused, nothing runs", async () => {
+    // Signed in first: a sign-in is audited, and this test counts what the batch wrote.
+    const cookie = await sessionCookie();
     const before = await stored();
     // 200 procedures: past the batch limit (50), and a URL Node's header limit still takes
     // (1,000 are refused earlier, with 431, by the HTTP server itself).
@@ -441,14 +443,14 @@ describe("REST v1: creating, changing, rolling and deleting endpoints", () => {
     );
     const batch = await fetch(`${server.baseUrl}/api/trpc/${paths}?batch=1`, {
       method: "POST",
-      headers: { "content-type": "application/json", cookie: await sessionCookie() },
+      headers: { "content-type": "application/json", cookie },
       body: JSON.stringify(input),
     });
     expect(batch.status).toBe(400);
     expect(await batch.text()).toMatch(/Batch call exceeds maximum size/);
     const big = await fetch(`${server.baseUrl}/api/trpc/endpoints.create`, {
       method: "POST",
-      headers: { "content-type": "application/json", cookie: await sessionCookie() },
+      headers: { "content-type": "application/json", cookie },
       body: JSON.stringify({ json: { pad: "x".repeat(3 * 1024 * 1024 - 20) } }),
     });
     expect(big.status).toBe(413);
