@@ -1,11 +1,11 @@
 import { G5_XLARGE_JOIN_FIGURES } from "@thaw/core/testing";
-// The agent API route handlers, called as Next calls them (a Request in, a Response out),
-// against a database of this file's own.
+// The agent API through the built server (`next start`), on a database of this file's own:
+// each case builds the Request an agent would send and the server answers it over HTTP.
 import { createJoinToken, type Actor } from "@thaw/core";
-import { seedDemo } from "@thaw/db/seed";
-import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
+import { startWebServer, type WebServer } from "../web-server.ts";
+import { forwardTo } from "./forward.ts";
 import { JoinResponse } from "@thaw/node-agent-client";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -37,11 +37,11 @@ interface ErrorJson {
 }
 
 describe("agent API /api/agent/v1", () => {
-  let t: TestDatabase;
+  let server: WebServer;
+  let t: WebServer["database"];
   let owner: Actor;
   let join: Handler;
   let heartbeat: Handler;
-  let closeDb: () => Promise<void>;
 
   const newToken = async () =>
     (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db })).token;
@@ -52,22 +52,16 @@ describe("agent API /api/agent/v1", () => {
   };
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    const { orgId, userId } = await seedDemo(t.db);
-    owner = { type: "user", userId, orgId, role: "owner" };
-    // The web app reads its environment on first use: set it before importing the routes.
-    vi.stubEnv("DATABASE_URL", t.url);
-    vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
-    vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", "test-node-credential-secret-32-chars-long");
-    vi.stubEnv("LOG_LEVEL", "silent");
-    join = (await import("./join/route.ts")).POST;
-    heartbeat = (await import("./heartbeat/route.ts")).POST;
-    closeDb = (await import("../../../../server/db.ts")).closeDb;
+    server = await startWebServer({
+      env: { THAW_NODE_CREDENTIAL_SECRET: "test-node-credential-secret-32-chars-long" },
+    });
+    t = server.database;
+    owner = { type: "user", userId: server.userId, orgId: server.orgId, role: "owner" };
+    join = forwardTo(server);
+    heartbeat = forwardTo(server);
   });
   afterAll(async () => {
-    await closeDb();
-    await t.drop();
-    vi.unstubAllEnvs();
+    await server?.stop();
   });
 
   describe("POST /join", () => {

@@ -1,9 +1,9 @@
 import { G5_XLARGE_JOIN_FIGURES, TEST_AGENT_NETWORK } from "@thaw/core/testing";
-// POST /api/agent/v1/telemetry, called as Next calls it (a Request in, a Response out),
-// against a database of this file's own; the agent's typed client is pointed at the handler.
+// POST /api/agent/v1/telemetry through the built server (`next start`) over HTTP,
+// on a database of this file's own; the agent's typed client is pointed at the server.
 import { createJoinToken, joinNode, type Actor } from "@thaw/core";
-import { seedDemo } from "@thaw/db/seed";
-import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
+import { startWebServer, type WebServer } from "../web-server.ts";
+import { forwardTo } from "./forward.ts";
 import {
   ControlPlaneClient,
   ControlPlaneError,
@@ -11,7 +11,7 @@ import {
   TelemetryResponse,
   type TelemetryBatch,
 } from "@thaw/node-agent-client";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -38,9 +38,9 @@ function post(body: unknown, headers: Record<string, string> = {}): Request {
 }
 
 describe("POST /api/agent/v1/telemetry", () => {
-  let t: TestDatabase;
+  let server: WebServer;
+  let t: WebServer["database"];
   let telemetry: Handler;
-  let closeDb: () => Promise<void>;
   let orgId: string;
   let owner: Actor;
   let endpointId: string;
@@ -90,27 +90,21 @@ describe("POST /api/agent/v1/telemetry", () => {
   };
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    const seeded = await seedDemo(t.db);
-    orgId = seeded.orgId;
-    owner = { type: "user", userId: seeded.userId, orgId, role: "owner" };
+    server = await startWebServer({
+      env: { THAW_NODE_CREDENTIAL_SECRET: "test-node-credential-secret-32-chars-long" },
+    });
+    t = server.database;
+    orgId = server.orgId;
+    owner = { type: "user", userId: server.userId, orgId, role: "owner" };
     const endpoint = await t.db.endpoint.findFirstOrThrow({
       where: { orgId, activeDeploymentId: { not: null } },
     });
     endpointId = endpoint.id;
     deploymentId = endpoint.activeDeploymentId!;
-    // The web app reads its environment on first use: set it before importing the route.
-    vi.stubEnv("DATABASE_URL", t.url);
-    vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
-    vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", "test-node-credential-secret-32-chars-long");
-    vi.stubEnv("LOG_LEVEL", "silent");
-    telemetry = (await import("./route.ts")).POST;
-    closeDb = (await import("../../../../../server/db.ts")).closeDb;
+    telemetry = forwardTo(server);
   });
   afterAll(async () => {
-    await closeDb();
-    await t.drop();
-    vi.unstubAllEnvs();
+    await server?.stop();
   });
 
   it("stores a batch and advances the cold start; a resend answers with duplicates", async () => {
@@ -135,10 +129,7 @@ describe("POST /api/agent/v1/telemetry", () => {
   it("is what ControlPlaneClient.sendTelemetry talks to", async () => {
     const node = await newNode("client");
     const coldStartId = await placeColdStart(node.nodeId);
-    const client = new ControlPlaneClient({
-      baseUrl: "http://localhost/",
-      fetchImpl: (input, init) => telemetry(new Request(input, init)),
-    });
+    const client = new ControlPlaneClient({ baseUrl: `${server.baseUrl}/` });
     const batch: TelemetryBatch = {
       events: [{ coldStartId, sequence: 1, phase: "pull", startedAt: iso(0) }],
       outcomes: [{ coldStartId, status: "failed", failedPhase: "pull", endedAt: iso(3) }],
