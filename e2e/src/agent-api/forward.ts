@@ -7,10 +7,12 @@ import type { WebServer } from "../web-server.ts";
 export function forwardTo(server: WebServer) {
   return (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    return fetch(`${server.baseUrl}${url.pathname}${url.search}`, {
+    // A streamed body needs duplex "half" (Node's fetch), which DOM's RequestInit lacks.
+    const init: RequestInit & { duplex?: "half" } = {
       method: request.method,
       headers: request.headers,
       ...(request.body ? { body: request.body, duplex: "half" } : {}),
-    } as RequestInit);
+    };
+    return fetch(`${server.baseUrl}${url.pathname}${url.search}`, init);
   };
 }
