@@ -260,7 +260,16 @@ export class AgentClient {
         error?.details?.field,
       );
     }
-    return schema.parse(safeJson(text));
+    // A success that is not the protocol's answer came from something that is not an agent:
+    // an error of this call (not retried), never an exception that retries the whole job.
+    const answer = schema.safeParse(safeJson(text));
+    if (!answer.success)
+      throw new AgentApiError(
+        response.status,
+        "invalid_answer",
+        `${method} ${path}: agent answered ${response.status} outside the protocol: ${answer.error.issues[0]?.message ?? "invalid"}`,
+      );
+    return answer.data;
   }
 }
 

@@ -1,6 +1,7 @@
 import {
   classifyAgentFailure,
   prepareDispatch,
+  protocolRefusal,
   QUEUES,
   recordDispatched,
   recordDispatchFailed,
@@ -56,16 +57,15 @@ async function dispatchOne(
   if (plan.kind === "fail") return fail(ctx, coldStartId, plan.reason);
 
   // A request the protocol refuses (say, an image reference the agent would not take) can
-  // never be sent: the start fails with that reason at once, its GPU is freed, no retry.
+  // never be sent, to this node or another: the start fails with that reason at once, its GPU
+  // is freed and its replica given up (reconcile decides about a replacement), no retry.
   const parsed = StartReplicaRequest.safeParse(plan.request);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join(".") || "request";
     ctx.log.warn(
       { coldStartId, issues: parsed.error.issues },
       "start request refused by the protocol",
     );
-    return fail(ctx, coldStartId, `request_refused: ${field}: ${issue?.message ?? "invalid"}`);
+    return fail(ctx, coldStartId, protocolRefusal(parsed.error.issues[0]), { retry: false });
   }
   const request = parsed.data;
   try {
@@ -80,18 +80,24 @@ async function dispatchOne(
         nodeId: plan.nodeId,
         status: error.status,
         code: error.code,
+        field: error.field,
         err: error.message,
       },
       "agent did not take the start",
     );
-    return fail(ctx, coldStartId, classifyAgentFailure(error));
+    return fail(ctx, coldStartId, classifyAgentFailure(error, "start"));
   }
   await recordDispatched({ db: ctx.db, coldStartId, replicaId: request.replicaId });
   return { kind: "dispatched", nodeId: plan.nodeId, path: request.path };
 }
 
-async function fail(ctx: WorkerContext, coldStartId: string, reason: string) {
-  const replicaId = await recordDispatchFailed({ db: ctx.db, coldStartId, reason });
+async function fail(
+  ctx: WorkerContext,
+  coldStartId: string,
+  reason: string,
+  options: { retry?: boolean } = {},
+) {
+  const replicaId = await recordDispatchFailed({ db: ctx.db, coldStartId, reason, ...options });
   ctx.log.warn({ coldStartId, reason, retrying: replicaId !== null }, "dispatch failed");
   if (replicaId) await ctx.enqueue("place", { replicaId });
   return { kind: "failed" as const, reason };

@@ -1,7 +1,9 @@
 import {
   beginSnapshotCapture,
+  classifyAgentFailure,
   completeSnapshotCapture,
   failSnapshotCapture,
+  protocolRefusal,
   QUEUES,
 } from "@thaw/core";
 import { AgentApiError, CaptureSnapshotRequest } from "@thaw/node-agent-client";
@@ -28,21 +30,35 @@ export async function processSnapshot(
     "capturing a snapshot",
   );
 
+  const fail = async (reason: string, details: Record<string, unknown> = {}) => {
+    const failed = await failSnapshotCapture({ db: ctx.db, snapshotId: plan.snapshotId, reason });
+    ctx.log.warn(
+      { deploymentId, snapshotId: plan.snapshotId, reason, ...details },
+      "snapshot capture failed",
+    );
+    if (failed.endpointId) await ctx.enqueue("reconcile", { endpointId: failed.endpointId });
+    return { kind: "failed", snapshotId: plan.snapshotId, reason };
+  };
+  // A request the protocol refuses can never be sent: failed at once, no retry.
+  const request = CaptureSnapshotRequest.safeParse(plan.request);
+  if (!request.success)
+    return fail(protocolRefusal(request.error.issues[0]), { issues: request.error.issues });
+
   let pushed: boolean;
   try {
-    const request = CaptureSnapshotRequest.parse(plan.request);
     ({ pushed } = await ctx
       .agent({ id: plan.nodeId, agentUrl: plan.agentUrl })
-      .captureSnapshot(request));
+      .captureSnapshot(request.data));
   } catch (error) {
     if (!(error instanceof AgentApiError)) throw error;
     const lastAttempt = job ? job.attemptsMade + 1 >= (job.opts.attempts ?? 1) : true;
     if (error.retryable && !lastAttempt) throw error;
-    const reason = `${error.code}: ${error.message}`;
-    const failed = await failSnapshotCapture({ db: ctx.db, snapshotId: plan.snapshotId, reason });
-    ctx.log.warn({ deploymentId, snapshotId: plan.snapshotId, reason }, "snapshot capture failed");
-    if (failed.endpointId) await ctx.enqueue("reconcile", { endpointId: failed.endpointId });
-    return { kind: "failed", snapshotId: plan.snapshotId, reason };
+    // Recorded as a class; the operator's log has the agent's answer.
+    return fail(classifyAgentFailure(error, "capture"), {
+      status: error.status,
+      code: error.code,
+      err: error.message,
+    });
   }
   const done = await completeSnapshotCapture({ db: ctx.db, snapshotId: plan.snapshotId, pushed });
   if (done.endpointId) await ctx.enqueue("reconcile", { endpointId: done.endpointId });

@@ -1,5 +1,6 @@
-import { finishReplicaStop, QUEUES } from "@thaw/core";
+import { classifyAgentFailure, finishReplicaStop, QUEUES } from "@thaw/core";
 import { abandonReplicaPark, finishReplicaPark, tendWarmPool } from "@thaw/core/warm-pool";
+import { AgentApiError } from "@thaw/node-agent-client";
 import type { WorkerContext } from "./worker-context.ts";
 
 /** warm-pool: park, release and pre-warm one endpoint's idle replicas (DESIGN.md §3 step 7). */
@@ -21,15 +22,20 @@ export async function processWarmPool(ctx: WorkerContext, data: unknown): Promis
   };
   let parked = 0;
   for (const { replicaId, nodeId } of result.toPark) {
-    const agent = await agentOf(nodeId);
     try {
+      // Inside: an agent address refused at dial time is a failed park like any other.
+      const agent = await agentOf(nodeId);
       if (!agent) throw new Error("its node has no agent to call");
       await agent.parkReplica({ replicaId });
     } catch (error) {
       // The replica is not running there any more: stop it like any drain (reconcile will).
-      const reason = `warm pool: park refused: ${error instanceof Error ? error.message : String(error)}`;
+      // The tenant reads a class (pendingReason); the operator's log has the agent's answer.
+      const err = error instanceof Error ? error.message : String(error);
+      const reason = `warm pool: park refused: ${
+        error instanceof AgentApiError ? classifyAgentFailure(error, "park") : err
+      }`;
       await abandonReplicaPark({ db: ctx.db, replicaId, reason });
-      ctx.log.warn({ endpointId, replicaId, reason }, "park failed");
+      ctx.log.warn({ endpointId, replicaId, reason, err }, "park failed");
       continue;
     }
     if (await finishReplicaPark({ db: ctx.db, replicaId })) parked++;

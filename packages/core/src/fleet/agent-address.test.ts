@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { agentUrlProblem, classifyAgentFailure, parseCidrList } from "./agent-address.ts";
+import {
+  agentUrlProblem,
+  classifyAgentFailure,
+  parseCidrList,
+  protocolRefusal,
+} from "./agent-address.ts";
 
 const fromSource = (url: string, sourceAddress = "10.0.1.7") =>
   agentUrlProblem(url, { agentCidrs: [], sourceAddress });
@@ -22,7 +27,7 @@ describe("agent addresses", () => {
       "http://169.254.169.254:80/",
       "http://[::1]:6379/",
       "http://[fe80::1]:7070",
-      "http://[fd00:ec2::254]:80",
+      "http://[fd00:ec2::254]:8080",
       "http://0.0.0.0:7070",
       "http://agent.internal:7070",
       "http://user:pw@10.0.1.7:7070",
@@ -42,6 +47,15 @@ describe("agent addresses", () => {
     expect(
       agentUrlProblem("http://169.254.0.5:7070", { agentCidrs: parseCidrList("169.254.0.0/16") }),
     ).toMatch(/linkLocal/);
+    // So do the metadata services outside link-local, whatever the operator's ranges.
+    const everywhere = { agentCidrs: parseCidrList("0.0.0.0/0, ::/0") };
+    for (const url of [
+      "http://[fd00:ec2::254]:8080",
+      "http://100.100.100.200:8080",
+      "http://192.0.0.192:8080",
+      "http://[::ffff:169.254.169.254]:8080",
+    ])
+      expect(agentUrlProblem(url, everywhere), url).toMatch(/metadata/);
   });
 });
 
@@ -55,6 +69,41 @@ describe("agent failures as a tenant reads them", () => {
     );
     expect(classifyAgentFailure({ status: 500, code: "<html>secret</html>" })).toBe(
       "agent_error (unknown): the node's agent failed",
+    );
+  });
+
+  it("shows only the protocol's own codes: a code the far end chose reads 'unknown'", () => {
+    // What an internal service at the node's address answered (issue 23, finding 4).
+    expect(classifyAgentFailure({ status: 400, code: "cache_purged" })).toBe(
+      "agent_refused (unknown): the node's agent refused this start",
+    );
+    expect(classifyAgentFailure({ status: 404, code: "http_404" })).toBe(
+      "agent_refused (unknown): the node's agent refused this start",
+    );
+    expect(classifyAgentFailure({ status: 307, code: "http_307" })).toBe(
+      "agent_error (unknown): the node's agent failed",
+    );
+    expect(classifyAgentFailure({ status: 503, code: "shutting_down" }, "park")).toBe(
+      "agent_error (shutting_down): the node's agent failed",
+    );
+    expect(classifyAgentFailure({ status: 409, code: "path_unsupported" }, "capture")).toBe(
+      "agent_refused (path_unsupported): the node's agent refused this capture",
+    );
+  });
+
+  it("names a refused image reference image_refused", () => {
+    expect(
+      classifyAgentFailure({
+        status: 400,
+        code: "invalid_request",
+        field: "deployment.imageRef",
+      }),
+    ).toBe("image_refused: the node's agent refused the image reference of this start");
+    expect(
+      protocolRefusal({ path: ["deployment", "imageRef"], message: "expected an image reference" }),
+    ).toBe("image_refused: deployment.imageRef: expected an image reference");
+    expect(protocolRefusal({ path: ["gpus"], message: "a GPU index appears twice" })).toBe(
+      "request_refused: gpus: a GPU index appears twice",
     );
   });
 });

@@ -57,8 +57,11 @@ export function addressInCidrs(address: string, cidrs: readonly Cidr[]): boolean
 
 /** Ranges no agent is ever dialled in, whatever the operator's CIDRs say. */
 const NEVER = new Set(["unspecified", "linkLocal", "multicast", "broadcast"]);
-/** Cloud metadata endpoints outside link-local (AWS's IPv6 IMDS). */
-const METADATA_ADDRESSES = new Set(["fd00:ec2::254"]);
+/**
+ * Cloud metadata endpoints outside link-local: AWS's IPv6 IMDS, Alibaba Cloud's, Oracle
+ * Cloud's legacy one. (169.254.169.254, the others', is link-local.)
+ */
+const METADATA_ADDRESSES = new Set(["fd00:ec2::254", "100.100.100.200", "192.0.0.192"]);
 
 const HOST_PREFIX = /^\/hosts\/[A-Za-z0-9._-]{1,128}$/;
 
@@ -105,14 +108,71 @@ export function agentUrlProblem(url: string, network: AgentNetwork): string | nu
 }
 
 /**
- * What a tenant may read about an agent that refused or failed a start: a class and the
- * protocol's error code, never the text the far end answered (which is any server's answer
- * when the address was not an agent's). The full error goes to the operator's log.
+ * The agent protocol's error codes (apps/agent's AgentError codes): the only codes a tenant
+ * may read. Anything else in an answer's `code` was chosen by whatever listens at the node's
+ * address, so it is shown as `unknown`, like an answer that was not the protocol's at all.
  */
-export function classifyAgentFailure(error: { status: number; code: string }): string {
-  const code = /^[a-z][a-z0-9_]{0,39}$/.test(error.code) ? error.code : "unknown";
+const AGENT_ERROR_CODES = new Set([
+  "body_too_large",
+  "gpu_busy",
+  "gpu_mismatch",
+  "gpu_unavailable",
+  "host_required",
+  "idempotency_conflict",
+  "invalid_json",
+  "invalid_request",
+  "method_not_allowed",
+  "not_found",
+  "not_joined",
+  "path_infeasible",
+  "path_unsupported",
+  "replica_exists",
+  "replica_not_found",
+  "replica_not_running",
+  "shutting_down",
+  "unauthenticated",
+  "unauthorized",
+  "unknown_host",
+  "unsupported_media_type",
+  "warm_replica_mismatch",
+  "warm_replica_missing",
+]);
+
+/** Request fields that carry an image reference (the protocol's ImageReference). */
+const IMAGE_FIELD = /(^|\.)(imageRef|estargzImageRef|checkpointRef)$/;
+
+/** What the scheduler asked the agent to do, as a tenant reads it. */
+export type AgentAction = "start" | "park" | "capture";
+
+/**
+ * What a tenant may read about an agent that refused or failed a call: a class, one of the
+ * protocol's error codes, and a fixed message — never the text the far end answered (which is
+ * any server's answer when the address was not an agent's). The full error goes to the
+ * operator's log.
+ */
+export function classifyAgentFailure(
+  error: { status: number; code: string; field?: string | undefined },
+  action: AgentAction = "start",
+): string {
+  const code = AGENT_ERROR_CODES.has(error.code) ? error.code : "unknown";
   if (error.status === 0) return "agent_unreachable: the node's agent did not answer";
   if (error.status === 421) return "agent_address_refused: the node's agent address is not allowed";
-  if (error.status >= 500) return `agent_error (${code}): the node's agent failed`;
-  return `agent_refused (${code}): the node's agent refused this start`;
+  if (error.status === 400 && error.field !== undefined && IMAGE_FIELD.test(error.field))
+    return `image_refused: the node's agent refused the image reference of this ${action}`;
+  if (error.status >= 400 && error.status < 500)
+    return `agent_refused (${code}): the node's agent refused this ${action}`;
+  return `agent_error (${code}): the node's agent failed`;
+}
+
+/**
+ * Why a request the control plane built fails the agent protocol's schema (its first issue):
+ * such a request can never be sent, on any node. An image reference outside the protocol's
+ * grammar is `image_refused`; anything else `request_refused`. The text is the schema's own.
+ */
+export function protocolRefusal(
+  issue: { path: readonly PropertyKey[]; message: string } | undefined,
+): string {
+  const field = issue?.path.map(String).join(".") || "request";
+  const kind = IMAGE_FIELD.test(field) ? "image_refused" : "request_refused";
+  return `${kind}: ${field}: ${issue?.message ?? "invalid"}`;
 }

@@ -3,8 +3,10 @@ export {
   agentUrlProblem,
   cidrListEnv,
   classifyAgentFailure,
+  protocolRefusal,
   normalizeAddress,
   parseCidrList,
+  type AgentAction,
   type AgentNetwork,
   type Cidr,
 } from "./agent-address.ts";

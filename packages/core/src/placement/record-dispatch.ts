@@ -1,6 +1,6 @@
 import { directSql, Prisma, type DbClient } from "@thaw/db";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
-import { returnReplicaToPending } from "./retry-replica.ts";
+import { giveUpReplica, returnReplicaToPending } from "./retry-replica.ts";
 
 /** The agent accepted the start: the cold start is dispatched and the replica starting. */
 export async function recordDispatched({
@@ -44,16 +44,19 @@ const markDispatched = coalesceByTick<{ coldStartId: string; replicaId: string }
  * The start never began: the agent refused it (a path the host cannot serve) or could not
  * be reached. The attempt is closed as failed — and handled here, so history ignores it —
  * and the replica goes back to pending for the next-best option. Returns the replica to
- * place again, if any.
+ * place again, if any. With `retry: false` (a request no agent would take: every option
+ * would fail alike) the replica is given up instead, its GPUs freed all the same.
  */
 export async function recordDispatchFailed({
   db,
   coldStartId,
   reason,
+  retry = true,
 }: {
   db: DbClient;
   coldStartId: string;
   reason: string;
+  retry?: boolean;
 }): Promise<string | null> {
   return db.$transaction(async (tx) => {
     const coldStart = await tx.coldStart.findUnique({
@@ -72,11 +75,19 @@ export async function recordDispatchFailed({
       },
     });
     if (count === 0) return null;
-    const retry = await returnReplicaToPending(
+    if (!retry) {
+      await giveUpReplica(
+        tx,
+        coldStart.replicaId,
+        `${coldStart.path} start refused before it was sent (${reason}); given up`.slice(0, 500),
+      );
+      return null;
+    }
+    const retried = await returnReplicaToPending(
       tx,
       coldStart.replicaId,
       `${coldStart.path} start not accepted (${reason}); trying the next-best option`.slice(0, 500),
     );
-    return retry ? coldStart.replicaId : null;
+    return retried ? coldStart.replicaId : null;
   });
 }

@@ -23,3 +23,27 @@ export async function returnReplicaToPending(
   await tx.gpuReservation.deleteMany({ where: { replicaId } });
   return true;
 }
+
+/**
+ * Gives up a replica whose start can never succeed on any option (its start request is one
+ * the agent protocol refuses): `failed`, off its node, GPUs freed. Reconcile decides about a
+ * replacement, under its crash-loop backoff. Returns false when the replica moved on meanwhile.
+ */
+export async function giveUpReplica(
+  tx: DbTransaction,
+  replicaId: string,
+  reason: string,
+): Promise<boolean> {
+  const { count } = await tx.replica.updateMany({
+    where: { id: replicaId, state: { in: ["placed", "starting"] } },
+    data: {
+      state: "failed",
+      nodeId: null,
+      stateVersion: { increment: 1 },
+      pendingReason: reason,
+    },
+  });
+  if (count === 0) return false;
+  await tx.gpuReservation.deleteMany({ where: { replicaId } });
+  return true;
+}
