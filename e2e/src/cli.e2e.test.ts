@@ -196,8 +196,10 @@ deployment:
     expect(watched.code, watched.stderr).toBe(0);
     const lines = watched.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^cli-qwen [0-9a-f]{8} (pull|lazy|restore|warm) /);
-    expect(lines[1]).toMatch(/^ {2}(pull|lazy|restore|warm) chosen: /);
-    expect(lines.at(-1)).toMatch(/predicted \d+\.\ds, actual \d+\.\ds {2}✓ ready$/);
+    // Once, why its path won and what the other paths would have taken.
+    expect(lines[1]).toMatch(/^ {2}why (pull|lazy|restore|warm)( \(exploring\))?: /);
+    expect(lines[2]).toMatch(/^ {2}weighed: .*(✗|\d+\.\ds on )/);
+    expect(lines.at(-1)).toMatch(/ {2}✓ ready {2}predicted \d+\.\ds, actual \d+\.\ds {2}\S/);
     expect(watched.stdout).toMatch(/(pull|prefetch|restore|handover) █+ \d+\.\ds/);
 
     const status = await thaw(["status", "cli-qwen"]);
@@ -217,8 +219,6 @@ deployment:
   });
 
   it("fails a watch on a failed start when asked (a CI gate), and deletes", async () => {
-    // Nothing will come up: the deployment's GPU model has no host.
-    await db().endpoint.updateMany({ where: { slug: "cli-qwen" }, data: { desiredReplicas: 0 } });
     const timedOut = await thaw([
       "cold-starts",
       "watch",
@@ -232,6 +232,38 @@ deployment:
     expect(timedOut.stderr).toMatch(
       /0 of 1 cold starts of cli-qwen finished before the 2s timeout/,
     );
+
+    // A start that fails: back to zero, then a deployment whose image reference no agent
+    // takes (written as a row: the API refuses such references, rows from before may hold
+    // them), so its next start fails at dispatch.
+    expect((await thaw(["scale", "cli-qwen", "0"])).code).toBe(0);
+    const endpoint = await db().endpoint.findFirstOrThrow({
+      where: { slug: "cli-qwen", deletedAt: null },
+    });
+    await expect
+      .poll(
+        () =>
+          db().replica.count({
+            where: { endpointId: endpoint.id, state: { notIn: ["stopped", "failed"] } },
+          }),
+        { timeout: 30_000 },
+      )
+      .toBe(0);
+    await db().deployment.update({
+      where: { id: endpoint.activeDeploymentId! },
+      data: { imageRef: "-k/vllm-openai" },
+    });
+    const gate = thaw(["cold-starts", "watch", "cli-qwen", "--fail-on-error", "--timeout", "60"]);
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect((await thaw(["scale", "cli-qwen", "1"])).code).toBe(0);
+    const gated = await gate;
+    console.log(`thaw cold-starts watch cli-qwen --fail-on-error:\n${gated.stderr}${gated.stdout}`);
+    expect(gated.code, gated.stderr).toBe(1);
+    expect(gated.stdout).toMatch(/ ✗ failed.*image_refused/);
+    expect(gated.stderr).toMatch(
+      /^error: cold start [0-9a-f-]{36} of cli-qwen failed.*: not started: image_refused: /m,
+    );
+
     const deleted = await thaw(["endpoints", "delete", "cli-qwen"]);
     expect(deleted.stdout).toMatch(/^Deleted cli-qwen/);
     expect((await thaw(["endpoints", "get", "cli-qwen"])).code).toBe(1);
