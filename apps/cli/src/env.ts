@@ -30,3 +30,9 @@ export function cliEnv(): CliEnv {
   cached ??= parseCliEnv(process.env);
   return cached;
 }
+
+/** Whether THAW_DEBUG asks for stacks; read without failing on the rest of the environment. */
+export function cliDebug(): boolean {
+  const value = process.env.THAW_DEBUG;
+  return value !== undefined && value !== "" && value !== "0" && value !== "false";
+}

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from "commander";
 import { createApiKeyAsAdmin } from "./commands/admin-api-key.ts";
+import { orgQuotaAsAdmin, type QuotaArgument } from "./commands/admin-org-quota.ts";
 import { apply } from "./commands/apply.ts";
 import {
   deleteEndpoint,
@@ -11,6 +12,7 @@ import {
 } from "./commands/endpoints.ts";
 import { login } from "./commands/login.ts";
 import { watchColdStarts } from "./commands/watch.ts";
+import { cliDebug } from "./env.ts";
 import { CliError } from "./errors.ts";
 
 // `thaw`: the command line of Thaw's REST API (commander parses argv; every command has
@@ -107,6 +109,53 @@ admin
     createApiKeyAsAdmin({ ...o, json: globals().json ?? false }),
   );
 
+const quotaArgument =
+  (name: string, parse: (value: string) => number) =>
+  (value: string): QuotaArgument =>
+    value === "default" ? "default" : parse(value);
+const positiveAmount = (name: string) => (value: string) => {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError(`${name} must be an amount ≥ 0 (USD per hour).`);
+  return n;
+};
+admin
+  .command("org")
+  .description("orgs")
+  .command("quota")
+  .description(
+    "show one org's quotas beside what it holds; with a setting, set its own (default: back to THAW_ORG_MAX_*)",
+  )
+  .requiredOption("--org <slug>", "the org")
+  .option(
+    "--endpoints <n|default>",
+    "live endpoints",
+    quotaArgument("--endpoints", wholeNumber("--endpoints")),
+  )
+  .option(
+    "--api-keys <n|default>",
+    "live API keys",
+    quotaArgument("--api-keys", wholeNumber("--api-keys")),
+  )
+  .option(
+    "--replicas-per-endpoint <n|default>",
+    "an endpoint's maxReplicas",
+    quotaArgument("--replicas-per-endpoint", wholeNumber("--replicas-per-endpoint")),
+  )
+  .option(
+    "--gpus <n|default>",
+    "GPUs over all endpoints at their maxReplicas",
+    quotaArgument("--gpus", wholeNumber("--gpus")),
+  )
+  .option(
+    "--spend-cap <usd|default>",
+    "USD per hour the org's launched hosts may cost (default: the fleet config's)",
+    quotaArgument("--spend-cap", positiveAmount("--spend-cap")),
+  )
+  .action((o: Omit<Parameters<typeof orgQuotaAsAdmin>[0], "json">) =>
+    orgQuotaAsAdmin({ ...o, json: globals().json ?? false }),
+  );
+
 try {
   await program.parseAsync();
 } catch (error) {
@@ -115,5 +164,15 @@ try {
       `error: ${error.message}${error.field ? ` (field: ${error.field})` : ""}\n`,
     );
     process.exitCode = error.exitCode;
-  } else throw error;
+  } else {
+    // Not one of ours (a bad THAW_URL, an unreadable config, a bug): its message, not a
+    // stack trace, unless asked for.
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(
+      cliDebug()
+        ? `${error instanceof Error ? (error.stack ?? message) : message}\n`
+        : `error: ${message}\n(set THAW_DEBUG=1 to see where it came from)\n`,
+    );
+    process.exitCode = 1;
+  }
 }

@@ -1,4 +1,4 @@
-import { cidrListEnv } from "@thaw/core";
+import { cidrListEnv, DEFAULT_RETENTION_DAYS } from "@thaw/core";
 import { z } from "zod";
 
 // The scheduler's environment, parsed once at boot (DESIGN.md §7).
@@ -27,6 +27,8 @@ const Env = z.object({
    * outside them is never dialled. Unset: the join already checked the address.
    */
   THAW_AGENT_CIDRS: cidrListEnv("e.g. 10.0.0.0/16"),
+  /** Days scale events, and replicas stopped or failed (with their starts), are kept. */
+  THAW_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(DEFAULT_RETENTION_DAYS),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
 });
 export type SchedulerEnv = z.infer<typeof Env>;

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import {
   findLostWork,
+  IDEMPOTENCY_KEY_RETENTION_HOURS,
+  pruneExpiredRecords,
   findSnapshotWork,
   listFleetOrgs,
   markLostNodes,
@@ -34,6 +36,8 @@ function warmPoolOptions(env: SchedulerEnv) {
   };
 }
 const TICK_MS = 5_000;
+/** Retention runs this often: records expire by the day, a backlog is worked off in runs. */
+const RETENTION_MS = 10 * 60_000;
 /**
  * Enough for the workers' concurrency not to queue for a connection: each place job holds one
  * for its transaction (16), the rest share few (dispatch's reads and writes are coalesced).
@@ -143,6 +147,31 @@ export async function startScheduler(
   };
   runTick();
   const timer = setInterval(runTick, TICK_MS);
+
+  // Retention: records that only grow (scale events, long-stopped replicas, Idempotency-Keys)
+  // pruned in small batches; several schedulers doing it at once skip each other's rows.
+  let pruning: Promise<void> = Promise.resolve();
+  const runPrune = () => {
+    pruning = pruneExpiredRecords({
+      db,
+      policy: {
+        retentionDays: env.THAW_RETENTION_DAYS,
+        idempotencyKeyHours: IDEMPOTENCY_KEY_RETENTION_HOURS,
+      },
+    })
+      .then((pruned) => {
+        if (pruned.idempotencyRecords + pruned.scaleEvents + pruned.replicas > 0)
+          log.info(pruned, "pruned expired records");
+      })
+      .catch((error: unknown) =>
+        log.error(
+          { err: error instanceof Error ? error.message : String(error) },
+          "retention failed",
+        ),
+      );
+  };
+  runPrune();
+  const pruneTimer = setInterval(runPrune, RETENTION_MS);
   log.info(
     {
       instanceId,
@@ -159,8 +188,10 @@ export async function startScheduler(
     async stop() {
       clearInterval(timer);
       clearInterval(sweepTimer);
+      clearInterval(pruneTimer);
       await inFlight;
       await sweeping;
+      await pruning;
       // Graceful: each worker finishes its current jobs; anything unfinished is retried.
       await Promise.all(workers.map((w) => w.close()));
       workerConnection.disconnect();

@@ -1,6 +1,7 @@
 import { TEST_DEPLOYMENT } from "@thaw/core/testing";
 import { DEMO_ENDPOINTS, DEMO_USER } from "@thaw/db/seed";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../browser.ts";
 import { newApiKey, restClient } from "../rest/rest-client.ts";
 import { startWebServer, type WebServer } from "../web-server.ts";
 
@@ -97,5 +98,43 @@ describe("org quotas", () => {
     expect(third.status).toBe(422);
     expect(await third.text()).toContain("THAW_ORG_MAX_API_KEYS");
     expect(await server.database.db.apiKey.count()).toBe(2);
+  });
+
+  it("shows the quotas beside what the org holds on the dashboard, and the refusal in the form", async () => {
+    // The operator gives this org a key quota of its own (what `thaw admin org quota` writes).
+    await server.database.db.org.update({ where: { id: server.orgId }, data: { maxApiKeys: 3 } });
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${server.baseUrl}/sign-in`);
+      await page.getByLabel("Email").fill(DEMO_USER.email);
+      await page.getByLabel("Password").fill(DEMO_USER.password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      const keys = page.getByTestId("quotas").locator("tr[data-quota=apiKeys]");
+      await keys.waitFor();
+      expect(await keys.locator("td").allInnerTexts()).toEqual([
+        "2",
+        "3",
+        "the operator, for this org (raise: thaw admin org quota --org demo --api-keys <n>)",
+      ]);
+      const gpus = page.getByTestId("quotas").locator("tr[data-quota=gpus]");
+      expect(await gpus.locator("td").nth(1).innerText()).toBe(String(seededGpus + 10));
+      expect(await gpus.locator("td").nth(2).innerText()).toContain("the operator's default");
+
+      const form = page.locator("form.api-key-form");
+      await form.locator("input[name=api-key-name]").fill("third");
+      await form.getByRole("button", { name: "Create API key" }).click();
+      await page.getByTestId("api-key").waitFor();
+      await form.locator("input[name=api-key-name]").fill("fourth");
+      await form.getByRole("button", { name: "Create API key" }).click();
+      const refusal = page.getByRole("alert").filter({ hasText: "quota" });
+      await refusal.waitFor();
+      expect(await refusal.innerText()).toContain(
+        "the org's quota of 3 live API keys would be exceeded (4)",
+      );
+      expect(await server.database.db.apiKey.count()).toBe(3);
+    } finally {
+      await browser.close();
+    }
   });
 });

@@ -18,3 +18,4 @@ export * from "./analytics/index.ts";
 export * from "./fleet-provisioning/index.ts";
 export * from "./deployments/index.ts";
 export * from "./snapshots/index.ts";
+export * from "./retention/index.ts";

@@ -1277,7 +1277,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A retry with the same key gets the first answer. */
+                /** @description A retry with the same key within 24 hours gets the first answer; after that the key is forgotten. */
                 "idempotency-key"?: string;
             };
             path: {

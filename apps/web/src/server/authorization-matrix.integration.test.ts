@@ -93,6 +93,7 @@ const PROCEDURES: Record<
     input: (f) => ({ id: f.coldStartId }),
   },
   "system.health": { least: "viewer", crossOrg: "OK" },
+  "org.quotas": { least: "viewer", crossOrg: "OK" },
   "analytics.endpointDetail": {
     least: "viewer",
     crossOrg: "NOT_FOUND",

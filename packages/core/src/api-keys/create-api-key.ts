@@ -4,7 +4,12 @@ import { actorIdOf, API_KEY_SCOPES, assertCan, type Actor } from "../auth/index.
 import { recordAudit } from "../audit/index.ts";
 import { issuePrefixedSecret } from "../crypto/index.ts";
 import { parseInput } from "../errors/index.ts";
-import { DEFAULT_ORG_QUOTAS, quotaExceeded, type OrgQuotas } from "../orgs/org-quotas.ts";
+import {
+  DEFAULT_ORG_QUOTAS,
+  lockOrgQuotas,
+  quotaExceeded,
+  type OrgQuotas,
+} from "../orgs/org-quotas.ts";
 import { API_KEY_PUBLIC_FIELDS } from "./list-api-keys.ts";
 
 /** Keys look like `thaw_<12 hex>_<43 chars>`: recognisable in a leak scan, prefix public. */
@@ -39,7 +44,7 @@ export async function createApiKey({
   actor: Actor;
   input: unknown;
   db: DbClient;
-  /** What the org may hold (the operator's THAW_ORG_MAX_*). */
+  /** What an org may hold unless the operator set its own (THAW_ORG_MAX_*). */
   quotas?: OrgQuotas;
 }) {
   assertCan(actor, "api_keys:manage");
@@ -48,7 +53,7 @@ export async function createApiKey({
   const expiresAt = new Date(Date.now() + parsed.expiresInDays * 86_400_000);
   return db.$transaction(async (tx) => {
     // The org's row lock: two creations cannot both take the last key of the quota.
-    await tx.$queryRaw`SELECT id FROM "Org" WHERE id = ${actor.orgId}::uuid FOR NO KEY UPDATE`;
+    const { quotas: own, orgSlug } = await lockOrgQuotas(tx, actor.orgId, quotas);
     const live = await tx.apiKey.count({
       where: {
         orgId: actor.orgId,
@@ -56,8 +61,8 @@ export async function createApiKey({
         OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }],
       },
     });
-    if (live + 1 > quotas.apiKeys)
-      throw quotaExceeded("apiKeys", quotas.apiKeys, live + 1, "name", "live API keys");
+    if (live + 1 > own.apiKeys)
+      throw quotaExceeded("apiKeys", own.apiKeys, live + 1, "name", "live API keys", orgSlug);
     const key = await tx.apiKey.create({
       data: {
         orgId: actor.orgId,

@@ -1,4 +1,14 @@
 export { createOrgWithOwner, CreateOrgWithOwnerInput } from "./create-org-with-owner.ts";
 export { listUserOrgs } from "./list-user-orgs.ts";
 export { resolveUserActor } from "./resolve-user-actor.ts";
-export { DEFAULT_ORG_QUOTAS, quotaExceeded, type OrgQuotas } from "./org-quotas.ts";
+export {
+  DEFAULT_ORG_QUOTAS,
+  effectiveOrgQuotas,
+  ORG_QUOTA_NAMES,
+  ORG_QUOTA_SETTINGS,
+  quotaExceeded,
+  type OrgQuotaOverrides,
+  type OrgQuotas,
+} from "./org-quotas.ts";
+export { getOrgQuotaUsage, type OrgQuotaUsage } from "./get-org-quota-usage.ts";
+export { setOrgQuotas, SetOrgQuotasInput } from "./set-org-quotas.ts";

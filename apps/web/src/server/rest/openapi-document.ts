@@ -1,4 +1,5 @@
 import {
+  IDEMPOTENCY_KEY_RETENTION_HOURS,
   ColdStartDetail,
   ColdStartList,
   CreateEndpointInput,
@@ -269,7 +270,9 @@ export function openApiDocument() {
                 .string()
                 .regex(/^[\x21-\x7e]{1,128}$/, "1–128 visible ASCII characters")
                 .optional()
-                .meta({ description: "A retry with the same key gets the first answer." }),
+                .meta({
+                  description: `A retry with the same key within ${IDEMPOTENCY_KEY_RETENTION_HOURS} hours gets the first answer; after that the key is forgotten.`,
+                }),
             }),
           },
           description:

@@ -8,6 +8,7 @@ import { endpointsRouter } from "./routers/endpoints.ts";
 import { fleetRouter } from "./routers/fleet.ts";
 import { meProcedure } from "./routers/me.ts";
 import { membersRouter } from "./routers/members.ts";
+import { orgRouter } from "./routers/org.ts";
 import { scalingRouter } from "./routers/scaling.ts";
 import { systemRouter } from "./routers/system.ts";
 
@@ -19,6 +20,7 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   audit: auditRouter,
   members: membersRouter,
+  org: orgRouter,
   coldStarts: coldStartsRouter,
   system: systemRouter,
   analytics: analyticsRouter,
