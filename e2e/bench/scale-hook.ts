@@ -92,6 +92,7 @@ try {
       THAW_NODE_CREDENTIAL_SECRET: randomBytes(32).toString("base64url"),
       // The key's own rate limit would turn the measurement into 429s.
       THAW_REST_RATE_LIMIT_PER_MINUTE: "1000000",
+      THAW_REST_RATE_LIMIT_PER_ORG_PER_MINUTE: "1000000",
     },
     logs,
   );

@@ -40,6 +40,16 @@ const WebEnv = z
       .max(1_000_000)
       .default(600),
     /**
+     * REST v1 requests per org per minute, over all its keys: many keys (up to the key quota)
+     * cannot multiply an org's share of the API.
+     */
+    THAW_REST_RATE_LIMIT_PER_ORG_PER_MINUTE: z.coerce
+      .number()
+      .int("must be a whole number")
+      .min(1)
+      .max(10_000_000)
+      .default(3_000),
+    /**
      * Proxies (CIDRs, comma-separated) whose X-Forwarded-For is believed: set it to the load
      * balancer's subnet. Unset: nobody's, and the TCP peer is the client.
      */

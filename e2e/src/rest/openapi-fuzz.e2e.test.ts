@@ -38,6 +38,7 @@ describe("REST v1 fuzzed from its OpenAPI document", () => {
     stack = await startStack({
       webEnv: {
         THAW_REST_RATE_LIMIT_PER_MINUTE: "1000000",
+        THAW_REST_RATE_LIMIT_PER_ORG_PER_MINUTE: "1000000",
         THAW_API_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "1000000",
       },
     });

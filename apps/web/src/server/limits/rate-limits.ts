@@ -31,6 +31,12 @@ export function limitRules() {
       durationSeconds: 60,
       what: "requests by this API key",
     },
+    /** REST v1 requests by all of one org's keys (THAW_REST_RATE_LIMIT_PER_ORG_PER_MINUTE). */
+    restPerOrg: {
+      points: e.THAW_REST_RATE_LIMIT_PER_ORG_PER_MINUTE,
+      durationSeconds: 60,
+      what: "requests by this org's API keys",
+    },
     /** Any REST or agent-API request per client address, before its credential is checked. */
     apiPerAddress: {
       points: e.THAW_API_RATE_LIMIT_PER_ADDRESS_PER_MINUTE,

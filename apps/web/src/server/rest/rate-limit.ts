@@ -1,22 +1,39 @@
 import { AppError, isAppError } from "@thaw/core";
 import { consumeLimit, type Quota } from "../limits/rate-limits.ts";
 
-// REST v1's per-key budget (THAW_REST_RATE_LIMIT_PER_MINUTE), one of the web tier's shared
-// limits (limits/rate-limits.ts), with the answer REST clients already know.
+// REST v1's budgets per key (THAW_REST_RATE_LIMIT_PER_MINUTE) and per org over all its keys
+// (THAW_REST_RATE_LIMIT_PER_ORG_PER_MINUTE), two of the web tier's shared limits
+// (limits/rate-limits.ts), with the answer REST clients already know.
 
 export type RestQuota = Quota;
 
-/** Takes one request from the key's budget; a spent budget is a 429 with when to retry. */
-export async function consumeRestQuota(apiKeyId: string): Promise<RestQuota> {
+/**
+ * Takes one request from the key's budget, then from its org's; a spent budget is a 429 with
+ * when to retry. The answer's RateLimit headers describe whichever budget is closer to empty.
+ */
+export async function consumeRestQuota(actor: {
+  apiKeyId: string;
+  orgId: string;
+}): Promise<RestQuota> {
+  const key = await consume("restPerKey", actor.apiKeyId, "This API key");
+  const org = await consume("restPerOrg", actor.orgId, "This org's API keys together");
+  return org.remaining < key.remaining ? org : key;
+}
+
+async function consume(
+  name: "restPerKey" | "restPerOrg",
+  key: string,
+  who: string,
+): Promise<RestQuota> {
   try {
-    return await consumeLimit("restPerKey", apiKeyId);
+    return await consumeLimit(name, key);
   } catch (error) {
     if (!isAppError(error) || error.code !== "RATE_LIMITED") throw error;
     const retryAfterSeconds = Number(error.details?.retryAfterSeconds);
     const limitPerMinute = Number(error.details?.limit);
     throw new AppError(
       "RATE_LIMITED",
-      `This API key made more than ${limitPerMinute} requests in a minute; retry in ${retryAfterSeconds} s.`,
+      `${who} made more than ${limitPerMinute} requests in a minute; retry in ${retryAfterSeconds} s.`,
       { retryAfterSeconds, limitPerMinute },
     );
   }

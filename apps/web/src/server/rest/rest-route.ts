@@ -7,7 +7,7 @@ import { consumeLimit } from "../limits/rate-limits.ts";
 import { consumeRestQuota, rateLimitHeaders } from "./rate-limit.ts";
 
 // The one route builder of REST v1 (DESIGN.md §7): the client address's budget (before any
-// key is looked up, so guessing keys costs budget too), API key → actor, the key's rate limit,
+// key is looked up, so guessing keys costs budget too), API key → actor, the key's and its org's rate limits,
 // scope check, then the handler (parse → core → return); every error becomes {"error":{"code","message","details"}}
 // with the status of core's one code table.
 
@@ -37,7 +37,7 @@ export function restRoute(
       await consumeLimit("apiPerAddress", clientAddressOf(request));
       const db = getDb();
       const actor = await authenticateApiKey({ key: bearerToken(request), db });
-      const quota = await consumeRestQuota(actor.apiKeyId);
+      const quota = await consumeRestQuota(actor);
       assertCan(actor, scope);
       const raw = (await context?.params) ?? {};
       const params = Object.fromEntries(
