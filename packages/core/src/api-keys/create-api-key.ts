@@ -10,6 +10,7 @@ import {
   quotaExceeded,
   type OrgQuotas,
 } from "../orgs/org-quotas.ts";
+import { plainText } from "../vocabulary/plain-text.ts";
 import { API_KEY_PUBLIC_FIELDS } from "./list-api-keys.ts";
 
 /** Keys look like `thaw_<12 hex>_<43 chars>`: recognisable in a leak scan, prefix public. */
@@ -20,7 +21,7 @@ export const DEFAULT_API_KEY_DAYS = 90;
 
 export const CreateApiKeyInput = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: plainText(100),
     scopes: z
       .array(z.enum(API_KEY_SCOPES))
       .min(1)

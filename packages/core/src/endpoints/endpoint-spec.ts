@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { DeploymentSpec, DeploymentView, plainText } from "../deployments/deployment-spec.ts";
+import { DeploymentSpec, DeploymentView } from "../deployments/deployment-spec.ts";
+import { plainText } from "../vocabulary/plain-text.ts";
 import { Objective, StartPath } from "../vocabulary/index.ts";
 
 // An endpoint as clients create and change it and as the API answers it, declared once for

@@ -1,8 +1,11 @@
 import type { Db, DbClient } from "@thaw/db";
 import { parsePrefixedSecret, sha256Hex } from "../crypto/secrets.ts";
-import { AppError } from "../errors/index.ts";
+import { AppError, parseInput } from "../errors/index.ts";
 import { createPasswordUser } from "../orgs/create-password-user.ts";
+import { plainText } from "../vocabulary/plain-text.ts";
 import { INVITATION_KIND } from "./member-schemas.ts";
+
+const InviteeName = plainText(100);
 
 /** Passwords as the sign-in server requires them (better-auth's minPasswordLength). */
 export const MIN_PASSWORD_LENGTH = 10;
@@ -66,6 +69,9 @@ export async function acceptInvitation({
   name?: string;
   passwordHash?: () => Promise<string>;
 }): Promise<{ orgId: string; orgSlug: string; userId: string; email: string; created: boolean }> {
+  // The name is stored and shown to the org (members page, audit): the same rule as any name.
+  const displayName =
+    name === undefined || name.trim() === "" ? undefined : parseInput(InviteeName, name, "name");
   const invitation = await pendingInvitation(db, token);
   const existing = await db.user.findUnique({ where: { email: invitation.email } });
   if (existing && existing.id !== signedInUserId)
@@ -92,7 +98,13 @@ export async function acceptInvitation({
     if (spent.count !== 1) throw invalid();
     const userId =
       existing?.id ??
-      (await createPasswordUser(tx, { email: invitation.email, name, passwordHash: hash! })).id;
+      (
+        await createPasswordUser(tx, {
+          email: invitation.email,
+          name: displayName,
+          passwordHash: hash!,
+        })
+      ).id;
     await tx.membership.upsert({
       where: { orgId_userId: { orgId: invitation.orgId, userId } },
       create: { orgId: invitation.orgId, userId, role: invitation.role },

@@ -42,6 +42,16 @@ describe("members and invitations", () => {
       role: "member",
       accountExists: false,
     });
+    // A name that displays as something else is refused, and the link stays unspent.
+    await expect(
+      acceptInvitation({
+        token: invited.token,
+        db: t.db,
+        signedInUserId: null,
+        name: "adm\u202Enim",
+        passwordHash: hash,
+      }),
+    ).rejects.toMatchObject({ code: "UNPROCESSABLE", details: { field: "name" } });
     const joined = await acceptInvitation({
       token: invited.token,
       db: t.db,

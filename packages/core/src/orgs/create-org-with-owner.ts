@@ -2,6 +2,7 @@ import type { DbClient } from "@thaw/db";
 import { z } from "zod";
 import { recordAudit } from "../audit/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
+import { plainText } from "../vocabulary/plain-text.ts";
 import { createPasswordUser } from "./create-password-user.ts";
 
 export const CreateOrgWithOwnerInput = z
@@ -9,9 +10,9 @@ export const CreateOrgWithOwnerInput = z
     orgSlug: z
       .string()
       .regex(/^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/, "1–48 of a-z, 0-9 and '-', not at the ends"),
-    orgName: z.string().trim().min(1).max(100),
+    orgName: plainText(100),
     email: z.email().max(254),
-    name: z.string().trim().min(1).max(100).optional(),
+    name: plainText(100).optional(),
   })
   .strict();
 

@@ -87,3 +87,4 @@ export const GPU_HOLDING_REPLICA_STATES: readonly ReplicaState[] = [
   "warm",
   "draining",
 ];
+export { plainText } from "./plain-text.ts";
