@@ -5,4 +5,3 @@ export {
   randomToken,
   sha256Hex,
 } from "./secrets.ts";
-export { deriveNodeCredential, MIN_NODE_CREDENTIAL_SECRET_LENGTH } from "./node-credential.ts";

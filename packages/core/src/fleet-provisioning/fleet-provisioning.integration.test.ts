@@ -1,4 +1,4 @@
-import { TEST_AGENT_NETWORK } from "../testing/index.ts";
+import { TEST_AGENT_CALL_PUBLIC_KEY, TEST_AGENT_NETWORK } from "../testing/index.ts";
 import { G5_XLARGE_JOIN_FIGURES, IDLE_HEARTBEAT } from "../testing/index.ts";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
@@ -16,7 +16,6 @@ import type { Offering } from "./plan-fleet-change.ts";
 // The fleet worker's database side: a launched host joins as the row made for it, the
 // snapshot the planner sees, and a retirement that yields to placement.
 
-const SECRET = "fleet-provisioning-test-secret-0123456789";
 const A10G: Offering = {
   instanceType: "g5.xlarge",
   zone: "sim-a",
@@ -79,7 +78,7 @@ describe("fleet provisioning in Postgres", () => {
     const joined = await joinNode({
       input: join(joinToken, `sim-${nodeId}`),
       db: t.db,
-      credentialSecret: SECRET,
+      agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
       network: TEST_AGENT_NETWORK,
     });
     return { nodeId, joined };
@@ -140,7 +139,7 @@ describe("fleet provisioning in Postgres", () => {
       joinNode({
         input: join(joinToken, `sim-${nodeId}`),
         db: t.db,
-        credentialSecret: SECRET,
+        agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
         network: TEST_AGENT_NETWORK,
       }),
     ).rejects.toMatchObject({ code: "CONFLICT" });

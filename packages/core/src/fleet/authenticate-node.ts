@@ -1,20 +1,21 @@
 import type { Db } from "@thaw/db";
 import type { Actor } from "../auth/index.ts";
-import { deriveNodeCredential } from "../crypto/node-credential.ts";
-import { hashesEqual, parsePrefixedSecret, sha256Hex } from "../crypto/secrets.ts";
+import { parsePrefixedSecret, sha256Hex } from "../crypto/secrets.ts";
 import { AppError } from "../errors/index.ts";
 import { NODE_CREDENTIAL_KIND } from "./join-node.ts";
 
-/** Resolves an agent's bearer credential to a node actor; terminated nodes are refused. */
+/**
+ * Resolves an agent's bearer credential to a node actor: a lookup of its SHA-256 (the
+ * credential is random, so nothing else could check it). Terminated and revoked nodes are
+ * refused. The first use of a credential issued by a rotation makes it the node's only one:
+ * the one before stops working.
+ */
 export async function authenticateNode({
   credential,
   db,
-  credentialSecret,
 }: {
   credential: string | null;
   db: Db;
-  /** THAW_NODE_CREDENTIAL_SECRET: a credential not derived from it (rotated) is refused. */
-  credentialSecret: string;
 }): Promise<Extract<Actor, { type: "node" }>> {
   const refuse = () =>
     new AppError(
@@ -22,14 +23,34 @@ export async function authenticateNode({
       "Missing or invalid node credential: send 'Authorization: Bearer <credential from join>'.",
     );
   if (!credential || !parsePrefixedSecret(NODE_CREDENTIAL_KIND, credential)) throw refuse();
-  const node = await db.node.findUnique({
-    where: { credentialHash: sha256Hex(credential) },
-    select: { id: true, orgId: true, state: true },
+  const hash = sha256Hex(credential);
+  const node = await db.node.findFirst({
+    where: { OR: [{ credentialHash: hash }, { pendingCredentialHash: hash }] },
+    select: { id: true, orgId: true, state: true, credentialHash: true, credentialRevokedAt: true },
   });
-  if (!node || node.state === "terminated") throw refuse();
-  // Issued under another secret (rotated, or before credentials were derived): the scheduler
-  // could not reach this agent with it, so the agent must join again (it does on a 401).
-  const expected = deriveNodeCredential(NODE_CREDENTIAL_KIND, credentialSecret, node.id);
-  if (!hashesEqual(sha256Hex(expected), sha256Hex(credential))) throw refuse();
+  if (!node || node.state === "terminated" || node.credentialRevokedAt) throw refuse();
+  if (node.credentialHash !== hash) {
+    // Conditional: a revocation or another rotation in between wins.
+    const promoted = await db.node.updateMany({
+      where: { id: node.id, pendingCredentialHash: hash, credentialRevokedAt: null },
+      data: {
+        credentialHash: hash,
+        pendingCredentialHash: null,
+        credentialRotationRequestedAt: null,
+      },
+    });
+    if (promoted.count !== 1) throw refuse();
+    await db.auditLog.create({
+      data: {
+        orgId: node.orgId,
+        actorType: "node",
+        actorId: node.id,
+        action: "node.credential_rotated",
+        targetType: "node",
+        targetId: node.id,
+        metadata: {},
+      },
+    });
+  }
   return { type: "node", nodeId: node.id, orgId: node.orgId };
 }

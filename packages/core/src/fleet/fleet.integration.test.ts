@@ -1,20 +1,27 @@
-import { TEST_AGENT_NETWORK } from "../testing/index.ts";
+import {
+  TEST_AGENT_CALL_PUBLIC_KEY,
+  TEST_AGENT_CERT_SHA256,
+  TEST_AGENT_NETWORK,
+} from "../testing/index.ts";
 import { G5_XLARGE_JOIN_FIGURES, IDLE_HEARTBEAT } from "../testing/index.ts";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/index.ts";
+import { reconcileEndpoint } from "../placement/index.ts";
 import {
   authenticateNode,
   createJoinToken,
+  drainNode,
   joinNode,
   listNodes,
   markLostNodes,
   recordNodeHeartbeat,
+  renewNodeCredential,
+  revokeNode,
+  rotateNodeCredential,
   type JoinNodeInput,
 } from "./index.ts";
-
-const TEST_NODE_SECRET = "test-node-credential-secret-32-chars-long";
 
 const figures: JoinNodeInput["figures"] = G5_XLARGE_JOIN_FIGURES;
 const joinInput = (joinToken: string, name = "node-a"): JoinNodeInput => ({
@@ -43,7 +50,7 @@ describe("node join and heartbeats", () => {
     return joinNode({
       input: joinInput(token, name),
       db: t.db,
-      credentialSecret: TEST_NODE_SECRET,
+      agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
       network: TEST_AGENT_NETWORK,
     });
   };
@@ -54,13 +61,13 @@ describe("node join and heartbeats", () => {
       joinNode({
         input: joinInput(token, "racer-1"),
         db: t.db,
-        credentialSecret: TEST_NODE_SECRET,
+        agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
         network: TEST_AGENT_NETWORK,
       }),
       joinNode({
         input: joinInput(token, "racer-2"),
         db: t.db,
-        credentialSecret: TEST_NODE_SECRET,
+        agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
         network: TEST_AGENT_NETWORK,
       }),
     ]);
@@ -84,7 +91,7 @@ describe("node join and heartbeats", () => {
       joinNode({
         input: joinInput(token),
         db: t.db,
-        credentialSecret: TEST_NODE_SECRET,
+        agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
         network: TEST_AGENT_NETWORK,
       }),
     ).rejects.toMatchObject({
@@ -95,7 +102,7 @@ describe("node join and heartbeats", () => {
       joinNode({
         input: joinInput("thawjoin_000000000000_notarealtokenatallxxxx"),
         db: t.db,
-        credentialSecret: TEST_NODE_SECRET,
+        agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
         network: TEST_AGENT_NETWORK,
       }),
     ).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
@@ -113,7 +120,6 @@ describe("node join and heartbeats", () => {
     const actor = await authenticateNode({
       credential: joined.credential,
       db: t.db,
-      credentialSecret: TEST_NODE_SECRET,
     });
     expect(actor.nodeId).toBe(joined.nodeId);
 
@@ -158,7 +164,7 @@ describe("node join and heartbeats", () => {
           ...(nodeCredential ? { nodeCredential } : {}),
         },
         db: t.db,
-        credentialSecret: TEST_NODE_SECRET,
+        agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
         network: TEST_AGENT_NETWORK,
       });
     const first = await join(await token());
@@ -183,7 +189,6 @@ describe("node join and heartbeats", () => {
     const actor = await authenticateNode({
       credential: again.credential,
       db: t.db,
-      credentialSecret: TEST_NODE_SECRET,
     });
     expect(actor.nodeId).toBe(first.nodeId);
     // A host that lost its credential joins with a token an admin made for its node.
@@ -192,15 +197,322 @@ describe("node join and heartbeats", () => {
     expect(await t.db.node.count({ where: { instanceId: "i-0rejoin" } })).toBe(1);
   });
 
-  it("refuses a credential issued under another secret (rotated), so the agent joins again", async () => {
-    const joined = await joinWithNewToken("rotated");
-    await expect(
-      authenticateNode({
-        credential: joined.credential,
+  it("two joins get two random credentials, kept only as hashes, with the scheduler's public key", async () => {
+    const a = await joinWithNewToken("random-a");
+    const b = await joinWithNewToken("random-b");
+    expect(a.credential).toMatch(/^thawnode_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+    expect(a.credential).not.toBe(b.credential);
+    expect(a.agentCallPublicKey).toBe(TEST_AGENT_CALL_PUBLIC_KEY);
+    const rows = await t.db.node.findMany({ where: { id: { in: [a.nodeId, b.nodeId] } } });
+    expect(JSON.stringify(rows)).not.toContain(a.credential);
+    expect(JSON.stringify(rows)).not.toContain(b.credential);
+    // Joining again as the same node (with its credential) issues yet another one.
+    const token = (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db }))
+      .token;
+    const instance = { instanceId: "i-0random", name: "random-c" };
+    const c1 = await joinNode({
+      input: { ...joinInput(token), ...instance },
+      db: t.db,
+      agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
+      network: TEST_AGENT_NETWORK,
+    });
+    const again = (await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db }))
+      .token;
+    const c2 = await joinNode({
+      input: { ...joinInput(again), ...instance, nodeCredential: c1.credential },
+      db: t.db,
+      agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
+      network: TEST_AGENT_NETWORK,
+    });
+    expect(c2.nodeId).toBe(c1.nodeId);
+    expect(c2.credential).not.toBe(c1.credential);
+    await expect(authenticateNode({ credential: c1.credential, db: t.db })).rejects.toMatchObject({
+      code: "UNAUTHENTICATED",
+    });
+    expect((await authenticateNode({ credential: c2.credential, db: t.db })).nodeId).toBe(
+      c1.nodeId,
+    );
+  });
+
+  it("an agent URL is https with its certificate's SHA-256, or the join is refused naming the field", async () => {
+    const join = async (extra: Partial<JoinNodeInput>) => {
+      const { token } = await createJoinToken({
+        actor: owner,
+        input: { ttlSeconds: 600 },
         db: t.db,
-        credentialSecret: "another-node-credential-secret-32-chars",
+      });
+      return joinNode({
+        input: { ...joinInput(token, "tls"), ...extra },
+        db: t.db,
+        agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
+        network: TEST_AGENT_NETWORK,
+      });
+    };
+    await expect(
+      join({ agentUrl: "http://127.0.0.1:7070", agentCertSha256: TEST_AGENT_CERT_SHA256 }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST", details: { field: "agentUrl" } });
+    await expect(join({ agentUrl: "https://127.0.0.1:7070" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      details: { field: "agentCertSha256" },
+    });
+    const joined = await join({
+      agentUrl: "https://127.0.0.1:7070",
+      agentCertSha256: TEST_AGENT_CERT_SHA256,
+    });
+    const node = await t.db.node.findUniqueOrThrow({ where: { id: joined.nodeId } });
+    expect(node).toMatchObject({
+      agentUrl: "https://127.0.0.1:7070",
+      agentCertSha256: TEST_AGENT_CERT_SHA256,
+    });
+  });
+
+  it("another org's instance id is refused exactly like this org's (no telling which exist)", async () => {
+    const other = await t.db.org.create({ data: { slug: "elsewhere", name: "Elsewhere" } });
+    const otherOwner: Actor = {
+      type: "user",
+      userId: "u-elsewhere",
+      orgId: other.id,
+      role: "owner",
+    };
+    const tokenOf = async (actor: Actor) =>
+      (await createJoinToken({ actor, input: { ttlSeconds: 600 }, db: t.db })).token;
+    const join = (joinToken: string, instanceId: string) =>
+      joinNode({
+        input: { ...joinInput(joinToken, "prober"), instanceId },
+        db: t.db,
+        agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
+        network: TEST_AGENT_NETWORK,
+      });
+    await join(await tokenOf(otherOwner), "i-0theirs");
+    await join(await tokenOf(owner), "i-0ours");
+    const refusal = async (instanceId: string) => {
+      const error = (await join(await tokenOf(owner), instanceId).catch((e: unknown) => e)) as {
+        code: string;
+        message: string;
+        details: unknown;
+      };
+      return {
+        code: error.code,
+        message: error.message.replace(instanceId, "<id>"),
+        details: error.details,
+      };
+    };
+    const theirs = await refusal("i-0theirs");
+    expect(theirs).toMatchObject({ code: "CONFLICT", details: { field: "instanceId" } });
+    expect(theirs).toEqual(await refusal("i-0ours"));
+    expect(theirs.message).not.toMatch(/org|prober/);
+  });
+
+  it("a changed certificate on joining again needs the node's credential or a token for it, and is audited", async () => {
+    const token = async (nodeId?: string) =>
+      (
+        await createJoinToken({
+          actor: owner,
+          input: { ttlSeconds: 600, ...(nodeId ? { nodeId } : {}) },
+          db: t.db,
+        })
+      ).token;
+    const join = (joinToken: string, pin: string, nodeCredential?: string) =>
+      joinNode({
+        input: {
+          ...joinInput(joinToken, "pinned"),
+          instanceId: "i-0pinned",
+          agentUrl: "https://127.0.0.1:7443",
+          agentCertSha256: pin,
+          ...(nodeCredential ? { nodeCredential } : {}),
+        },
+        db: t.db,
+        agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
+        network: TEST_AGENT_NETWORK,
+      });
+    const first = await join(await token(), "1".repeat(64));
+    const pinOf = async () =>
+      (await t.db.node.findUniqueOrThrow({ where: { id: first.nodeId } })).agentCertSha256;
+    // An impostor's certificate with a spare token: refused, and the pin stays.
+    await expect(join(await token(), "2".repeat(64))).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+    await expect(
+      join(await token(), "2".repeat(64), "thawnode_000000000000_notthenodescredentialxx"),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(await pinOf()).toBe("1".repeat(64));
+    // The node itself (its credential), or a token made for it, may change it: audited.
+    const second = await join(await token(), "3".repeat(64), first.credential);
+    expect(await pinOf()).toBe("3".repeat(64));
+    await join(await token(first.nodeId), "4".repeat(64));
+    expect(await pinOf()).toBe("4".repeat(64));
+    const audits = await t.db.auditLog.findMany({
+      where: { targetId: first.nodeId, action: { in: ["node.joined", "node.rejoined"] } },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(audits.map((a) => a.metadata)).toEqual([
+      expect.objectContaining({ agentCertSha256: "1".repeat(64), provedBy: "new_node" }),
+      expect.objectContaining({
+        agentCertSha256: "3".repeat(64),
+        previousAgentCertSha256: "1".repeat(64),
+        certificateChanged: true,
+        provedBy: "node_credential",
       }),
+      expect.objectContaining({
+        agentCertSha256: "4".repeat(64),
+        previousAgentCertSha256: "3".repeat(64),
+        provedBy: "join_token_for_node",
+      }),
+    ]);
+    expect(second.nodeId).toBe(first.nodeId);
+  });
+
+  it("a revoked node's credential is refused everywhere; only a token made for it lets its host back", async () => {
+    const joined = await joinWithNewToken("revoked");
+    const actor = await authenticateNode({ credential: joined.credential, db: t.db });
+    await recordNodeHeartbeat({ actor, input: beat, db: t.db });
+    const pending = await renewNodeCredential({ actor, db: t.db });
+
+    const viewer: Actor = { ...owner, role: "viewer" } as Actor;
+    await expect(
+      revokeNode({ actor: viewer, input: { node: joined.nodeId }, db: t.db }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const other = await t.db.org.create({ data: { slug: "not-yours", name: "Not yours" } });
+    const stranger: Actor = { type: "user", userId: "x", orgId: other.id, role: "owner" };
+    await expect(
+      revokeNode({ actor: stranger, input: { node: joined.nodeId }, db: t.db }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+
+    const revoked = await revokeNode({ actor: owner, input: { node: "revoked" }, db: t.db });
+    expect(revoked.nodeId).toBe(joined.nodeId);
+    for (const credential of [joined.credential, pending.credential])
+      await expect(authenticateNode({ credential, db: t.db })).rejects.toMatchObject({
+        code: "UNAUTHENTICATED",
+      });
+    const node = await t.db.node.findUniqueOrThrow({ where: { id: joined.nodeId } });
+    expect(node).toMatchObject({ state: "draining", credentialHash: null });
+    expect(node.credentialRevokedAt).not.toBeNull();
+    await expect(
+      rotateNodeCredential({ actor: owner, input: { node: joined.nodeId }, db: t.db }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    const bound = await createJoinToken({
+      actor: owner,
+      input: { ttlSeconds: 600, nodeId: joined.nodeId },
+      db: t.db,
+    });
+    const back = await joinNode({
+      input: joinInput(bound.token, "revoked"),
+      db: t.db,
+      agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
+      network: TEST_AGENT_NETWORK,
+    });
+    expect(back.nodeId).toBe(joined.nodeId);
+    expect((await authenticateNode({ credential: back.credential, db: t.db })).nodeId).toBe(
+      joined.nodeId,
+    );
+    const audit = await t.db.auditLog.findFirstOrThrow({
+      where: { action: "node.revoked", targetId: joined.nodeId },
+    });
+    expect(audit).toMatchObject({
+      actorType: "user",
+      actorId: owner.type === "user" ? owner.userId : null,
+    });
+  });
+
+  it("a revoked instance cannot join again with its old credential", async () => {
+    const { token } = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
+    const input = { ...joinInput(token, "revoked-instance"), instanceId: "i-0revoked" };
+    const joined = await joinNode({
+      input,
+      db: t.db,
+      agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
+      network: TEST_AGENT_NETWORK,
+    });
+    await revokeNode({ actor: owner, input: { node: "i-0revoked" }, db: t.db });
+    const spare = await createJoinToken({ actor: owner, input: { ttlSeconds: 600 }, db: t.db });
+    await expect(
+      joinNode({
+        input: { ...input, joinToken: spare.token, nodeCredential: joined.credential },
+        db: t.db,
+        agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
+        network: TEST_AGENT_NETWORK,
+      }),
+    ).rejects.toMatchObject({ code: "CONFLICT", details: { field: "instanceId" } });
+  });
+
+  it("rotation: the heartbeat asks, the agent fetches a new credential, and its first use retires the old", async () => {
+    const joined = await joinWithNewToken("rotating");
+    const actor = await authenticateNode({ credential: joined.credential, db: t.db });
+    expect((await recordNodeHeartbeat({ actor, input: beat, db: t.db })).rotateCredential).toBe(
+      false,
+    );
+    const member: Actor = { ...owner, role: "member" } as Actor;
+    await expect(
+      rotateNodeCredential({ actor: member, input: { node: joined.nodeId }, db: t.db }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await rotateNodeCredential({ actor: owner, input: { node: joined.nodeId }, db: t.db });
+    expect((await recordNodeHeartbeat({ actor, input: beat, db: t.db })).rotateCredential).toBe(
+      true,
+    );
+    // An answer lost on the way: the old credential still works, and asking again is fine.
+    await renewNodeCredential({ actor, db: t.db });
+    const renewed = await renewNodeCredential({ actor, db: t.db });
+    expect(renewed.credential).not.toBe(joined.credential);
+    expect((await authenticateNode({ credential: joined.credential, db: t.db })).nodeId).toBe(
+      joined.nodeId,
+    );
+    // First use of the new one: it is the node's only credential from now on.
+    const next = await authenticateNode({ credential: renewed.credential, db: t.db });
+    expect(next.nodeId).toBe(joined.nodeId);
+    await expect(
+      authenticateNode({ credential: joined.credential, db: t.db }),
     ).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+    expect(
+      (await recordNodeHeartbeat({ actor: next, input: beat, db: t.db })).rotateCredential,
+    ).toBe(false);
+    const actions = (
+      await t.db.auditLog.findMany({
+        where: { targetId: joined.nodeId, action: { startsWith: "node.credential" } },
+        orderBy: { createdAt: "asc" },
+      })
+    ).map((a) => a.action);
+    expect(actions).toEqual(["node.credential_rotation_requested", "node.credential_rotated"]);
+  });
+
+  it("drain: nothing new is placed on the node, and reconciling replaces its replicas elsewhere", async () => {
+    const joined = await joinWithNewToken("drained");
+    const actor = await authenticateNode({ credential: joined.credential, db: t.db });
+    await recordNodeHeartbeat({ actor, input: beat, db: t.db });
+    const deployment = await t.db.deployment.findFirstOrThrow({
+      where: { orgId: owner.orgId, endpoint: { slug: "llama-3-2-1b-gguf" } },
+    });
+    await t.db.endpoint.update({
+      where: { id: deployment.endpointId },
+      data: { desiredReplicas: 1, activeDeploymentId: deployment.id },
+    });
+    const replica = await t.db.replica.create({
+      data: {
+        orgId: owner.orgId,
+        endpointId: deployment.endpointId,
+        deploymentId: deployment.id,
+        nodeId: joined.nodeId,
+        state: "ready",
+      },
+    });
+    const drained = await drainNode({ actor: owner, input: { node: joined.nodeId }, db: t.db });
+    expect(drained.endpointIds).toEqual([deployment.endpointId]);
+    // A heartbeat does not undo an operator's drain, and the credential still works.
+    await recordNodeHeartbeat({ actor, input: beat, db: t.db });
+    expect((await t.db.node.findUniqueOrThrow({ where: { id: joined.nodeId } })).state).toBe(
+      "draining",
+    );
+    const result = await reconcileEndpoint({ db: t.db, endpointId: deployment.endpointId });
+    const moved = await t.db.replica.findUniqueOrThrow({ where: { id: replica.id } });
+    expect(moved).toMatchObject({ state: "draining", pendingReason: "node drained" });
+    expect(result.created).toHaveLength(1);
+    expect(
+      await t.db.auditLog.count({ where: { action: "node.drained", targetId: joined.nodeId } }),
+    ).toBe(1);
+    await t.db.replica.deleteMany({ where: { endpointId: deployment.endpointId } });
+    await t.db.endpoint.update({
+      where: { id: deployment.endpointId },
+      data: { desiredReplicas: 0 },
+    });
   });
 
   it("a node's credential cannot be guessed from its id and a wrong one is refused", async () => {
@@ -208,12 +520,9 @@ describe("node join and heartbeats", () => {
       authenticateNode({
         credential: "thawnode_000000000000_wrongwrongwrongwrongwrong",
         db: t.db,
-        credentialSecret: TEST_NODE_SECRET,
       }),
     ).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
-    await expect(
-      authenticateNode({ credential: null, db: t.db, credentialSecret: TEST_NODE_SECRET }),
-    ).rejects.toMatchObject({
+    await expect(authenticateNode({ credential: null, db: t.db })).rejects.toMatchObject({
       code: "UNAUTHENTICATED",
     });
   });

@@ -11,6 +11,10 @@ export {
   type Cidr,
 } from "./agent-address.ts";
 export { authenticateNode } from "./authenticate-node.ts";
+export { drainNode } from "./drain-node.ts";
+export { renewNodeCredential } from "./renew-node-credential.ts";
+export { revokeNode } from "./revoke-node.ts";
+export { rotateNodeCredential } from "./rotate-node-credential.ts";
 export { createJoinToken, JOIN_TOKEN_KIND } from "./create-join-token.ts";
 export {
   HEARTBEAT_INTERVAL_SECONDS,

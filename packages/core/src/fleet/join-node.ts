@@ -1,6 +1,10 @@
 import type { DbClient } from "@thaw/db";
-import { deriveNodeCredential } from "../crypto/node-credential.ts";
-import { parsePrefixedSecret, sha256Hex } from "../crypto/secrets.ts";
+import {
+  hashesEqual,
+  issuePrefixedSecret,
+  parsePrefixedSecret,
+  sha256Hex,
+} from "../crypto/secrets.ts";
 import { AppError } from "../errors/index.ts";
 import { agentUrlProblem, type AgentNetwork } from "./agent-address.ts";
 import { JOIN_TOKEN_KIND } from "./create-join-token.ts";
@@ -17,6 +21,8 @@ export interface JoinNodeInput {
   zone?: string | undefined;
   agentVersion: string;
   agentUrl?: string | undefined;
+  /** SHA-256 of the agent's TLS certificate (hex): the only one the scheduler accepts. */
+  agentCertSha256?: string | undefined;
   /** The node's current credential, when an instance that joined before joins again. */
   nodeCredential?: string | undefined;
   figures: {
@@ -36,24 +42,26 @@ export interface JoinNodeInput {
 }
 
 /**
- * Exchanges a one-time join token for a node and its per-node credential. The token is
- * claimed first, in a transaction of its own, with a conditional update (two agents racing
- * with one token get one claim), and stays spent whatever follows: a refusal must not tell a
- * prober that the token was good. An instance that joined before may join again only as
- * itself: with the node's current credential, or a token created for that node.
+ * Exchanges a one-time join token for a node and a new random credential, returned once
+ * (only its SHA-256 is kept), with the scheduler's public key that signs calls to the agent.
+ * The token is claimed first, in a transaction of its own, with a conditional update (two
+ * agents racing with one token get one claim), and stays spent whatever follows: a refusal
+ * must not tell a prober that the token was good. An instance that joined before may join
+ * again only as itself: with the node's current credential, or a token created for that node
+ * — and only then may its address or pinned certificate change (audited).
  */
 export async function joinNode({
   input,
   db,
-  credentialSecret,
   network,
+  agentCallPublicKey,
 }: {
   input: JoinNodeInput;
   db: DbClient;
   /** Where agents may be, and where this join came from: checked before the token is used. */
   network: AgentNetwork;
-  /** THAW_NODE_CREDENTIAL_SECRET: the node's credential is derived from it (see node-credential.ts). */
-  credentialSecret: string;
+  /** THAW_AGENT_CALL_PUBLIC_KEY: the agent verifies the scheduler's calls with it. */
+  agentCallPublicKey: string;
 }) {
   const invalid = () =>
     new AppError(
@@ -65,6 +73,19 @@ export async function joinNode({
   const addressProblem = input.agentUrl ? agentUrlProblem(input.agentUrl, network) : null;
   if (addressProblem)
     throw new AppError("BAD_REQUEST", `agentUrl: ${addressProblem}.`, { field: "agentUrl" });
+  // Scheduler → agent calls go over TLS to the certificate pinned here, never in the clear.
+  if (input.agentUrl && !input.agentUrl.startsWith("https://"))
+    throw new AppError(
+      "BAD_REQUEST",
+      "agentUrl: must be https:// (the agent serves TLS with the certificate it pins at join).",
+      { field: "agentUrl" },
+    );
+  if (input.agentUrl && !input.agentCertSha256)
+    throw new AppError(
+      "BAD_REQUEST",
+      "agentCertSha256: required with agentUrl (the SHA-256 of the agent's TLS certificate).",
+      { field: "agentCertSha256" },
+    );
   const tokenHash = sha256Hex(input.joinToken);
 
   const token = await db.joinToken.findUnique({ where: { tokenHash } });
@@ -95,6 +116,7 @@ export async function joinNode({
       cudaVersion: figures.cudaVersion ?? null,
       agentVersion: input.agentVersion,
       agentUrl: input.agentUrl ?? null,
+      agentCertSha256: input.agentCertSha256 ?? null,
       state: "booting" as const,
       stateReason: null,
     };
@@ -104,7 +126,7 @@ export async function joinNode({
     const provisioned = token.nodeId
       ? await tx.node.findUnique({
           where: { id: token.nodeId },
-          select: { id: true, orgId: true, state: true, instanceId: true },
+          select: { id: true, orgId: true, state: true, instanceId: true, agentCertSha256: true },
         })
       : null;
     if (provisioned?.state === "terminated")
@@ -120,28 +142,28 @@ export async function joinNode({
             where: {
               provider_instanceId: { provider: input.provider, instanceId: input.instanceId },
             },
-            select: { id: true, orgId: true, name: true, credentialHash: true },
+            select: {
+              id: true,
+              orgId: true,
+              instanceId: true,
+              agentCertSha256: true,
+              credentialHash: true,
+              pendingCredentialHash: true,
+              credentialRevokedAt: true,
+            },
           })
         : null);
-    if (existing && existing.orgId !== token.orgId)
-      throw new AppError(
-        "CONFLICT",
-        `instanceId ${input.instanceId} has joined another org; terminate it there first.`,
-        { field: "instanceId" },
-      );
     // Joining as an existing instance with a plain token would hand its id and live
     // credential to whoever knows the instance id (it is the node's name in the dashboard).
+    // Another org's instance gets the very same answer: no telling which ids exist where.
     if (
       existing &&
-      !provisioned &&
-      "credentialHash" in existing &&
-      (!input.nodeCredential ||
-        !existing.credentialHash ||
-        sha256Hex(input.nodeCredential) !== existing.credentialHash)
+      (existing.orgId !== token.orgId ||
+        (!provisioned && "credentialHash" in existing && !provesNode(existing, input)))
     )
       throw new AppError(
         "CONFLICT",
-        `instanceId ${input.instanceId} already joined as node ${existing.name}: join again with that node's credential, or with a join token created for that node.`,
+        `instanceId ${input.instanceId} already joined as a node: join again with that node's credential, or with a join token created for that node.`,
         { field: "instanceId" },
       );
     const node = existing
@@ -161,12 +183,19 @@ export async function joinNode({
             instanceId: input.instanceId ?? null,
           },
         });
-    const credential = deriveNodeCredential(NODE_CREDENTIAL_KIND, credentialSecret, node.id);
+    // A new random credential at every join: whatever was issued before stops working.
+    const { secret: credential, hash } = issuePrefixedSecret(NODE_CREDENTIAL_KIND);
     await tx.node.update({
       where: { id: node.id },
-      data: { credentialHash: sha256Hex(credential) },
+      data: {
+        credentialHash: hash,
+        pendingCredentialHash: null,
+        credentialRotationRequestedAt: null,
+        credentialRevokedAt: null,
+      },
     });
     await tx.joinToken.update({ where: { id: token.id }, data: { nodeId: node.id } });
+    const previousPin = existing?.agentCertSha256 ?? null;
     await tx.auditLog.create({
       data: {
         orgId: token.orgId,
@@ -175,14 +204,42 @@ export async function joinNode({
         action: existing && !provisioned ? "node.rejoined" : "node.joined",
         targetType: "node",
         targetId: node.id,
-        // Where the scheduler will call it: a changed address is in the audit trail.
-        metadata: { name: node.name, instanceType: node.instanceType, agentUrl: node.agentUrl },
+        // Where the scheduler will call it, and the certificate it will accept there: a
+        // changed address or certificate is in the audit trail.
+        metadata: {
+          name: node.name,
+          instanceType: node.instanceType,
+          agentUrl: node.agentUrl,
+          agentCertSha256: node.agentCertSha256,
+          provedBy: provisioned ? "join_token_for_node" : existing ? "node_credential" : "new_node",
+          ...(previousPin !== null && previousPin !== node.agentCertSha256
+            ? { previousAgentCertSha256: previousPin, certificateChanged: true }
+            : {}),
+        },
       },
     });
     return {
       nodeId: node.id,
       credential,
       heartbeatIntervalSeconds: HEARTBEAT_INTERVAL_SECONDS,
+      agentCallPublicKey,
     };
   });
+}
+
+/** The join presents the node's own credential (current, or issued by a rotation), not revoked. */
+function provesNode(
+  node: {
+    credentialHash: string | null;
+    pendingCredentialHash: string | null;
+    credentialRevokedAt: Date | null;
+  },
+  input: JoinNodeInput,
+): boolean {
+  if (!input.nodeCredential || node.credentialRevokedAt) return false;
+  if (!parsePrefixedSecret(NODE_CREDENTIAL_KIND, input.nodeCredential)) return false;
+  const presented = sha256Hex(input.nodeCredential);
+  return [node.credentialHash, node.pendingCredentialHash].some(
+    (hash) => hash !== null && hashesEqual(hash, presented),
+  );
 }

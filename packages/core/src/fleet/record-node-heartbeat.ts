@@ -35,7 +35,7 @@ export async function recordNodeHeartbeat({
   return db.$transaction(async (tx) => {
     const node = await tx.node.findFirst({
       where: { id: actor.nodeId, orgId: actor.orgId },
-      select: { state: true },
+      select: { state: true, credentialRotationRequestedAt: true },
     });
     if (!node) throw new AppError("NOT_FOUND", "Node not found.");
     // Draining and terminated are operator decisions; a heartbeat does not undo them.
@@ -73,7 +73,13 @@ export async function recordNodeHeartbeat({
       });
     }
     await forgetVanishedWarmReplicas(tx, actor.nodeId, input.inventory.warmReplicaIds, now);
-    return { nodeId: actor.nodeId, state, heartbeatIntervalSeconds: HEARTBEAT_INTERVAL_SECONDS };
+    return {
+      nodeId: actor.nodeId,
+      state,
+      heartbeatIntervalSeconds: HEARTBEAT_INTERVAL_SECONDS,
+      // An operator asked for a new credential: the agent fetches one (renewNodeCredential).
+      rotateCredential: node.credentialRotationRequestedAt !== null,
+    };
   });
 }
 

@@ -96,10 +96,16 @@ export async function reconcileEndpoint({
         orderBy: { createdAt: "asc" },
       });
       // A replica on a lost node serves nobody: it is drained (stopped when the node comes
-      // back, released when it is terminated) and a replacement is placed.
+      // back, released when it is terminated) and a replacement is placed. So is one on a
+      // node an operator drained or revoked (an idle host being retired holds none).
       const onLostNode = replicas.filter(
-        (r) => r.state !== "draining" && r.node && ["lost", "terminated"].includes(r.node.state),
+        (r) =>
+          r.state !== "draining" &&
+          r.node &&
+          ["lost", "terminated", "draining"].includes(r.node.state),
       );
+      const goneReason = (r: (typeof replicas)[number]) =>
+        r.node?.state === "draining" ? "node drained" : "node lost";
       const counted = replicas.filter(
         (r) => COUNTED_REPLICA_STATES.includes(r.state) && !onLostNode.includes(r) && !r.prewarm,
       );
@@ -142,7 +148,7 @@ export async function reconcileEndpoint({
             state: "draining",
             stateVersion: { increment: 1 },
             pendingReason: onLostNode.includes(replica)
-              ? "node lost"
+              ? goneReason(replica)
               : parkable(replica)
                 ? PARKING_REASON
                 : "scaled down",
@@ -153,7 +159,7 @@ export async function reconcileEndpoint({
           data: {
             status: "cancelled",
             finishedAt: now,
-            error: onLostNode.includes(replica) ? "node lost" : "scaled down",
+            error: onLostNode.includes(replica) ? goneReason(replica) : "scaled down",
           },
         });
       }

@@ -36,3 +36,13 @@ export const TEST_DEPLOYMENT = {
 
 /** Agents on this machine, joining from it: what an in-process joinNode call is given. */
 export const TEST_AGENT_NETWORK = { agentCidrs: [], sourceAddress: "127.0.0.1" } as const;
+
+/**
+ * A scheduler's public key for core's joinNode calls (the agent would verify calls with it).
+ * Core tests call no agent; tests that do generate a pair (generateAgentCallKeyPair).
+ */
+export const TEST_AGENT_CALL_PUBLIC_KEY =
+  "MCowBQYDK2VwAyEAnXcAANsPB7C8cJmzrTEiFiW5aPEgySmtDHtbmwfmUfY=";
+
+/** What a joining agent pins: a made-up certificate SHA-256 (core never dials it). */
+export const TEST_AGENT_CERT_SHA256 = "a".repeat(64);

@@ -1,0 +1,41 @@
+import type { DbClient } from "@thaw/db";
+import { recordAudit } from "../audit/index.ts";
+import { assertCan, type Actor } from "../auth/index.ts";
+import { AppError } from "../errors/index.ts";
+import { endpointsOnNode } from "./endpoints-on-node.ts";
+import { findOperableNode } from "./find-operable-node.ts";
+
+/**
+ * An operator takes a node out of service: nothing new is placed on it, and reconciling moves
+ * its replicas elsewhere (they are drained and replaced, like a lost node's). Its credential
+ * keeps working, so the agent still reports; the node stays draining until its host joins
+ * again. Returns the endpoints to reconcile now.
+ */
+export async function drainNode({
+  actor,
+  input,
+  db,
+}: {
+  actor: Actor;
+  input: { node: string; reason?: string | undefined };
+  db: DbClient;
+}): Promise<{ nodeId: string; name: string; endpointIds: string[] }> {
+  assertCan(actor, "fleet:write");
+  const reason = input.reason?.trim() || "drained by an operator";
+  if (reason.length > 200)
+    throw new AppError("BAD_REQUEST", "reason: at most 200 characters.", { field: "reason" });
+  return db.$transaction(async (tx) => {
+    const node = await findOperableNode(tx, actor, input.node);
+    await tx.node.update({
+      where: { id: node.id },
+      data: { state: "draining", stateReason: reason },
+    });
+    await recordAudit(tx, actor, {
+      action: "node.drained",
+      targetType: "node",
+      targetId: node.id,
+      metadata: { name: node.name, reason, previousState: node.state },
+    });
+    return { nodeId: node.id, name: node.name, endpointIds: await endpointsOnNode(tx, node.id) };
+  });
+}
