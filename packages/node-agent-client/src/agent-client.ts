@@ -1,5 +1,8 @@
+import type { KeyObject } from "node:crypto";
 import { StartPath } from "@thaw/core/vocabulary";
 import { z } from "zod";
+import { signAgentCall } from "./agent-call-signature.ts";
+import { CertificatePinError, type PinnedFetch, keepAliveFetch } from "./keep-alive-fetch.ts";
 import {
   type CaptureSnapshotRequest,
   InventoryImage,
@@ -9,9 +12,11 @@ import {
 
 // Scheduler → agent: the agent's HTTP API (served by apps/agent) and the typed client the
 // scheduler uses. The base URL is the node's `agentUrl` from its join request: for a host
-// that runs alone it is the agent's origin (http://10.0.3.7:7070); a sim fleet serves many
-// hosts from one port and gives each a base of its own (http://127.0.0.1:7070/hosts/<name>).
-// Every call carries the node's own credential as a bearer token.
+// that runs alone it is the agent's origin (https://10.0.3.7:7070); a sim fleet serves many
+// hosts from one port and gives each a base of its own (https://127.0.0.1:7070/hosts/<name>).
+// Every call goes over https to the certificate the agent pinned at join, and is signed with
+// the scheduler's key for that node (agent-call-signature.ts); the node's own credential is
+// never sent to an agent.
 
 /** `{"error": {"code", "message", "details": {"field"}}}` — every 4xx/5xx answer. */
 export const AgentErrorBody = z.object({
@@ -85,12 +90,8 @@ export const AgentInventory = z.object({
 });
 export type AgentInventory = z.infer<typeof AgentInventory>;
 
-export const AgentHealth = z.object({
-  status: z.enum(["ok", "draining"]),
-  /** Host-level health only: has this host joined the control plane. */
-  joined: z.boolean().optional(),
-  hosts: z.number().int().min(0).optional(),
-});
+/** GET /healthz, unauthenticated: the process's state and nothing else. */
+export const AgentHealth = z.object({ status: z.enum(["ok", "draining"]) });
 export type AgentHealth = z.infer<typeof AgentHealth>;
 
 /** A non-2xx answer (or no answer) from an agent. */
@@ -109,17 +110,25 @@ export class AgentApiError extends Error {
 
   /** Worth another attempt: no answer, or a gateway / overload answer. A draining agent is not. */
   get retryable(): boolean {
-    if (this.status === 0) return true;
+    // Another certificate at the node's address is not a blip: it stays until the node joins again.
+    if (this.status === 0) return this.code !== "certificate_mismatch";
     if (this.status === 503) return this.code !== "shutting_down";
     return this.status === 429 || this.status === 502 || this.status === 504;
   }
 }
 
 export interface AgentClientOptions {
-  /** The node's `agentUrl`. */
+  /** The node's `agentUrl` (https). */
   baseUrl: string;
-  /** The node's credential (what it got at join). */
-  credential: string;
+  /** The node the calls are for: part of every signature, so no other agent accepts them. */
+  nodeId: string;
+  /** The scheduler's Ed25519 key (THAW_AGENT_CALL_KEY). */
+  signingKey: KeyObject;
+  /**
+   * SHA-256 of the agent's certificate, pinned at join (or how to read it now: the node may
+   * have joined again with another). No pin: the call is refused, never sent unpinned.
+   */
+  certSha256: string | (() => Promise<string | null | undefined>);
   /** Per-attempt timeout of the quick calls (start acknowledges at once). */
   timeoutMs?: number;
   /** Per-attempt timeout of captureSnapshot, which answers when the checkpoint is written. */
@@ -134,8 +143,12 @@ export interface AgentClientOptions {
   retries?: number;
   /** First retry delay; doubles per attempt, with jitter. */
   retryBaseMs?: number;
-  fetchImpl?: typeof fetch;
+  /** Must honour `certSha256` (keepAliveFetch does); the answer's pin is checked again. */
+  fetchImpl?: PinnedFetch;
 }
+
+/** One pool for every client that is given none. */
+let defaultFetch: PinnedFetch | undefined;
 
 /**
  * The scheduler's client for one node's agent. Every call of the agent API is idempotent —
@@ -149,7 +162,7 @@ export class AgentClient {
   private readonly stopTimeoutMs: number;
   private readonly retries: number;
   private readonly retryBaseMs: number;
-  private readonly fetchImpl: typeof fetch;
+  private readonly fetchImpl: PinnedFetch;
 
   constructor(private readonly options: AgentClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -158,7 +171,7 @@ export class AgentClient {
     this.stopTimeoutMs = options.stopTimeoutMs ?? 60_000;
     this.retries = options.retries ?? 2;
     this.retryBaseMs = options.retryBaseMs ?? 200;
-    this.fetchImpl = options.fetchImpl ?? fetch;
+    this.fetchImpl = options.fetchImpl ?? (defaultFetch ??= keepAliveFetch());
   }
 
   startReplica(request: StartReplicaRequestInput): Promise<StartReplicaResponse> {
@@ -226,19 +239,56 @@ export class AgentClient {
     schema: T,
     extra: { body?: unknown; timeoutMs?: number },
   ): Promise<z.infer<T>> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.options.credential}` };
-    if (extra.body !== undefined) headers["content-type"] = "application/json";
-    let response: Response;
+    const url = new URL(`${this.baseUrl}${path}`);
+    const body = extra.body === undefined ? "" : JSON.stringify(extra.body);
+    let response: Awaited<ReturnType<PinnedFetch>>;
     let text: string;
+    let certSha256: string | null | undefined;
     try {
-      response = await this.fetchImpl(`${this.baseUrl}${path}`, {
+      if (url.protocol !== "https:")
+        throw new AgentApiError(
+          421,
+          "agent_address_refused",
+          `${method} ${url.origin}: agents are called over https only`,
+        );
+      const pin = this.options.certSha256;
+      certSha256 = typeof pin === "string" ? pin : await pin();
+      if (!certSha256)
+        throw new AgentApiError(
+          421,
+          "agent_address_refused",
+          `${method} ${url.origin}: the node has no pinned certificate (its agent must join again)`,
+        );
+      const headers: Record<string, string> = {
+        authorization: signAgentCall(this.options.signingKey, {
+          nodeId: this.options.nodeId,
+          method,
+          path: `${url.pathname}${url.search}`,
+          body,
+        }),
+      };
+      if (extra.body !== undefined) headers["content-type"] = "application/json";
+      response = await this.fetchImpl(url, {
         method,
         headers,
-        ...(extra.body === undefined ? {} : { body: JSON.stringify(extra.body) }),
+        ...(extra.body === undefined ? {} : { body }),
         signal: AbortSignal.timeout(extra.timeoutMs ?? this.timeoutMs),
+        certSha256,
       });
       text = await response.text();
     } catch (error) {
+      if (error instanceof AgentApiError) throw error;
+      if (
+        error instanceof Error &&
+        (error instanceof CertificatePinError || error.cause instanceof CertificatePinError)
+      )
+        throw new AgentApiError(
+          0,
+          "certificate_mismatch",
+          `${method} ${this.baseUrl}${path}: ${(error instanceof CertificatePinError ? error : (error.cause as Error)).message}`,
+          undefined,
+          { cause: error },
+        );
       const reason = error instanceof Error ? error.message : String(error);
       throw new AgentApiError(
         0,
@@ -250,6 +300,13 @@ export class AgentClient {
         },
       );
     }
+    // A fetch that ignored the pin must not be trusted with the answer either.
+    if (response.peerCertSha256 !== certSha256.toLowerCase())
+      throw new AgentApiError(
+        0,
+        "certificate_mismatch",
+        `${method} ${path}: the answer did not come over the pinned certificate`,
+      );
     if (!response.ok) {
       const parsed = AgentErrorBody.safeParse(safeJson(text));
       const error = parsed.success ? parsed.data.error : undefined;

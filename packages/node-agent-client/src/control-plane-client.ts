@@ -1,4 +1,5 @@
 import {
+  CredentialResponse,
   HeartbeatResponse,
   JoinResponse,
   TelemetryResponse,
@@ -48,6 +49,11 @@ export class ControlPlaneClient {
 
   heartbeat(credential: string, request: HeartbeatRequest): Promise<HeartbeatResponse> {
     return this.post("/heartbeat", request, HeartbeatResponse, credential);
+  }
+
+  /** A new credential for this node (the current one stays valid until the new one is used). */
+  renewCredential(credential: string): Promise<CredentialResponse> {
+    return this.post("/credential", {}, CredentialResponse, credential);
   }
 
   /** Idempotent on (coldStartId, sequence): after a timeout, resend the same batch. */

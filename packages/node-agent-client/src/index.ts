@@ -5,4 +5,13 @@ export {
   type ControlPlaneClientOptions,
 } from "./control-plane-client.ts";
 export * from "./agent-client.ts";
-export { keepAliveFetch, type KeepAliveFetchOptions } from "./keep-alive-fetch.ts";
+export * from "./agent-call-signature.ts";
+export {
+  CertificatePinError,
+  certificateSha256,
+  keepAliveFetch,
+  type KeepAliveFetchOptions,
+  type PinnedFetch,
+  type PinnedRequestInit,
+  type PinnedResponse,
+} from "./keep-alive-fetch.ts";

@@ -28,6 +28,11 @@ export const HostFigures = z
   .strict();
 export type HostFigures = z.infer<typeof HostFigures>;
 
+/** SHA-256 of a certificate's DER, as 64 lower-case hex digits. */
+export const CertSha256 = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, "expected the certificate's SHA-256 as 64 lower-case hex digits");
+
 export const JoinRequest = z
   .object({
     joinToken: z.string().min(1).max(512),
@@ -37,12 +42,17 @@ export const JoinRequest = z
     instanceId: z.string().min(1).max(128).optional(),
     zone: z.string().max(64).optional(),
     agentVersion: z.string().min(1).max(64),
-    /** Where the scheduler reaches this agent's HTTP API. */
+    /** Where the scheduler reaches this agent's HTTP API: https, with the certificate below. */
     agentUrl: z.url().max(512).optional(),
     /**
+     * SHA-256 of the agent's TLS certificate (its DER, 64 hex digits): the scheduler accepts
+     * no other certificate at agentUrl. Required with an agentUrl.
+     */
+    agentCertSha256: CertSha256.optional(),
+    /**
      * An instance that joined before proves it is that node: the credential it was given
-     * (kept across an agent restart, or the one a rotated secret made stale). Without it, or
-     * a join token created for that node, joining as an existing instance is refused.
+     * (kept across an agent restart). Without it, or a join token created for that node,
+     * joining as an existing instance is refused.
      */
     nodeCredential: z.string().min(1).max(512).optional(),
     figures: HostFigures,
@@ -55,8 +65,21 @@ export const JoinResponse = z.object({
   /** Per-node credential: bearer token for every later call; shown once, stored hashed. */
   credential: z.string(),
   heartbeatIntervalSeconds: z.number().int().positive(),
+  /**
+   * The scheduler's public key (base64 SPKI DER, Ed25519): the agent accepts a call only when
+   * it is signed with the matching private key (agent-call-signature.ts).
+   */
+  agentCallPublicKey: z.string().min(1).max(512),
 });
 export type JoinResponse = z.infer<typeof JoinResponse>;
+
+/**
+ * POST /api/agent/v1/credential (with the current credential): a new credential for this
+ * node. The current one keeps working until the new one is first used, so an answer lost on
+ * the way costs nothing; after that only the new one does.
+ */
+export const CredentialResponse = z.object({ nodeId: z.uuid(), credential: z.string() });
+export type CredentialResponse = z.infer<typeof CredentialResponse>;
 
 export const InventoryImage = z
   .object({
@@ -88,6 +111,8 @@ export const HeartbeatResponse = z.object({
   nodeId: z.uuid(),
   state: z.string(),
   heartbeatIntervalSeconds: z.number().int().positive(),
+  /** An operator rotated this node's credential: fetch a new one (POST /credential). */
+  rotateCredential: z.boolean().default(false),
 });
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponse>;
 
@@ -134,6 +159,20 @@ const ImageReference = z
     "expected an image reference such as registry.example.com/team/model:tag",
   );
 const Sha256Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, "expected sha256:<64 hex digits>");
+/**
+ * A checkpoint to restore, by the manifest digest recorded at capture (repo@sha256:…): a tag
+ * can be moved by whoever can push to the repository, a digest names the bytes the capture
+ * wrote, so the node restores exactly those or nothing.
+ */
+export const CheckpointByDigest = ImageReference.regex(
+  /^[^@]+@sha256:[0-9a-f]{64}$/,
+  "expected the checkpoint by digest, such as snapshots.example.com/thaw-snapshots@sha256:<64 hex digits>",
+);
+/** Where a capture pushes its checkpoint: a tag in the operator's snapshot store (the digest is the answer). */
+const CheckpointTag = ImageReference.refine(
+  (ref) => !ref.includes("@"),
+  "expected a tag to push the checkpoint to, not a digest",
+);
 /** An absolute HTTP path (with an optional query) on the replica's own port. */
 const ReplicaHttpPath = z
   .string()
@@ -176,8 +215,8 @@ export type ReplicaWarmup = z.infer<typeof ReplicaWarmup>;
 export const ReplicaSnapshot = z
   .object({
     snapshotId: z.uuid(),
-    /** containerd checkpoint image (`ctr containers checkpoint`), in the snapshot store registry. */
-    checkpointRef: ImageReference,
+    /** containerd checkpoint image (`ctr containers checkpoint`) in the operator's snapshot store, by digest. */
+    checkpointRef: CheckpointByDigest,
     /** vLLM sleep level at capture: 1 keeps weights in host memory, 2 discards them. */
     sleepLevel: z.union([z.literal(1), z.literal(2)]),
     wake: EngineHttpCall.default({ path: "/wake_up" }),
@@ -311,7 +350,7 @@ export const CaptureSnapshotRequest = z
   .object({
     replicaId: z.uuid(),
     snapshotId: z.uuid(),
-    checkpointRef: ImageReference,
+    checkpointRef: CheckpointTag,
     sleepLevel: z.union([z.literal(1), z.literal(2)]),
     /** Defaults to vLLM's POST /sleep?level=<sleepLevel>. */
     engineSleep: EngineHttpCall.optional(),
