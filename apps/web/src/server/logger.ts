@@ -13,18 +13,37 @@ export const REDACTED_PATHS = [
   'req.headers["set-cookie"]',
   "headers.authorization",
   "headers.cookie",
-  ...["password", "token", "secret", "key", "apiKey", "credential", "passwordHash"].flatMap(
-    (name) => [name, `*.${name}`],
-  ),
+  "request.headers.authorization",
+  "request.headers.cookie",
+  ...[
+    "password",
+    "passwordHash",
+    "token",
+    "joinToken",
+    "invitationToken",
+    "secret",
+    "key",
+    "apiKey",
+    "credential",
+    "nodeCredential",
+    "staleCredential",
+    "agentCallKey",
+  ].flatMap((name) => [name, `*.${name}`]),
 ];
+
+/** A logger with the web tier's redaction, writing to `destination` (stdout by default). */
+export function createWebLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options = {
+    name: "thaw-web",
+    level,
+    base: { service: "web" },
+    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
 
 /** The server's structured logger (JSON lines on stdout). */
 export function log(): Logger {
-  logger ??= pino({
-    name: "thaw-web",
-    level: env().LOG_LEVEL,
-    base: { service: "web" },
-    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
-  });
+  logger ??= createWebLogger(env().LOG_LEVEL);
   return logger;
 }
