@@ -81,11 +81,6 @@ const WebEnv = z
     THAW_LIVE_STREAMS_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(200),
     /** How often an open live stream re-checks that its user or key still has access. */
     THAW_LIVE_RECHECK_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
-    /** Self-service sign-up at /api/auth/sign-up/email ("true" to allow; off by default). */
-    THAW_ALLOW_SIGN_UP: z
-      .enum(["true", "false"], { error: 'must be "true" or "false"' })
-      .default("false")
-      .transform((v) => v === "true"),
     /**
      * Networks (CIDRs) where node agents may be: the control plane dials an agent only at an
      * IP inside them. Unset: the address each agent's join request came from.

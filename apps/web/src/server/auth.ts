@@ -6,7 +6,7 @@ import { getDb } from "./db.ts";
 import { CLIENT_ADDRESS_HEADER } from "./http/client-of.ts";
 
 function createAuth() {
-  const { BETTER_AUTH_SECRET, BETTER_AUTH_URL, THAW_ALLOW_SIGN_UP } = env();
+  const { BETTER_AUTH_SECRET, BETTER_AUTH_URL } = env();
   return betterAuth({
     appName: "Thaw",
     secret: BETTER_AUTH_SECRET,
@@ -14,7 +14,14 @@ function createAuth() {
     database: prismaAdapter(getDb(), { provider: "postgresql" }),
     // Open sign-up let anyone claim an email before its owner was invited (account
     // pre-hijack); people are added by invitation or by `org:create`.
-    emailAndPassword: { enabled: true, minPasswordLength: 10, disableSignUp: !THAW_ALLOW_SIGN_UP },
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength: 10,
+      // Accounts come from org:create and invitations, never from sign-up: an open sign-up
+      // let anyone claim an address before its owner was invited (and, answering "already
+      // exists", told anyone which addresses had accounts).
+      disableSignUp: true,
+    },
     // The web tier limits /api/auth and every sign-in itself (limits/), in Redis and by the
     // address the request edge vouches for; better-auth's limiter counted per process and
     // believed any client's X-Forwarded-For.
