@@ -17,4 +17,22 @@ describe("scheduler env", () => {
     expect(env.THAW_QUEUE_PREFIX).toBe("thaw");
     expect(env.LOG_LEVEL).toBe("info");
   });
+
+  it("takes the operator's snapshot store as a repository, and refuses a tag or a bare name", () => {
+    const base = {
+      DATABASE_URL: "postgresql://u:p@127.0.0.1:5432/thaw",
+      REDIS_URL: "redis://127.0.0.1:6379",
+      THAW_NODE_CREDENTIAL_SECRET: "n".repeat(32),
+    };
+    expect(loadEnv(base).THAW_SNAPSHOT_REGISTRY).toBeUndefined();
+    expect(loadEnv({ ...base, THAW_SNAPSHOT_REGISTRY: "" }).THAW_SNAPSHOT_REGISTRY).toBeUndefined();
+    const ecr = "123456789012.dkr.ecr.us-east-1.amazonaws.com/thaw-snapshots";
+    expect(loadEnv({ ...base, THAW_SNAPSHOT_REGISTRY: ecr }).THAW_SNAPSHOT_REGISTRY).toBe(ecr);
+    expect(() => loadEnv({ ...base, THAW_SNAPSHOT_REGISTRY: `${ecr}:latest` })).toThrow(
+      /THAW_SNAPSHOT_REGISTRY: names a tag or digest/,
+    );
+    expect(() => loadEnv({ ...base, THAW_SNAPSHOT_REGISTRY: "thaw-snapshots" })).toThrow(
+      /THAW_SNAPSHOT_REGISTRY: must start with the registry's host/,
+    );
+  });
 });

@@ -1,4 +1,4 @@
-import { cidrListEnv, DEFAULT_RETENTION_DAYS } from "@thaw/core";
+import { cidrListEnv, DEFAULT_RETENTION_DAYS, snapshotStoreProblem } from "@thaw/core";
 import { z } from "zod";
 
 // The scheduler's environment, parsed once at boot (DESIGN.md §7).
@@ -29,6 +29,19 @@ const Env = z.object({
   THAW_AGENT_CIDRS: cidrListEnv("e.g. 10.0.0.0/16"),
   /** Days scale events, and replicas stopped or failed (with their starts), are kept. */
   THAW_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(DEFAULT_RETENTION_DAYS),
+  /**
+   * The operator's OCI repository for snapshots (e.g. an ECR repository the operator owns):
+   * checkpoints are pushed there and restored from it by digest, never to or from a tenant's
+   * registry. Unset: no snapshots are captured (the restore path is unavailable).
+   */
+  THAW_SNAPSHOT_REGISTRY: z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || undefined)
+    .superRefine((value, ctx) => {
+      const problem = value === undefined ? null : snapshotStoreProblem(value);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
 });
 export type SchedulerEnv = z.infer<typeof Env>;

@@ -96,6 +96,7 @@ export async function startScheduler(
     agentCidrs: env.THAW_AGENT_CIDRS,
     ...(fleet ? { fleet } : {}),
     warmPool: warmPoolOptions(env),
+    ...(env.THAW_SNAPSHOT_REGISTRY ? { snapshotStore: env.THAW_SNAPSHOT_REGISTRY } : {}),
   });
   const workers = startWorkers({
     ctx,

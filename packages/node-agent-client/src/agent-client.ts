@@ -54,6 +54,8 @@ export type StopReplicaResponse = z.infer<typeof StopReplicaResponse>;
 export const CaptureSnapshotResponse = z.object({
   snapshotId: z.uuid(),
   checkpointRef: z.string(),
+  /** The checkpoint image's manifest digest as written (and pushed): what restores fetch by. */
+  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/, "expected sha256:<64 hex digits>"),
   seconds: z.number().min(0),
   pushed: z.boolean(),
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { HeartbeatRequest, JoinRequest, PhaseEventReport } from "./protocol.ts";
+import { CaptureSnapshotResponse } from "./agent-client.ts";
+import {
+  CaptureSnapshotRequest,
+  HeartbeatRequest,
+  JoinRequest,
+  PhaseEventReport,
+  StartReplicaRequest,
+} from "./protocol.ts";
 
 const figures = {
   instanceType: "g5.xlarge",
@@ -79,5 +86,59 @@ describe("agent protocol schemas", () => {
     expect(failingPath(PhaseEventReport.safeParse({ ...ok, sequence: 2 ** 53 + 1 }))).toBe(
       "sequence",
     );
+  });
+
+  describe("checkpoints (issue 23, finding 13)", () => {
+    const digest = `sha256:${"a".repeat(64)}`;
+    const restore = (checkpointRef: string) =>
+      StartReplicaRequest.safeParse({
+        replicaId: "0b7d4a6e-3f7e-4f43-9d59-6f2f7d0e4a11",
+        coldStartId: "3a8f0c2d-5b1e-4c7a-8d9f-1e2a3b4c5d6e",
+        path: "restore",
+        deployment: {
+          imageRef: "registry.example.com/team/llama:v1",
+          snapshot: {
+            snapshotId: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+            checkpointRef,
+            sleepLevel: 2,
+          },
+        },
+        readiness: { port: 8000, timeoutSeconds: 60 },
+      });
+
+    it("restores a checkpoint only by digest: a tag could have been moved since the capture", () => {
+      expect(restore(`snapshots.example.com/thaw-snapshots@${digest}`).success).toBe(true);
+      expect(restore(`snapshots.example.com/thaw-snapshots:o-d-s@${digest}`).success).toBe(true);
+      for (const tagOnly of [
+        "snapshots.example.com/thaw-snapshots:o-d-s",
+        "snapshots.example.com/thaw-snapshots",
+        `snapshots.example.com/thaw-snapshots@sha256:${"a".repeat(63)}`,
+      ]) {
+        const parsed = restore(tagOnly);
+        expect(parsed.success, tagOnly).toBe(false);
+        expect(failingPath(parsed)).toBe("deployment.snapshot.checkpointRef");
+      }
+    });
+
+    it("captures to a tag, and the agent answers with the digest it wrote", () => {
+      const capture = (checkpointRef: string) =>
+        CaptureSnapshotRequest.safeParse({
+          replicaId: "0b7d4a6e-3f7e-4f43-9d59-6f2f7d0e4a11",
+          snapshotId: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+          checkpointRef,
+          sleepLevel: 2,
+        }).success;
+      expect(capture("snapshots.example.com/thaw-snapshots:o-d-s")).toBe(true);
+      expect(capture(`snapshots.example.com/thaw-snapshots@${digest}`)).toBe(false);
+
+      const answer = {
+        snapshotId: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+        checkpointRef: "snapshots.example.com/thaw-snapshots:o-d-s",
+        seconds: 1,
+        pushed: true,
+      };
+      expect(CaptureSnapshotResponse.safeParse({ ...answer, digest }).success).toBe(true);
+      expect(CaptureSnapshotResponse.safeParse(answer).success).toBe(false);
+    });
   });
 });

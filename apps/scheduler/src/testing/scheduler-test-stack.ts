@@ -15,6 +15,9 @@ import { startSimAgent, type SimAgentProcess } from "./sim-agent-process.ts";
  * A scheduler's environment for one test file: its own database, the shared Redis under the
  * file's own BullMQ prefix, quiet logs; `extra` for the settings a test is about.
  */
+/** The operator's snapshot store the test schedulers capture into (sim agents honour any). */
+export const TEST_SNAPSHOT_STORE = "snapshots.sim.thaw.test/thaw-snapshots";
+
 export function schedulerTestEnv(o: {
   databaseUrl: string;
   prefix: string;
@@ -26,6 +29,7 @@ export function schedulerTestEnv(o: {
     REDIS_URL: process.env.REDIS_URL,
     THAW_QUEUE_PREFIX: o.prefix,
     THAW_NODE_CREDENTIAL_SECRET: o.credentialSecret,
+    THAW_SNAPSHOT_REGISTRY: TEST_SNAPSHOT_STORE,
     LOG_LEVEL: "error",
     ...o.extra,
   });

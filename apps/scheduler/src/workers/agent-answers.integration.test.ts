@@ -100,6 +100,7 @@ describe("what a node's address answers, as the tenant reads it", () => {
       queues,
       log: silent,
       nodeCredentialSecret: "agent-answers-test-node-credential-secret",
+      snapshotStore: "snapshots.ops.thaw.test/thaw-snapshots",
     });
   });
   afterAll(async () => {

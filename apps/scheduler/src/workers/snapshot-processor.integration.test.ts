@@ -8,6 +8,7 @@ import {
   type SchedulerTestStack,
   schedulerTestEnv,
   startSchedulerTestStack,
+  TEST_SNAPSHOT_STORE,
 } from "../testing/scheduler-test-stack.ts";
 import { processSnapshot } from "./snapshot-processor.ts";
 import { createWorkerContext } from "./worker-context.ts";
@@ -84,9 +85,11 @@ describe("snapshot worker with a real sim agent", () => {
       bytes: 3_400_000_000n,
       sleepLevel: 2,
     });
+    // In the operator's store, with the digest the agent reported: what restores fetch by.
     expect(snapshot.uri).toBe(
-      `registry.demo.thaw.dev/thaw-snapshots/${deploymentId}:${snapshot.id}`,
+      `${TEST_SNAPSHOT_STORE}:${stack.orgId}.${deploymentId}.${snapshot.id}`,
     );
+    expect(snapshot.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(snapshot.nodeCopies.map((c) => c.nodeId)).toEqual([snapshot.sourceNodeId]);
     // The first start was the one before the capture, and the captured replica is stopped.
     const first = await db().coldStart.findFirstOrThrow({
@@ -142,6 +145,7 @@ describe("snapshot worker with a real sim agent", () => {
         queues: stack.queues,
         log: silent,
         nodeCredentialSecret: SECRET,
+        snapshotStore: TEST_SNAPSHOT_STORE,
       });
       const results = await Promise.all([
         processSnapshot(ctx, { deploymentId }),

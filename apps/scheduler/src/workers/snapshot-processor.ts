@@ -23,7 +23,11 @@ export async function processSnapshot(
   job?: Pick<Job, "attemptsMade" | "opts">,
 ): Promise<unknown> {
   const { deploymentId } = QUEUES.snapshot.payload.parse(data);
-  const plan = await beginSnapshotCapture({ db: ctx.db, deploymentId });
+  const plan = await beginSnapshotCapture({
+    db: ctx.db,
+    deploymentId,
+    snapshotStore: ctx.snapshotStore ?? null,
+  });
   if (plan.kind === "skip") return plan;
   ctx.log.info(
     { deploymentId, snapshotId: plan.snapshotId, resumed: plan.resumed, reason: plan.reason },
@@ -45,8 +49,9 @@ export async function processSnapshot(
     return fail(protocolRefusal(request.error.issues[0]), { issues: request.error.issues });
 
   let pushed: boolean;
+  let digest: string;
   try {
-    ({ pushed } = await ctx
+    ({ pushed, digest } = await ctx
       .agent({ id: plan.nodeId, agentUrl: plan.agentUrl })
       .captureSnapshot(request.data));
   } catch (error) {
@@ -60,7 +65,12 @@ export async function processSnapshot(
       err: error.message,
     });
   }
-  const done = await completeSnapshotCapture({ db: ctx.db, snapshotId: plan.snapshotId, pushed });
+  const done = await completeSnapshotCapture({
+    db: ctx.db,
+    snapshotId: plan.snapshotId,
+    pushed,
+    digest,
+  });
   if (done.endpointId) await ctx.enqueue("reconcile", { endpointId: done.endpointId });
   return { kind: "captured", snapshotId: plan.snapshotId, completed: done.completed };
 }

@@ -26,6 +26,8 @@ export interface WorkerContext {
   fleet?: FleetRuntime;
   /** The warm pools' GPU budget and keep-alive settings (absent: no warm pool). */
   warmPool?: WarmPoolOptions;
+  /** THAW_SNAPSHOT_REGISTRY: the operator's repository for checkpoints (absent: no snapshots). */
+  snapshotStore?: string;
 }
 
 export interface FleetRuntime extends FleetSetup {
@@ -46,6 +48,7 @@ export function createWorkerContext(deps: {
   agentTimeoutMs?: number;
   fleet?: FleetRuntime;
   warmPool?: WarmPoolOptions;
+  snapshotStore?: string;
 }): WorkerContext {
   // One keep-alive pool for every agent call of the process: a start per cold start.
   const agentFetch = keepAliveFetch();
@@ -53,6 +56,7 @@ export function createWorkerContext(deps: {
   return {
     ...(deps.fleet ? { fleet: deps.fleet } : {}),
     ...(deps.warmPool ? { warmPool: deps.warmPool } : {}),
+    ...(deps.snapshotStore ? { snapshotStore: deps.snapshotStore } : {}),
     db: deps.db,
     queues: deps.queues,
     log: deps.log,

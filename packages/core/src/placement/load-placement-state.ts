@@ -96,7 +96,8 @@ export async function loadSchedulingSnapshots(
     SELECT id::text, "deploymentId"::text AS "deploymentId", "gpuModel", "driverVersion",
       "cudaVersion", status::text, bytes, "sleepLevel", location::text
     FROM "Snapshot"
-    WHERE "deploymentId" = ${deploymentId}::uuid AND status IN ('ready', 'quarantined')`);
+    WHERE "deploymentId" = ${deploymentId}::uuid AND status IN ('ready', 'quarantined')
+      AND digest IS NOT NULL`);
   return snapshots.map((s) => ({
     id: s.id,
     deploymentId: s.deploymentId,

@@ -1,4 +1,5 @@
 import { directSql, Prisma, type DbClient } from "@thaw/db";
+import { checkpointByDigest } from "../snapshots/checkpoint-ref.ts";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { schedulingDeployment } from "./scheduling-inputs.ts";
 
@@ -123,9 +124,12 @@ export async function prepareDispatch({
       : null;
     if (!snapshot || snapshot.status !== "ready")
       return { kind: "fail", reason: "the chosen snapshot is no longer ready" };
+    if (!snapshot.digest)
+      return { kind: "fail", reason: "the chosen snapshot has no recorded digest" };
     body.snapshot = {
       snapshotId: snapshot.id,
-      checkpointRef: snapshot.uri,
+      // By the digest its capture recorded: a tag in the store could have been moved since.
+      checkpointRef: checkpointByDigest(snapshot.uri, snapshot.digest),
       sleepLevel: snapshot.sleepLevel >= 2 ? 2 : 1,
     };
   }

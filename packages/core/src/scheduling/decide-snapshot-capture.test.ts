@@ -38,7 +38,10 @@ const snapshot = (overrides: Partial<ExistingSnapshot> = {}): ExistingSnapshot =
   ...overrides,
 });
 
+const STORE = "snapshots.thaw.example.com/thaw-snapshots";
+
 const input = (overrides: Partial<SnapshotCaptureInput> = {}): SnapshotCaptureInput => ({
+  snapshotStore: STORE,
   endpoint,
   deployment,
   sources: [source()],
@@ -51,6 +54,18 @@ const input = (overrides: Partial<SnapshotCaptureInput> = {}): SnapshotCaptureIn
 });
 
 describe("decideSnapshotCapture", () => {
+  it("declines without an operator-owned snapshot store, however much a capture would pay", () => {
+    expect(decideSnapshotCapture(input()).capture).toBe(true);
+    for (const snapshotStore of [null, ""]) {
+      const decision = decideSnapshotCapture(input({ snapshotStore }));
+      expect(decision).toEqual({
+        capture: false,
+        reason:
+          "no snapshot store is configured (THAW_SNAPSHOT_REGISTRY): checkpoints go only to a store the operator owns",
+      });
+    }
+  });
+
   it("captures when restore beats the current path by far over the expected starts", () => {
     const decision = decideSnapshotCapture(input());
     expect(decision.capture).toBe(true);
@@ -242,6 +257,10 @@ describe("decideSnapshotCapture properties", () => {
       }),
       { maxLength: 3 },
     ),
+    store: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(STORE) },
+      { weight: 1, arbitrary: fc.constant(null) },
+    ),
     coldStartsInWindow: fc.integer({ min: 0, max: 50 }),
     usedGb: fc.integer({ min: 0, max: 100 }),
     budgetGb: fc.integer({ min: 0, max: 100 }),
@@ -250,6 +269,7 @@ describe("decideSnapshotCapture properties", () => {
     a: typeof arbitraryInput extends fc.Arbitrary<infer T> ? T : never,
   ): SnapshotCaptureInput =>
     input({
+      snapshotStore: a.store,
       endpoint: { allowedPaths: a.allowedPaths },
       sources: a.sources.map((s, i) =>
         source(
@@ -277,7 +297,7 @@ describe("decideSnapshotCapture properties", () => {
       storage: { usedBytes: a.usedGb * GB, budgetBytes: a.budgetGb * GB },
     });
 
-  it("never a duplicate, never over budget, never without restore, always a reason", () => {
+  it("never a duplicate, never over budget, never without restore or a store, always a reason", () => {
     let captures = 0;
     fc.assert(
       fc.property(arbitraryInput, (a) => {
@@ -286,6 +306,7 @@ describe("decideSnapshotCapture properties", () => {
         expect(decision.reason.length).toBeGreaterThan(0);
         if (!decision.capture) return;
         captures++;
+        expect(given.snapshotStore).toBe(STORE);
         expect(given.endpoint.allowedPaths).toContain("restore");
         const live = given.snapshots.filter(
           (s) => s.status === "ready" || s.status === "capturing",

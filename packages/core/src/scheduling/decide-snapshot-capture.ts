@@ -98,6 +98,11 @@ export interface ExistingSnapshot extends SnapshotBinding {
 }
 
 export interface SnapshotCaptureInput {
+  /**
+   * The operator's snapshot store (THAW_SNAPSHOT_REGISTRY), or null when none is configured:
+   * checkpoints never go to a tenant's registry, so without a store there are no snapshots.
+   */
+  snapshotStore: string | null;
   endpoint: Pick<SchedulingEndpoint, "allowedPaths">;
   deployment: SchedulingDeployment;
   sources: readonly SnapshotCaptureSource[];
@@ -157,6 +162,12 @@ export function decideSnapshotCapture(input: SnapshotCaptureInput): SnapshotCapt
   const settings = input.settings ?? DEFAULT_SNAPSHOT_CAPTURE_SETTINGS;
   const { deployment, now } = input;
 
+  if (!input.snapshotStore)
+    return {
+      capture: false,
+      reason:
+        "no snapshot store is configured (THAW_SNAPSHOT_REGISTRY): checkpoints go only to a store the operator owns",
+    };
   if (!input.endpoint.allowedPaths.includes("restore"))
     return { capture: false, reason: "restore is not allowed by the endpoint" };
 

@@ -10,6 +10,7 @@ import {
   DEFAULT_SNAPSHOT_CAPTURE_SETTINGS,
   type SnapshotCaptureSettings,
 } from "../scheduling/index.ts";
+import { checkpointRefFor } from "./checkpoint-ref.ts";
 
 // The snapshot worker's first step (DESIGN.md §3 step 7): load what the decision reads, decide,
 // and record a capture as a `capturing` Snapshot row naming its source replica and node.
@@ -50,11 +51,14 @@ export type SnapshotCapturePlan =
 export async function beginSnapshotCapture({
   db,
   deploymentId,
+  snapshotStore,
   now = new Date(),
   settings = DEFAULT_SNAPSHOT_CAPTURE_SETTINGS,
 }: {
   db: DbClient;
   deploymentId: string;
+  /** THAW_SNAPSHOT_REGISTRY: the operator's repository for checkpoints; null: no snapshots. */
+  snapshotStore: string | null;
   now?: Date;
   settings?: SnapshotCaptureSettings;
 }): Promise<SnapshotCapturePlan> {
@@ -77,7 +81,7 @@ export async function beginSnapshotCapture({
         orderBy: { createdAt: "asc" },
       });
       if (inProgress) return resume(tx, inProgress);
-      return decideAndRecord(tx, deploymentId, now, settings);
+      return decideAndRecord(tx, deploymentId, snapshotStore, now, settings);
     },
     { timeout: 30_000 },
   );
@@ -130,6 +134,7 @@ async function resume(
 async function decideAndRecord(
   tx: DbTransaction,
   deploymentId: string,
+  snapshotStore: string | null,
   now: Date,
   settings: SnapshotCaptureSettings,
 ): Promise<SnapshotCapturePlan> {
@@ -165,6 +170,7 @@ async function decideAndRecord(
   ]);
   const agentUrls = new Map(replicas.map((r) => [r.id, r.node!.agentUrl]));
   const decision = decideSnapshotCapture({
+    snapshotStore,
     endpoint: schedulingEndpoint(endpointRow),
     deployment,
     sources: replicas
@@ -199,10 +205,10 @@ async function decideAndRecord(
     now,
     settings,
   });
-  if (!decision.capture) return { kind: "skip", reason: decision.reason };
+  if (!decision.capture || !snapshotStore) return { kind: "skip", reason: decision.reason };
 
   const snapshotId = crypto.randomUUID();
-  const checkpointRef = checkpointRefFor(deploymentRow.imageRef, deploymentId, snapshotId);
+  const checkpointRef = checkpointRefFor(snapshotStore, { orgId, deploymentId, snapshotId });
   await tx.snapshot.create({
     data: {
       id: snapshotId,
@@ -234,18 +240,4 @@ async function decideAndRecord(
     },
     reason: decision.reason,
   };
-}
-
-/**
- * Where the checkpoint image goes: the registry the deployment's image comes from, which its
- * nodes can already pull from, under thaw-snapshots/<deployment>:<snapshot>.
- */
-export function checkpointRefFor(imageRef: string, deploymentId: string, snapshotId: string) {
-  const first = imageRef.split("/")[0] ?? "";
-  // Docker's rule: the first path component is a registry host only if it looks like one.
-  const registry =
-    imageRef.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost")
-      ? first
-      : "docker.io";
-  return `${registry}/thaw-snapshots/${deploymentId}:${snapshotId}`;
 }

@@ -13,20 +13,28 @@ export interface CompletedSnapshotCapture {
   nodeId: string | null;
 }
 
+const MANIFEST_DIGEST = /^sha256:[0-9a-f]{64}$/;
+
 export async function completeSnapshotCapture({
   db,
   snapshotId,
   pushed,
+  digest,
 }: {
   db: DbClient;
   snapshotId: string;
   /** The agent pushed the checkpoint to the snapshot store (any compatible node can fetch it). */
   pushed: boolean;
+  /** The checkpoint image's manifest digest the agent wrote: every restore fetches by it. */
+  digest: string;
 }): Promise<CompletedSnapshotCapture> {
+  // Without its digest a snapshot could only be fetched by tag: it never becomes ready.
+  if (!MANIFEST_DIGEST.test(digest))
+    throw new Error(`snapshot ${snapshotId}: ${JSON.stringify(digest)} is not a sha256 digest`);
   return db.$transaction(async (tx) => {
     const { count } = await tx.snapshot.updateMany({
       where: { id: snapshotId, status: "capturing" },
-      data: { status: "ready", location: pushed ? "store" : "node", error: null },
+      data: { status: "ready", location: pushed ? "store" : "node", error: null, digest },
     });
     if (count === 0) return { completed: false, endpointId: null, nodeId: null };
     const snapshot = await tx.snapshot.findUniqueOrThrow({

@@ -12,6 +12,10 @@ import {
 // The snapshot use cases against real Postgres: the capture recorded once however many
 // callers race, completed into a ready snapshot on the source node, or failed and backed off.
 
+/** The operator's snapshot store (THAW_SNAPSHOT_REGISTRY): never the deployments' registry. */
+const snapshotStore = "snapshots.ops.thaw.test/thaw-snapshots";
+const DIGEST = `sha256:${"d".repeat(64)}`;
+
 describe("snapshot capture use cases", () => {
   let t: TestDatabase;
   let db: DbClient;
@@ -91,9 +95,9 @@ describe("snapshot capture use cases", () => {
     expect(await findSnapshotWork({ db })).toContain(deploymentId);
 
     const plans = await Promise.all([
-      beginSnapshotCapture({ db, deploymentId }),
-      beginSnapshotCapture({ db, deploymentId }),
-      beginSnapshotCapture({ db, deploymentId }),
+      beginSnapshotCapture({ db, deploymentId, snapshotStore }),
+      beginSnapshotCapture({ db, deploymentId, snapshotStore }),
+      beginSnapshotCapture({ db, deploymentId, snapshotStore }),
     ]);
     const captures = plans.filter((p) => p.kind === "capture");
     expect(captures).toHaveLength(3);
@@ -105,7 +109,7 @@ describe("snapshot capture use cases", () => {
     expect(plan.request).toEqual({
       replicaId: replica.id,
       snapshotId: plan.snapshotId,
-      checkpointRef: `registry.demo.thaw.dev/thaw-snapshots/${deploymentId}:${plan.snapshotId}`,
+      checkpointRef: `${snapshotStore}:${orgId}.${deploymentId}.${plan.snapshotId}`,
       sleepLevel: 2,
       push: true,
     });
@@ -120,16 +124,37 @@ describe("snapshot capture use cases", () => {
       sourceReplicaId: replica.id,
     });
 
-    const done = await completeSnapshotCapture({ db, snapshotId: plan.snapshotId, pushed: true });
+    // Named in the operator's store, whatever registry the deployment's image comes from.
+    expect(plan.request.checkpointRef).not.toContain("registry.demo.thaw.dev");
+    // A capture answer without a digest never makes a snapshot ready.
+    await expect(
+      completeSnapshotCapture({ db, snapshotId: plan.snapshotId, pushed: true, digest: "" }),
+    ).rejects.toThrow("is not a sha256 digest");
+    expect((await db.snapshot.findUniqueOrThrow({ where: { id: plan.snapshotId } })).status).toBe(
+      "capturing",
+    );
+
+    const done = await completeSnapshotCapture({
+      db,
+      snapshotId: plan.snapshotId,
+      pushed: true,
+      digest: DIGEST,
+    });
     expect(done).toEqual({ completed: true, endpointId: endpoint.id, nodeId: node.id });
     expect(
-      await completeSnapshotCapture({ db, snapshotId: plan.snapshotId, pushed: true }),
+      await completeSnapshotCapture({
+        db,
+        snapshotId: plan.snapshotId,
+        pushed: true,
+        digest: DIGEST,
+      }),
     ).toEqual({ completed: false, endpointId: null, nodeId: null });
     const ready = await db.snapshot.findUniqueOrThrow({
       where: { id: plan.snapshotId },
       include: { nodeCopies: true },
     });
     expect(ready.status).toBe("ready");
+    expect(ready.digest).toBe(DIGEST);
     expect(ready.location).toBe("store");
     expect(ready.bytes).toBe(3_400_000_000n);
     expect(ready.nodeCopies.map((c) => c.nodeId)).toEqual([node.id]);
@@ -149,7 +174,7 @@ describe("snapshot capture use cases", () => {
         state: "ready",
       },
     });
-    const skip = await beginSnapshotCapture({ db, deploymentId });
+    const skip = await beginSnapshotCapture({ db, deploymentId, snapshotStore });
     expect(skip).toEqual({
       kind: "skip",
       reason: "a ready or capturing snapshot already exists for every GPU/driver/CUDA it runs on",
@@ -160,7 +185,7 @@ describe("snapshot capture use cases", () => {
 
   it("a failed capture is deleted with its reason and backs the deployment off", async () => {
     const { deploymentId, endpoint } = await readyReplica("meta-llama-3-8b", "L40S", "l40s-1");
-    const plan = await beginSnapshotCapture({ db, deploymentId });
+    const plan = await beginSnapshotCapture({ db, deploymentId, snapshotStore });
     expect(plan.kind).toBe("capture");
     if (plan.kind !== "capture") return;
     expect(
@@ -168,9 +193,21 @@ describe("snapshot capture use cases", () => {
     ).toEqual({ endpointId: endpoint.id });
     const failed = await db.snapshot.findUniqueOrThrow({ where: { id: plan.snapshotId } });
     expect([failed.status, failed.error]).toEqual(["deleted", "criu dump failed"]);
-    const next = await beginSnapshotCapture({ db, deploymentId });
+    const next = await beginSnapshotCapture({ db, deploymentId, snapshotStore });
     expect(next.kind).toBe("skip");
     expect(next.reason).toMatch(/backing off after 1 quarantined or failed snapshot/);
+  });
+
+  it("captures into the operator's store only: none configured, no snapshot (issue 23)", async () => {
+    const { deploymentId } = await readyReplica("llama-3-2-1b-gguf", "A10G", "a10g-3");
+    const deployment = await db.deployment.findUniqueOrThrow({ where: { id: deploymentId } });
+    expect(deployment.imageRef).toMatch(/^registry\.demo\.thaw\.dev\//);
+    expect(await beginSnapshotCapture({ db, deploymentId, snapshotStore: null })).toEqual({
+      kind: "skip",
+      reason:
+        "no snapshot store is configured (THAW_SNAPSHOT_REGISTRY): checkpoints go only to a store the operator owns",
+    });
+    expect(await db.snapshot.count({ where: { deploymentId } })).toBe(0);
   });
 
   it("never captures for an endpoint that does not allow restore", async () => {
@@ -179,7 +216,7 @@ describe("snapshot capture use cases", () => {
       where: { id: endpoint.id },
       data: { allowedPaths: ["warm", "lazy", "pull"] },
     });
-    expect(await beginSnapshotCapture({ db, deploymentId })).toEqual({
+    expect(await beginSnapshotCapture({ db, deploymentId, snapshotStore })).toEqual({
       kind: "skip",
       reason: "restore is not allowed by the endpoint",
     });
@@ -191,10 +228,10 @@ describe("snapshot capture use cases", () => {
     const { deploymentId } = await readyReplica("llama-3-2-3b-instruct", "A10G", "a10g-2");
     // a10g-1's ready snapshot covers this binding already: give this node another driver.
     await db.node.updateMany({ where: { name: "a10g-2" }, data: { driverVersion: "580.1" } });
-    const first = await beginSnapshotCapture({ db, deploymentId });
+    const first = await beginSnapshotCapture({ db, deploymentId, snapshotStore });
     expect(first.kind === "capture" && !first.resumed).toBe(true);
     const later = new Date(Date.now() + 21 * 60_000);
-    const second = await beginSnapshotCapture({ db, deploymentId, now: later });
+    const second = await beginSnapshotCapture({ db, deploymentId, snapshotStore, now: later });
     // The lost capture counts as a failure: backed off, not captured twice.
     expect(second.kind).toBe("skip");
     expect(second.reason).toMatch(/backing off after 1/);
