@@ -1,3 +1,4 @@
+import { DEMO_USER } from "@thaw/db/seed";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebServer, type WebServer } from "../web-server.ts";
@@ -5,7 +6,7 @@ import { newApiKey } from "../rest/rest-client.ts";
 
 // Live streams as a hostile client would use them (issue 23, finding 5), against the built
 // server: each stream used to open its own Redis connection with no cap, and kept delivering
-// after its key was revoked.
+// after its key was revoked, after sign-out and after the user's membership was deleted.
 
 const PER_PRINCIPAL = 3;
 
@@ -87,5 +88,60 @@ describe("live stream abuse", () => {
       new Promise<false>((r) => setTimeout(() => r(false), 5_000)),
     ]);
     expect(ended, "the stream ended within 5 s of the revocation").toBe(true);
+  });
+
+  /** Signs the demo owner in: the session cookie. */
+  const signIn = async () => {
+    const response = await fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.baseUrl },
+      body: JSON.stringify({ email: DEMO_USER.email, password: DEMO_USER.password }),
+    });
+    expect(response.status).toBe(200);
+    return response.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+  };
+  /** The dashboard's stream with `cookie`: its reader, once the first bytes arrived. */
+  const openLive = async (cookie: string) => {
+    const response = await fetch(`${server.baseUrl}/api/live`, { headers: { cookie } });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    await reader.read();
+    return reader;
+  };
+  const endsWithin = (reader: ReadableStreamDefaultReader<Uint8Array>, ms: number) =>
+    Promise.race([
+      (async () => {
+        for (;;) if ((await reader.read()).done) return true;
+      })(),
+      new Promise<false>((r) => setTimeout(() => r(false), ms)),
+    ]);
+
+  it("closes a session's stream when the user signs out", async () => {
+    const cookie = await signIn();
+    const reader = await openLive(cookie);
+    const out = await fetch(`${server.baseUrl}/api/auth/sign-out`, {
+      method: "POST",
+      headers: { cookie, origin: server.baseUrl, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(out.status).toBe(200);
+    expect(await endsWithin(reader, 5_000), "the stream ended within 5 s of sign-out").toBe(true);
+  });
+
+  it("closes a member's stream once the membership is gone", async () => {
+    const cookie = await signIn();
+    const reader = await openLive(cookie);
+    const db = server.database.db;
+    const user = await db.user.findUniqueOrThrow({ where: { email: DEMO_USER.email } });
+    // What removing the member does to the row (core's removeMember refuses the last owner).
+    await db.membership.deleteMany({ where: { userId: user.id, orgId: server.orgId } });
+    expect(await endsWithin(reader, 5_000), "the stream ended within 5 s of removal").toBe(true);
+    // And no new one opens.
+    const again = await fetch(`${server.baseUrl}/api/live`, { headers: { cookie } });
+    expect(again.status).toBeGreaterThanOrEqual(400);
+    expect(again.status).toBeLessThan(500);
   });
 });

@@ -328,6 +328,15 @@ describe("REST v1: creating, changing, rolling and deleting endpoints", () => {
       "body.deployment.imageRef",
       422,
     ],
+    // Accepted by the API before, refused by every agent (issue 23, finding 9): one grammar now.
+    ...["-k/foo", "--privileged/x", ".x.com/foo", "[2001:db8::1]:5000/foo"].map(
+      (imageRef): [string, unknown, string, 400 | 422] => [
+        `the image reference ${imageRef}`,
+        { deployment: { ...deployment, imageRef } },
+        "body.deployment.imageRef",
+        400,
+      ],
+    ),
     [
       "an unknown engine",
       { deployment: { ...deployment, engine: "tensorflow" } },
