@@ -193,7 +193,7 @@ describe("agent HTTP API (sim fleet)", () => {
             imageRef: "ghcr.io/thaw/llama:v1",
             snapshot: {
               snapshotId: randomUUID(),
-              checkpointRef: "registry.internal/snap:1",
+              checkpointRef: `registry.internal/snap@sha256:${"e".repeat(64)}`,
               sleepLevel: 2,
             },
             simulation: {
@@ -285,7 +285,11 @@ describe("agent HTTP API (sim fleet)", () => {
       path: "restore",
       deployment: {
         imageRef: "ghcr.io/thaw/llama:v1",
-        snapshot: { snapshotId, checkpointRef: "registry.internal/snap:9", sleepLevel: 2 },
+        snapshot: {
+          snapshotId,
+          checkpointRef: `registry.internal/snap@${captured.digest}`,
+          sleepLevel: 2,
+        },
       },
     });
     await client.startReplica(restore);

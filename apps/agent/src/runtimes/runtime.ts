@@ -52,6 +52,8 @@ export interface StoppedReplica {
 export interface CapturedSnapshot {
   snapshotId: string;
   checkpointRef: string;
+  /** The checkpoint image's manifest digest as written: the control plane restores by it. */
+  digest: string;
   seconds: number;
   pushed: boolean;
 }

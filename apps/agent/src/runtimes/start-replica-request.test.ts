@@ -77,7 +77,7 @@ describe("StartReplicaRequest", () => {
           ...base.deployment,
           snapshot: {
             snapshotId: randomUUID(),
-            checkpointRef: "registry.internal:5000/snapshots/llama:s1",
+            checkpointRef: `registry.internal:5000/snapshots/llama@sha256:${"e".repeat(64)}`,
             sleepLevel: 2,
             reloadWeights: { path: "/collective_rpc", body: '{"method":"reload_weights"}' },
           },

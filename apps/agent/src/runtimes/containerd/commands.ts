@@ -126,6 +126,8 @@ export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
     taskKill: (id: string, signal: "SIGTERM" | "SIGKILL") => ctr("tasks", "kill", "-s", signal, id),
     taskDelete: (id: string) => ctr("tasks", "delete", id),
     containerDelete: (id: string) => ctr("containers", "delete", id),
+    /** The container record as JSON: its runtime and the OCI spec containerd built for it. */
+    containerInfo: (id: string) => ctr("containers", "info", id),
     containerList: () => ctr("containers", "ls", "-q"),
 
     // --- warm path -------------------------------------------------------------------------
@@ -147,7 +149,11 @@ export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
         `${LABEL_SNAPSHOT}=${snapshotId}`,
         checkpointRef,
       ),
-    /** Recreate the container from the checkpoint (spec, image, rw layer) and CRIU-restore its task. */
+    /**
+     * Recreate the container from the checkpoint (spec, image, rw layer) and CRIU-restore its
+     * task. ctr takes the spec, runtime and image from the checkpoint: the restore path runs
+     * this only after checking them against a container it built itself (checkpoint-spec.ts).
+     */
     containerRestore: (id: string, checkpointRef: string) =>
       ctr("containers", "restore", "--live", "--rw", id, checkpointRef),
   };

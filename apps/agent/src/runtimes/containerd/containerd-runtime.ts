@@ -192,11 +192,17 @@ export class ContainerdRuntime implements Runtime {
     const entry = this.requireRunning(request.replicaId);
     const t0 = performance.now();
     await this.restorePreflight();
-    const { pushed } = await captureCheckpoint(this.host, entry.containerId, entry.port, request);
+    const { pushed, digest } = await captureCheckpoint(
+      this.host,
+      entry.containerId,
+      entry.port,
+      request,
+    );
     await this.stopReplica(request.replicaId);
     return {
       snapshotId: request.snapshotId,
       checkpointRef: request.checkpointRef,
+      digest,
       pushed,
       seconds: (performance.now() - t0) / 1000,
     };

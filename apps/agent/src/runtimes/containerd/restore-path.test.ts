@@ -1,46 +1,85 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type StartReplicaRequestInput } from "@thaw/node-agent-client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type PhaseEvent, PhaseFailedError } from "../runtime.ts";
-import { fakeDigest, fakeManifest } from "./testing/fake-tools.ts";
+import { CHECKPOINT_MEDIA, encodeProtoAny, SPEC_TYPE_URL } from "./checkpoint-spec.ts";
+import { LABEL_COLD_START, LABEL_REPLICA } from "./commands.ts";
+import { type BlobDescriptor, fakeDigest, fakeManifest } from "./testing/fake-tools.ts";
 import { type FakeSetup, G, setupFakeRuntime } from "./testing/fake-runtime.ts";
 
 const snapshotId = randomUUID();
-const CHECKPOINT = "registry.test:5000/snapshots/llama:s1";
+const STORE = "registry.test:5000/thaw-snapshots";
 const BASE = "registry.test:5000/models/llama:v1";
-const CHECKPOINT_INDEX = JSON.stringify({
-  schemaVersion: 2,
-  manifests: [
-    {
-      mediaType: "application/vnd.containerd.container.criu.checkpoint.criu.tar",
-      digest: fakeDigest("1"),
-      size: 3_400_000,
-    },
-    {
-      mediaType: "application/vnd.containerd.container.checkpoint.config.v1+proto",
-      digest: fakeDigest("2"),
-      size: 700,
-    },
-    {
-      mediaType: "application/vnd.containerd.container.rw.tar",
-      digest: fakeDigest("3"),
-      size: 9_000,
-    },
-  ],
-});
+const sha256 = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
+
+/**
+ * A checkpoint as `ctr containers checkpoint --task --rw` writes it, of a container created the
+ * cold path's way (checkpointable) on another replica: `created` changes what that container
+ * was created with (a tampered checkpoint), `extra` adds blobs.
+ */
+async function publishCheckpoint(
+  fake: FakeSetup,
+  o: {
+    env?: Record<string, string>;
+    gpus?: number[];
+    created?: (flags: string) => string;
+    imageName?: string;
+    extra?: BlobDescriptor[];
+  } = {},
+): Promise<{ ref: string; digest: string; index: string }> {
+  const host = fake.runtime.host;
+  const sourceId = randomUUID();
+  await host.run(
+    host.ctr.containerCreate({
+      id: sourceId,
+      imageRef: BASE,
+      labels: { [LABEL_REPLICA]: sourceId, [LABEL_COLD_START]: randomUUID() },
+      env: o.env ?? {},
+      gpus: o.gpus ?? [0],
+      checkpointable: { criuConfigPath: host.config.criuConfigPath },
+    }),
+    "create the captured container",
+  );
+  const info = JSON.parse((await host.run(host.ctr.containerInfo(sourceId), "info")).stdout) as {
+    Spec: { created: string };
+  };
+  await host.run(host.ctr.containerDelete(sourceId), "delete the captured container");
+  if (o.created) info.Spec.created = o.created(info.Spec.created);
+  const blobs = [
+    await fake.tools.blob(CHECKPOINT_MEDIA.imageName, o.imageName ?? BASE),
+    await fake.tools.blob(CHECKPOINT_MEDIA.runtimeName, "io.containerd.runc.v2"),
+    await fake.tools.blob(CHECKPOINT_MEDIA.criu, "criu images ".repeat(1_000)),
+    await fake.tools.blob(
+      CHECKPOINT_MEDIA.config,
+      encodeProtoAny(SPEC_TYPE_URL, Buffer.from(JSON.stringify(info.Spec))),
+    ),
+    await fake.tools.blob(CHECKPOINT_MEDIA.rw, "rw layer"),
+    ...(o.extra ?? []),
+  ];
+  const index = JSON.stringify({
+    schemaVersion: 2,
+    mediaType: "application/vnd.oci.image.index.v1+json",
+    manifests: blobs,
+  });
+  const digest = sha256(index);
+  const ref = `${STORE}@${digest}`;
+  await fake.tools.publish({ ref, digest, manifest: index });
+  await fake.tools.forgetCalls();
+  return { ref, digest, index };
+}
+
+const CAPTURE_TAG = `${STORE}:org.deployment.snapshot`;
 
 describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
   let fake: FakeSetup;
 
+  let checkpoint: { ref: string; digest: string; index: string };
+
   beforeEach(async () => {
     fake = await setupFakeRuntime({ pids: [4242, 4243], nonCudaPids: [4243], snapshotId });
-    await fake.tools.publish({
-      ref: CHECKPOINT,
-      digest: fakeDigest("c"),
-      manifest: CHECKPOINT_INDEX,
-    });
+    checkpoint = await publishCheckpoint(fake);
     await fake.tools.publish({
       ref: BASE,
       digest: fakeDigest("b"),
@@ -59,7 +98,7 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
       imageRef: BASE,
       snapshot: {
         snapshotId,
-        checkpointRef: CHECKPOINT,
+        checkpointRef: checkpoint.ref,
         sleepLevel: 2,
         wake: { path: "/wake_up" },
         reloadWeights: { path: "/collective_rpc", body: '{"method":"reload_weights"}' },
@@ -83,13 +122,24 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
       "warmup",
       "ready",
     ]);
+    const criuConfig = fake.runtime.host.config.criuConfigPath;
     // prettier-ignore
     expect(await fake.actions()).toEqual([
       ["criu", "check"],
       ["ctr", ...G, "content", "fetch", "--plain-http", "--all-platforms",
-        "--label", `thaw.snapshot-id=${snapshotId}`, CHECKPOINT],
+        "--label", `thaw.snapshot-id=${snapshotId}`, checkpoint.ref],
       ["ctr", ...G, "images", "pull", "--plain-http", BASE],
-      ["ctr", ...G, "containers", "restore", "--live", "--rw", req.replicaId, CHECKPOINT],
+      // The container a cold start makes (checkpointable, as the captured one was), built and
+      // read back to hold the checkpoint's spec against, then removed for the restore.
+      ["ctr", ...G, "containers", "create", "--net-host", "--cap-drop", "CAP_NET_RAW",
+        "--label", `thaw.replica-id=${req.replicaId}`, "--label", `thaw.cold-start-id=${req.coldStartId}`,
+        "--env", "OMP_NUM_THREADS=1", "--env", "MKL_NUM_THREADS=1", "--gpus", "0",
+        "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SYS_PTRACE", "--cap-add", "CAP_CHECKPOINT_RESTORE",
+        "--cap-add", "CAP_NET_ADMIN", "--cap-add", "CAP_SYS_TIME", "--cap-add", "CAP_SYS_RESOURCE",
+        "--cap-add", "CAP_DAC_READ_SEARCH", "--annotation", `org.criu.config=${criuConfig}`,
+        BASE, req.replicaId],
+      ["ctr", ...G, "containers", "delete", req.replicaId],
+      ["ctr", ...G, "containers", "restore", "--live", "--rw", req.replicaId, checkpoint.ref],
       ["cuda-checkpoint", "--get-state", "--pid", "4242"],
       ["cuda-checkpoint", "--toggle", "--pid", "4242"],
       ["cuda-checkpoint", "--get-state", "--pid", "4243"],
@@ -101,13 +151,20 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
       'POST /v1/completions {"prompt":"hi","max_tokens":1}',
     ]);
     const [fetch, restore, load] = events;
-    // The checkpoint's blobs (index + 3) and the base image's (manifest + config + layer).
-    const indexBytes = Buffer.byteLength(CHECKPOINT_INDEX);
+    // The checkpoint's blobs (index + its 5) and the base image's (manifest + config + layer).
+    const { manifests } = JSON.parse(checkpoint.index) as { manifests: BlobDescriptor[] };
     const baseManifest = fakeManifest(1_000, [{ digest: fakeDigest("d"), size: 2_000_000 }]);
     expect(fetch!.bytes).toBe(
-      indexBytes + 3_400_000 + 700 + 9_000 + Buffer.byteLength(baseManifest) + 1_000 + 2_000_000,
+      Buffer.byteLength(checkpoint.index) +
+        manifests.reduce((sum, m) => sum + m.size, 0) +
+        Buffer.byteLength(baseManifest) +
+        1_000 +
+        2_000_000,
     );
-    expect(fetch!.attributes).toMatchObject({ baseImagePulled: true, checkpointRef: CHECKPOINT });
+    expect(fetch!.attributes).toMatchObject({
+      baseImagePulled: true,
+      checkpointRef: checkpoint.ref,
+    });
     expect(restore!.attributes).toMatchObject({ cudaProcesses: 1 });
     expect(load!.attributes).toMatchObject({ sleepLevel: 2, probeAttempts: 1 });
     expect(load!.attributes!.wakeSeconds).toBeGreaterThanOrEqual(0);
@@ -115,8 +172,84 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
     expect(started).toMatchObject({ containerId: req.replicaId, readiness: { status: 200 } });
   });
 
+  it("builds the restored container with exactly the cold path's create command", async () => {
+    const env = { HF_HOME: "/models", VLLM_PORT: "8000" };
+    checkpoint = await publishCheckpoint(fake, { env });
+    const restore = request({ deployment: { ...request().deployment, env } });
+    await fake.runtime.startReplica(restore, () => undefined);
+    const pull = request({
+      path: "pull",
+      deployment: { imageRef: BASE, env, checkpointable: true },
+      warmup: undefined,
+    });
+    await fake.runtime.startReplica(pull, () => undefined);
+    const creates = (await fake.actions()).filter((c) => c[6] === "create");
+    expect(creates).toHaveLength(2);
+    const withoutIds = (c: string[], r: StartReplicaRequestInput) =>
+      c.map((a) => a.replace(r.replicaId, "<replica>").replace(r.coldStartId, "<start>"));
+    expect(withoutIds(creates[0]!, restore)).toEqual(withoutIds(creates[1]!, pull));
+  });
+
+  it("refuses a checkpoint the snapshot store serves under another digest", async () => {
+    // The store answers the capture's digest with other bytes (a swapped checkpoint).
+    const swapped = `${STORE}@${fakeDigest("a")}`;
+    await fake.tools.publish({
+      ref: swapped,
+      digest: checkpoint.digest,
+      manifest: checkpoint.index,
+    });
+    const req = request();
+    req.deployment.snapshot!.checkpointRef = swapped;
+    const events: PhaseEvent[] = [];
+    const error = await fake.runtime
+      .startReplica(req, (e) => events.push(e))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ phase: "fetch_snapshot" });
+    expect((error as Error).message).toContain(
+      `the snapshot store served ${checkpoint.digest} for ${swapped}: refusing a checkpoint that is not the one captured`,
+    );
+    const actions = await fake.actions();
+    expect(actions.filter((c) => c[6] === "restore" || c[6] === "create")).toEqual([]);
+  });
+
+  it.each<[string, Parameters<typeof publishCheckpoint>[1], string]>([
+    [
+      "keeps NET_RAW",
+      { created: (f) => f.replace(" --cap-drop CAP_NET_RAW", "") },
+      "its spec differs from the one the agent builds at spec.created",
+    ],
+    [
+      "adds a capability",
+      { created: (f) => `${f} --cap-add CAP_SYS_MODULE` },
+      "its spec differs from the one the agent builds at spec.created",
+    ],
+    [
+      "was captured on other GPUs",
+      { gpus: [3] },
+      "its spec differs from the one the agent builds at spec.created",
+    ],
+    [
+      "names another image",
+      { imageName: "registry.test:5000/other-tenant/secret:v1" },
+      `its image "registry.test:5000/other-tenant/secret:v1" is not the deployment's`,
+    ],
+  ])("refuses a checkpoint that %s, before restoring anything", async (_name, tamper, problem) => {
+    const tampered = await publishCheckpoint(fake, tamper);
+    const req = request();
+    req.deployment.snapshot!.checkpointRef = tampered.ref;
+    const error = await fake.runtime.startReplica(req, () => undefined).catch((e: unknown) => e);
+    expect(error).toMatchObject({ phase: "restore" });
+    expect((error as Error).message).toContain(`refusing to restore checkpoint ${tampered.digest}`);
+    expect((error as Error).message).toContain(problem);
+    const actions = await fake.actions();
+    expect(actions.filter((c) => c[6] === "restore")).toEqual([]);
+    expect(await fake.runtime.host.run(fake.runtime.host.ctr.containerList(), "ls")).toMatchObject({
+      stdout: "",
+    });
+  });
+
   it("skips fetch_snapshot when the node holds the snapshot and its base image", async () => {
-    await fake.tools.preload(CHECKPOINT, `thaw.snapshot-id=${snapshotId}`);
+    await fake.tools.preload(checkpoint.ref, `thaw.snapshot-id=${snapshotId}`);
     await fake.tools.preload(BASE);
     const events: PhaseEvent[] = [];
     await fake.runtime.startReplica(request({ warmup: undefined }), (e) => events.push(e));
@@ -208,11 +341,7 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
     const error = await (async () => {
       const other = await setupFakeRuntime({ cudaState: "running", snapshotId });
       try {
-        await other.tools.publish({
-          ref: CHECKPOINT,
-          digest: fakeDigest("c"),
-          manifest: CHECKPOINT_INDEX,
-        });
+        checkpoint = await publishCheckpoint(other);
         await other.tools.publish({
           ref: BASE,
           digest: fakeDigest("b"),
@@ -258,19 +387,24 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
     const captured = await fake.runtime.captureSnapshot({
       replicaId: req.replicaId,
       snapshotId: newSnapshot,
-      checkpointRef: CHECKPOINT,
+      checkpointRef: CAPTURE_TAG,
       sleepLevel: 2,
     });
-    expect(captured).toMatchObject({ snapshotId: newSnapshot, pushed: true });
+    // The digest of the checkpoint as written: what the control plane records and restores by.
+    expect(captured).toMatchObject({
+      snapshotId: newSnapshot,
+      pushed: true,
+      digest: fakeDigest("c"),
+    });
     expect(fake.engine.requests.at(-1)).toBe("POST /sleep?level=2");
     expect((await fake.actions()).slice(before)).toEqual([
       ["criu", "check"],
       ["cuda-checkpoint", "--get-state", "--pid", "4242"],
       ["cuda-checkpoint", "--toggle", "--pid", "4242"],
       ["cuda-checkpoint", "--get-state", "--pid", "4243"],
-      ["ctr", ...G, "containers", "checkpoint", "--task", "--rw", req.replicaId, CHECKPOINT],
-      ["ctr", ...G, "images", "label", CHECKPOINT, `thaw.snapshot-id=${newSnapshot}`],
-      ["ctr", ...G, "images", "push", "--plain-http", CHECKPOINT],
+      ["ctr", ...G, "containers", "checkpoint", "--task", "--rw", req.replicaId, CAPTURE_TAG],
+      ["ctr", ...G, "images", "label", CAPTURE_TAG, `thaw.snapshot-id=${newSnapshot}`],
+      ["ctr", ...G, "images", "push", "--plain-http", CAPTURE_TAG],
       ["ctr", ...G, "tasks", "kill", "-s", "SIGTERM", req.replicaId],
       ["ctr", ...G, "tasks", "delete", req.replicaId],
       ["ctr", ...G, "containers", "delete", req.replicaId],

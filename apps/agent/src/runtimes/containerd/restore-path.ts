@@ -1,13 +1,24 @@
 import { engineCall } from "../replica-http.ts";
-import { referencedBlobs, pinnedReference } from "./image-blobs.ts";
+import {
+  CheckpointIndex,
+  checkpointProblems,
+  ContainerInfo,
+  type CheckpointBlobs,
+} from "./checkpoint-spec.ts";
+import { LABEL_SNAPSHOT } from "./commands.ts";
 import { type ContainerdHost } from "./host.ts";
-import { type PathOutcome, type StartContext } from "./start-context.ts";
+import { referencedBlobs, pinnedReference } from "./image-blobs.ts";
+import { parseImageList } from "./parse.ts";
+import { containerSpecFor, type PathOutcome, type StartContext } from "./start-context.ts";
 
 /**
- * restore (field notes §3): fetch the checkpoint image if the node lacks it; CRIU-restore the
- * container through containerd (`ctr containers restore --live --rw`; runc reads the CRIU
- * options from the file the container's org.criu.config annotation names); move each CUDA
- * process's state back to the GPU (`cuda-checkpoint --toggle --pid`); wake the engine and
+ * restore (field notes §3): fetch the checkpoint image by the digest its capture recorded if
+ * the node lacks it, and check the fetched manifest is that digest; build the container the
+ * cold path's way and refuse the checkpoint unless its spec, runtime and image are that
+ * container's (checkpoint-spec.ts: ctr can only restore a container from the checkpoint's own
+ * spec); CRIU-restore it through containerd (`ctr containers restore --live --rw`; runc reads
+ * the CRIU options from the file the container's org.criu.config annotation names); move each
+ * CUDA process's state back to the GPU (`cuda-checkpoint --toggle --pid`); wake the engine and
  * reload its weights (load_weights); warmup; ready.
  */
 export async function startByRestore(
@@ -19,15 +30,25 @@ export async function startByRestore(
   if (!snapshot) throw new Error("the restore path needs a snapshot");
   const containerId = request.replicaId;
   const opts = signal ? { signal } : {};
+  const wantedDigest = snapshot.checkpointRef.slice(snapshot.checkpointRef.indexOf("@") + 1);
 
   await preflight();
 
-  const local = await host.imageRefs(signal);
+  // A checkpoint this node captured or fetched before: found by its digest, whatever name
+  // (the capture's tag, or repo@digest) it is kept under.
+  const listed = parseImageList(
+    (await host.run(host.ctr.imageList(), "list the images", opts)).stdout,
+  );
+  const held = listed.find(
+    (i) => i.digest === wantedDigest && i.labels[LABEL_SNAPSHOT] === snapshot.snapshotId,
+  );
+  let checkpointRef = held?.ref ?? snapshot.checkpointRef;
   const baseRef = pinnedReference(request.deployment.imageRef, request.deployment.imageDigest);
-  if (!local.has(snapshot.checkpointRef) || !local.has(baseRef)) {
+  const baseHeld = listed.some((i) => i.ref === baseRef);
+  if (!held || !baseHeld) {
     await rec.run("fetch_snapshot", async (scope) => {
       const before = await host.contentDigests(signal);
-      if (!local.has(snapshot.checkpointRef)) {
+      if (!held) {
         await host.run(
           host.ctr.checkpointFetch(snapshot.checkpointRef, snapshot.snapshotId, {
             plainHttp: host.plainHttp(snapshot.checkpointRef),
@@ -35,9 +56,17 @@ export async function startByRestore(
           "fetch the snapshot from the snapshot store",
           { timeout: "fetchSnapshotSeconds", ...opts },
         );
+        // containerd resolves repo@digest by that digest; the image it recorded must be it.
+        const fetched = await host.imageDigest(snapshot.checkpointRef, signal);
+        if (fetched !== wantedDigest) {
+          throw new Error(
+            `the snapshot store served ${fetched} for ${snapshot.checkpointRef}: refusing a checkpoint that is not the one captured`,
+          );
+        }
+        checkpointRef = snapshot.checkpointRef;
       }
       // The checkpoint carries the rw layer, not the image: the base image must be local too.
-      if (!local.has(baseRef)) {
+      if (!baseHeld) {
         await host.run(
           host.ctr.imagePull(baseRef, { plainHttp: host.plainHttp(baseRef) }),
           "pull the snapshot's base image",
@@ -48,14 +77,15 @@ export async function startByRestore(
         );
         scope.attributes.baseImagePulled = true;
       }
-      scope.bytes = await fetchedBytes(host, [snapshot.checkpointRef, baseRef], before, signal);
+      scope.bytes = await fetchedBytes(host, [checkpointRef, baseRef], before, signal);
       scope.attributes.checkpointRef = snapshot.checkpointRef;
     });
   }
 
   await rec.run("restore", async (scope) => {
+    await verifyCheckpoint(ctx, wantedDigest, baseRef);
     const restored = await host.run(
-      host.ctr.containerRestore(containerId, snapshot.checkpointRef),
+      host.ctr.containerRestore(containerId, checkpointRef),
       "restore the container from its checkpoint (CRIU)",
       {
         timeout: "restoreSeconds",
@@ -99,6 +129,67 @@ export async function startByRestore(
 
   await host.warmupAndReady(rec, request.readiness.port, request.warmup, signal);
   return { containerId, probe };
+}
+
+/**
+ * The container a cold start of this request would create — checkpointable, as a captured
+ * container was — created, read back (`ctr containers info`) and removed again: the spec
+ * containerd builds from the agent's own flags, which the checkpoint's must equal.
+ */
+export async function rebuiltContainer(ctx: StartContext, baseRef: string): Promise<ContainerInfo> {
+  const { host, signal } = ctx;
+  const opts = signal ? { signal } : {};
+  const spec = {
+    ...containerSpecFor(ctx, baseRef),
+    checkpointable: { criuConfigPath: host.config.criuConfigPath },
+  };
+  await host.run(host.ctr.containerCreate(spec), "build the container the restore must match", {
+    timeout: "createSeconds",
+    ...opts,
+    hint: `If a container ${spec.id} already exists, stop that replica first`,
+  });
+  ctx.created(spec.id);
+  try {
+    const info = await host.run(host.ctr.containerInfo(spec.id), "read the rebuilt spec", opts);
+    return ContainerInfo.parse(JSON.parse(info.stdout));
+  } finally {
+    await host.run(host.ctr.containerDelete(spec.id), "remove the rebuilt container", opts);
+  }
+}
+
+/** Refuses the checkpoint (by digest) unless it would restore exactly the rebuilt container. */
+async function verifyCheckpoint(ctx: StartContext, digest: string, baseRef: string) {
+  const { host, request, signal } = ctx;
+  const opts = signal ? { signal } : {};
+  const read = async (blob: string) =>
+    (await host.run(host.ctr.contentGet(blob), `read ${blob}`, opts)).stdoutBytes;
+  const index = CheckpointIndex.safeParse(JSON.parse((await read(digest)).toString("utf8")));
+  if (!index.success) throw new Error(`checkpoint ${digest} is not a checkpoint index`);
+  const blobs: CheckpointBlobs = {
+    index: index.data,
+    read: async (mediaType) => {
+      const blob = index.data.manifests.find((m) => m.mediaType === mediaType);
+      return blob ? read(blob.digest) : undefined;
+    },
+  };
+  const { deployment } = request;
+  const imageRefs = [
+    baseRef,
+    ...(deployment.estargzImageRef
+      ? [pinnedReference(deployment.estargzImageRef, deployment.estargzImageDigest)]
+      : []),
+  ];
+  const rebuilt = await rebuiltContainer(ctx, baseRef);
+  const problems = await checkpointProblems(blobs, {
+    imageRefs,
+    rebuilt,
+    namespace: host.config.namespace,
+  });
+  if (problems.length > 0) {
+    throw new Error(
+      `refusing to restore checkpoint ${digest}: ${problems.join("; ")} (a restored container must be the one a cold start builds)`,
+    );
+  }
 }
 
 /**

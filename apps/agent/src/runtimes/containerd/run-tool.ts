@@ -26,6 +26,8 @@ export interface RunToolOptions {
 
 export interface ToolResult {
   stdout: string;
+  /** stdout as bytes, for a tool that prints binary (`ctr content get` of a protobuf blob). */
+  stdoutBytes: Buffer;
   stderr: string;
   seconds: number;
 }
@@ -141,7 +143,8 @@ export function runTool(command: ToolCommand, options: RunToolOptions): Promise<
       finish();
       const seconds = (performance.now() - started) / 1000;
       if (exitCode === 0 && !timedOut && !aborted) {
-        resolve({ stdout: Buffer.concat(stdout).toString("utf8"), stderr, seconds });
+        const bytes = Buffer.concat(stdout);
+        resolve({ stdout: bytes.toString("utf8"), stdoutBytes: bytes, stderr, seconds });
         return;
       }
       const how = timedOut

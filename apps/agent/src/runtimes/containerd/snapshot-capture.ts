@@ -8,15 +8,15 @@ import { toggleCuda } from "./restore-path.ts";
  * Capture (the other half of restore): put the engine to sleep (vLLM level 1 keeps weights in
  * host memory, level 2 drops them: a 3.4 GB instead of 11.4 GB image, field notes §3), move each
  * CUDA process's GPU state into host memory (`cuda-checkpoint --toggle`), CRIU-dump the container
- * into a checkpoint image (`ctr containers checkpoint --task --rw`), label it with the snapshot id
- * and push it to the snapshot store.
+ * into a checkpoint image (`ctr containers checkpoint --task --rw`), label it with the snapshot id,
+ * push it to the operator's snapshot store and answer with its manifest digest.
  */
 export async function captureCheckpoint(
   host: ContainerdHost,
   containerId: string,
   port: number,
   request: CaptureSnapshotRequest,
-): Promise<{ pushed: boolean }> {
+): Promise<{ pushed: boolean; digest: string }> {
   const sleepCall = request.engineSleep ?? { path: `/sleep?level=${request.sleepLevel}` };
   await engineCall(port, sleepCall, {
     what: "put the engine to sleep",
@@ -44,5 +44,7 @@ export async function captureCheckpoint(
       { timeout: "pushSeconds" },
     );
   }
-  return { pushed: request.push };
+  // The digest of the index as written (a push sends it unchanged): restores fetch by it.
+  const digest = await host.imageDigest(request.checkpointRef);
+  return { pushed: request.push, digest };
 }

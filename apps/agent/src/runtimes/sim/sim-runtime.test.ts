@@ -69,6 +69,8 @@ const order = (events: PhaseEvent[]) => events.map((e) => Phase.options.indexOf(
 const seconds = (events: PhaseEvent[], phase: string) =>
   events.find((e) => e.phase === phase)?.seconds ?? NaN;
 
+const DIGEST = `sha256:${"e".repeat(64)}`;
+
 describe("SimRuntime", () => {
   it("replays a pull in DESIGN.md order, with bytes, ending ready", async () => {
     const events = await start(runtime(), request());
@@ -114,7 +116,11 @@ describe("SimRuntime", () => {
         deployment: {
           imageRef: "ghcr.io/thaw/llama:v1",
           simulation,
-          snapshot: { snapshotId, checkpointRef: "registry.internal/snap:1", sleepLevel: 2 },
+          snapshot: {
+            snapshotId,
+            checkpointRef: `registry.internal/snap@${DIGEST}`,
+            sleepLevel: 2,
+          },
         },
       }),
     );
@@ -156,7 +162,11 @@ describe("SimRuntime", () => {
         deployment: {
           imageRef: "ghcr.io/thaw/llama:v1",
           simulation,
-          snapshot: { snapshotId, checkpointRef: "registry.internal/snap:1", sleepLevel: 2 },
+          snapshot: {
+            snapshotId,
+            checkpointRef: `registry.internal/snap@${DIGEST}`,
+            sleepLevel: 2,
+          },
         },
       });
     await start(sim, restore());
@@ -178,9 +188,29 @@ describe("SimRuntime", () => {
       push: true,
     });
     expect(captured.seconds).toBeGreaterThan(1);
+    expect(captured.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     const inventory = await sim.inventory();
     expect(inventory.snapshotIds).toContain(snapshotId);
     expect(inventory.replicas).toEqual([]);
+
+    // The held checkpoint restores by the digest its capture reported, and by no other.
+    const restore = (digest: string) =>
+      request({
+        path: "restore",
+        deployment: {
+          imageRef: "ghcr.io/thaw/llama:v1",
+          simulation,
+          snapshot: {
+            snapshotId,
+            checkpointRef: `registry.internal/snap@${digest}`,
+            sleepLevel: 2,
+          },
+        },
+      });
+    expect(sim.refusal(restore(captured.digest))).toBeUndefined();
+    expect(sim.refusal(restore(DIGEST))).toBe(
+      `snapshot ${snapshotId} on this host is ${captured.digest}, the start asks for ${DIGEST}`,
+    );
   });
 
   it("lists parked replicas as warm", async () => {
@@ -201,7 +231,7 @@ describe("SimRuntime", () => {
           imageRef: "ghcr.io/thaw/llama:v1",
           snapshot: {
             snapshotId: randomUUID(),
-            checkpointRef: "registry.internal/snap:1",
+            checkpointRef: `registry.internal/snap@${DIGEST}`,
             sleepLevel: 2,
           },
         },
@@ -262,7 +292,7 @@ describe("SimRuntime", () => {
         },
         snapshot: {
           snapshotId: randomUUID(),
-          checkpointRef: "registry.internal/snap:1",
+          checkpointRef: `registry.internal/snap@${DIGEST}`,
           sleepLevel: 2,
         },
       },

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   type ColdStartResult,
   type FailureInjection,
@@ -59,6 +60,8 @@ interface SimReplica {
 }
 
 interface SimSnapshot {
+  /** The checkpoint image's manifest digest, as a capture would report it. */
+  digest: string;
   bytes: number;
   gpuModel: string;
   driverVersion: string | undefined;
@@ -100,6 +103,12 @@ export class SimRuntime implements Runtime {
   /** Why this host cannot serve this start, beyond its capabilities (a sim-only check). */
   refusal(request: StartReplicaRequest): string | undefined {
     if (request.path !== "restore") return undefined;
+    // Like containerd, a held checkpoint restores only as the bytes the control plane recorded.
+    const wanted = request.deployment.snapshot;
+    const held = wanted && this.snapshots.get(wanted.snapshotId);
+    const wantedDigest = wanted?.checkpointRef.split("@")[1];
+    if (held && held.digest !== wantedDigest)
+      return `snapshot ${wanted.snapshotId} on this host is ${held.digest}, the start asks for ${wantedDigest}`;
     const binding = request.deployment.simulation?.snapshot;
     const { figures } = this.options;
     const mismatch = (what: string, want: string | undefined, have: string | undefined) =>
@@ -171,7 +180,8 @@ export class SimRuntime implements Runtime {
     }
     const snapshot = request.deployment.snapshot;
     if (request.path === "restore" && snapshot && !this.snapshots.has(snapshot.snapshotId)) {
-      this.snapshots.set(snapshot.snapshotId, this.snapshotHere(entry.snapshotBytes));
+      const fetched = snapshot.checkpointRef.split("@")[1]!;
+      this.snapshots.set(snapshot.snapshotId, this.snapshotHere(entry.snapshotBytes, fetched));
     }
     return {
       replicaId,
@@ -208,11 +218,16 @@ export class SimRuntime implements Runtime {
       bytes / (profile.disk.writeMiBps * 2 ** 20) +
       (request.push ? bytes / ((profile.registryNetworkGbps * 1e9) / 8) : 0);
     await this.options.clock.sleep(seconds);
-    this.snapshots.set(request.snapshotId, this.snapshotHere(bytes));
+    // A simulated checkpoint's manifest: its digest names what was written, as a real one does.
+    const digest = `sha256:${createHash("sha256")
+      .update(JSON.stringify([request.checkpointRef, request.snapshotId, bytes, this.options.seed]))
+      .digest("hex")}`;
+    this.snapshots.set(request.snapshotId, this.snapshotHere(bytes, digest));
     this.replicas.delete(request.replicaId);
     return {
       snapshotId: request.snapshotId,
       checkpointRef: request.checkpointRef,
+      digest,
       seconds,
       pushed: request.push,
     };
@@ -237,9 +252,10 @@ export class SimRuntime implements Runtime {
     };
   }
 
-  private snapshotHere(bytes: number): SimSnapshot {
+  private snapshotHere(bytes: number, digest: string): SimSnapshot {
     const { figures } = this.options;
     return {
+      digest,
       bytes,
       gpuModel: figures.gpuModel,
       driverVersion: figures.driverVersion,

@@ -27,6 +27,7 @@ const QUERIES = new Set([
   "content get",
   "images ls",
   "containers ls",
+  "containers info",
 ]);
 
 export async function setupFakeRuntime(

@@ -61,10 +61,22 @@ case "$group $verb" in
   "content ls") cat "$S/content.txt" 2>/dev/null ;;
   "content get") cat "$S/blobs/$1" ;;
   "containers create")
+    # The container keeps what it was created with (labels aside, as ctr's spec keeps them
+    # apart): `containers info` prints it as the spec, so a test sees any difference.
+    created=""
     while [[ "$1" == --* ]]; do
-      case "$1" in --net-host | --seccomp) shift ;; *) shift 2 ;; esac
+      case "$1" in
+        --net-host | --seccomp) created="$created $1"; shift ;;
+        --label) shift 2 ;;
+        *) created="$created $1 $2"; shift 2 ;;
+      esac
     done
-    touch "$S/containers/$2" ;;
+    image="$1"; id="$2"; shift 2
+    echo "$image$created $*" > "$S/containers/$id" ;;
+  "containers info")
+    [ -f "$S/containers/$1" ] || { echo "ctr: container \"$1\" in namespace \"thaw\": not found" >&2; exit 1; }
+    printf '{"ID":"%s","Runtime":{"Name":"io.containerd.runc.v2","Options":{"type_url":"containerd.runc.v1.Options"}},"Spec":{"linux":{"cgroupsPath":"/thaw/%s"},"annotations":{"thaw.replica-id":"%s"},"process":{"env":["HOSTNAME=%s"]},"created":"%s"}}\n' \
+      "$1" "$1" "$1" "$FAKE_HOSTNAME" "$(cat "$S/containers/$1")" ;;
   "containers ls") ls "$S/containers" ;;
   "containers delete") rm -f "$S/containers/$1" ;;
   "containers restore") id="${@: -2:1}"; touch "$S/containers/$id"; echo RUNNING > "$S/tasks/$id" ;;

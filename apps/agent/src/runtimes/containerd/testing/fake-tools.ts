@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   appendFile,
   chmod,
@@ -28,6 +29,12 @@ export interface FakeImage {
   manifest: string;
 }
 
+export interface BlobDescriptor {
+  mediaType: string;
+  digest: string;
+  size: number;
+}
+
 export interface FakeTools {
   dir: string;
   /** Environment for the runtime's tools: fakes first on PATH. */
@@ -47,6 +54,10 @@ export interface FakeTools {
   publish(image: FakeImage, blobs?: Record<string, string>): Promise<void>;
   /** What `cuda-checkpoint --get-state --pid <pid>` answers from now on. */
   setCudaState(pid: number, state: "running" | "checkpointed"): Promise<void>;
+  /** Forget the calls so far (what a test set up is not what it asserts). */
+  forgetCalls(): Promise<void>;
+  /** Store a blob as `ctr content get <digest>` serves it; returns its descriptor. */
+  blob(mediaType: string, content: Uint8Array | string): Promise<BlobDescriptor>;
   /** Put an image in the local store as if it had been pulled before. */
   preload(ref: string, labels?: string): Promise<void>;
   remove(): Promise<void>;
@@ -60,6 +71,8 @@ export async function installFakeTools(
     snapshotId?: string;
     /** Tasks exit as soon as they start (an engine that crashes at boot). */
     taskExits?: boolean;
+    /** The host name `containers info` puts in HOSTNAME (ctr's --net-host does). */
+    hostname?: string;
   } = {},
 ): Promise<FakeTools> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "thaw-fake-tools-"));
@@ -85,6 +98,7 @@ export async function installFakeTools(
       FAKE_NON_CUDA_PIDS: (options.nonCudaPids ?? []).join(" "),
       FAKE_SNAPSHOT_ID: options.snapshotId ?? "",
       FAKE_TASK_EXITS: options.taskExits ? "1" : "",
+      FAKE_HOSTNAME: options.hostname ?? "gpu-host-1",
     },
     async calls() {
       const text = await readFile(path.join(state, "calls.log"), "utf8");
@@ -103,6 +117,15 @@ export async function installFakeTools(
       for (const [digest, content] of Object.entries(blobs)) {
         await writeFile(path.join(state, "blobs", digest), content);
       }
+    },
+    async forgetCalls() {
+      await writeFile(path.join(state, "calls.log"), "");
+    },
+    async blob(mediaType, content) {
+      const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+      const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+      await writeFile(path.join(state, "blobs", digest), bytes);
+      return { mediaType, digest, size: bytes.length };
     },
     async setCudaState(pid, cudaState) {
       await mkdir(path.join(state, "cuda"), { recursive: true });
