@@ -7,3 +7,4 @@ export * from "./choose-start-option";
 export * from "./autoscale-from-signal";
 export * from "./plan-warm-pool";
 export * from "./decide-snapshot-capture";
+export * from "./wait-price";
