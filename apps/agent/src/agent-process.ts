@@ -1,9 +1,10 @@
 import { mkdirSync } from "node:fs";
-import { type Server } from "node:http";
+import { type Server } from "node:https";
 import { type AddressInfo } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 import { ControlPlaneClient, HEARTBEAT_INTERVAL_MS, keepAliveFetch } from "@thaw/node-agent-client";
 import { type Logger } from "pino";
+import { AgentCallKeys, NonceCache } from "./api/agent-call-auth.ts";
 import { createAgentServer } from "./api/agent-server.ts";
 import { CredentialStore } from "./credential-store.ts";
 import { type AgentConfig, parseSimHosts, splitListenAddress } from "./env.ts";
@@ -19,14 +20,17 @@ import { hostFiguresFor, hostProfileFor } from "./sim/host-figures.ts";
 import { SimCloud } from "./sim/sim-cloud.ts";
 import { TelemetryPipeline } from "./telemetry/telemetry-pipeline.ts";
 import { TelemetrySpool } from "./telemetry/spool.ts";
+import { loadOrCreateAgentTls } from "./tls/agent-tls.ts";
 
-// The agent process: one HTTP server, one heartbeat loop, one telemetry pipeline and spool,
+// The agent process: one HTTPS server, one heartbeat loop, one telemetry pipeline and spool,
 // and the hosts it serves (a sim fleet: many; a GPU host: one).
 
 export interface AgentProcess {
   hosts: ReadonlyMap<string, HostAgent>;
-  /** Where the API listens, e.g. http://127.0.0.1:7070. */
+  /** Where the API listens, e.g. https://127.0.0.1:7070. */
   listenUrl: string;
+  /** SHA-256 of the agent's certificate: what its hosts pin at join (and the sim cloud's callers). */
+  certSha256: string;
   /** What the hosts joined with: `${advertiseBase}/hosts/{name}`. */
   advertiseBase: string;
   metrics: AgentMetrics;
@@ -54,6 +58,8 @@ export async function startAgent(
     options.client ??
     new ControlPlaneClient({ baseUrl: config.controlPlaneUrl, fetchImpl: keepAliveFetch() });
   const credentials = new CredentialStore(config.stateDir);
+  const tls = await loadOrCreateAgentTls(config.stateDir);
+  const callKeys = new AgentCallKeys(config.agentCallPublicKey);
   const tokens = new JoinTokenPool(config.joinTokensFile);
   const hosts = new Map<string, HostAgent>();
   let draining = false;
@@ -136,14 +142,27 @@ export async function startAgent(
     metrics,
     isDraining: () => draining,
     ...(simCloud ? { simCloud } : {}),
+    tls,
+    callKeys,
+    nonces: new NonceCache(),
+    metricsToken: config.metricsToken,
   });
   const address = await listen(server, config, log);
-  const listenUrl = `http://${urlHost(address.address)}:${address.port}`;
+  const listenUrl = `https://${urlHost(address.address)}:${address.port}`;
   const advertiseBase = (
-    config.advertiseUrl ?? `http://${urlHost(reachableAddress(address.address))}:${address.port}`
+    config.advertiseUrl ?? `https://${urlHost(reachableAddress(address.address))}:${address.port}`
   ).replace(/\/+$/, "");
 
-  const hostDeps = { client, credentials, tokens, telemetry, log, metrics };
+  const hostDeps = {
+    client,
+    credentials,
+    tokens,
+    telemetry,
+    log,
+    metrics,
+    certSha256: tls.certSha256,
+    callKeys,
+  };
   if (config.runtime === "containerd") {
     // One GPU host: the process serves it at its root (/v1/…), which is its agentUrl.
     const name = config.host.name ?? hostname();
@@ -227,6 +246,7 @@ export async function startAgent(
       hosts: hosts.size,
       listen: listenUrl,
       advertise: advertiseBase,
+      certSha256: tls.certSha256,
       controlPlane: config.controlPlaneUrl,
       timeFactor: config.sim.timeFactor,
       joinTokens: tokens.remaining,
@@ -281,7 +301,16 @@ export async function startAgent(
       log.info("agent stopped");
     })());
 
-  return { hosts, listenUrl, advertiseBase, metrics, telemetry, simCloud, shutdown };
+  return {
+    hosts,
+    listenUrl,
+    certSha256: tls.certSha256,
+    advertiseBase,
+    metrics,
+    telemetry,
+    simCloud,
+    shutdown,
+  };
 }
 
 async function listen(server: Server, config: AgentConfig, log: Logger): Promise<AddressInfo> {

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentClient } from "@thaw/node-agent-client";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentProcess, startAgent } from "./agent-process.ts";
@@ -63,7 +62,8 @@ describe.skipIf(!isRoot)("agent daemon on a containerd host", () => {
   it("joins as one host served at the root, and runs a real pull start end to end", async () => {
     const node = cp.nodeNamed("gpu-host-1");
     expect(node?.agentUrl).toBe(agent.listenUrl);
-    const client = new AgentClient({ baseUrl: node!.agentUrl!, credential: node!.credential });
+    expect(node?.agentCertSha256).toBe(agent.certSha256);
+    const client = cp.agentClient("gpu-host-1", { retries: 2 });
     const inventory = await client.inventory();
     expect(inventory.node).toMatchObject({ name: "gpu-host-1", runtime: "containerd" });
     expect(inventory.gpus.total).toBe(1); // g6e.xlarge: one L40S

@@ -2,8 +2,19 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join } from "node:path";
 import { z } from "zod";
 
-const Stored = z.record(z.string(), z.object({ nodeId: z.uuid(), credential: z.string() }));
+const Stored = z.record(
+  z.string(),
+  z.object({
+    nodeId: z.uuid(),
+    credential: z.string(),
+    /** The scheduler's public key the join answered (absent: stored by an older agent). */
+    agentCallPublicKey: z.string().optional(),
+    /** The certificate pinned at that join: another one means joining again. */
+    certSha256: z.string().optional(),
+  }),
+);
 export type StoredCredentials = z.infer<typeof Stored>;
+export type StoredCredential = StoredCredentials[string];
 
 /**
  * Per-host node credentials on local disk, so an agent restart keeps its nodes instead of
@@ -25,7 +36,7 @@ export class CredentialStore {
     return this.data[host];
   }
 
-  set(host: string, value: { nodeId: string; credential: string }): void {
+  set(host: string, value: StoredCredential): void {
     this.data[host] = value;
     this.flush();
   }

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { AgentCallPublicKeyText } from "@thaw/node-agent-client";
 import { z } from "zod";
 
 // The agent's configuration, validated once at start. Every setting has an environment
@@ -122,7 +123,28 @@ const FIELDS = [
   { path: "joinTokensFile", env: "THAW_JOIN_TOKENS_FILE", schema: z.string().min(1) },
   { path: "listen", env: "THAW_AGENT_LISTEN", schema: ListenAddress, default: "127.0.0.1:7070" },
   /** What the control plane should call when the listen address is not reachable as such (NAT, 0.0.0.0). */
-  { path: "advertiseUrl", env: "THAW_AGENT_ADVERTISE_URL", schema: z.url() },
+  {
+    path: "advertiseUrl",
+    env: "THAW_AGENT_ADVERTISE_URL",
+    schema: z.url({
+      protocol: /^https$/,
+      message: "expected an https:// URL (the agent serves TLS)",
+    }),
+  },
+  // GET /metrics answers only with this bearer token (Prometheus's `authorization`); unset:
+  // /metrics is off.
+  {
+    path: "metricsToken",
+    env: "THAW_AGENT_METRICS_TOKEN",
+    schema: z.string().min(16, "at least 16 characters (a shared secret)").max(256),
+  },
+  // The scheduler's public key, pinned by the operator (cloud-init): calls are verified with
+  // it, whatever key a join answer names. Unset: the key the control plane answers at join.
+  {
+    path: "agentCallPublicKey",
+    env: "THAW_AGENT_CALL_PUBLIC_KEY",
+    schema: AgentCallPublicKeyText,
+  },
   {
     path: "logLevel",
     env: "LOG_LEVEL",
@@ -212,6 +234,8 @@ export interface AgentConfig {
   /** Explicitly configured (or from the file); false when the default applies. */
   listenConfigured: boolean;
   advertiseUrl: string | undefined;
+  metricsToken: string | undefined;
+  agentCallPublicKey: string | undefined;
   logLevel: string;
   shutdownGraceSeconds: number;
   configFile: string | undefined;

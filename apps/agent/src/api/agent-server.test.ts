@@ -1,9 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Phase } from "@thaw/core/vocabulary";
-import { AgentApiError, AgentClient, type StartReplicaRequestInput } from "@thaw/node-agent-client";
+import {
+  AgentApiError,
+  type AgentClient,
+  type PinnedResponse,
+  type StartReplicaRequestInput,
+  generateAgentCallKeyPair,
+  keepAliveFetch,
+  parseAgentCallPrivateKey,
+  signAgentCall,
+} from "@thaw/node-agent-client";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentProcess, startAgent } from "../agent-process.ts";
@@ -15,10 +24,28 @@ const log = pino({ level: "silent" });
 interface Fleet {
   cp: FakeControlPlane;
   agent: AgentProcess;
+  state: string;
   client: (host: string) => AgentClient;
   credential: (host: string) => string;
+  nodeId: (host: string) => string;
   baseUrl: (host: string) => string;
+  /**
+   * A request to the agent over TLS pinned to its certificate, signed like the scheduler's
+   * for `signFor`'s node (by default the host the URL names; null: unsigned), with the
+   * control plane's key unless another is given.
+   */
+  call: (
+    url: string,
+    init?: RequestInit & {
+      body?: string;
+      signFor?: string | null;
+      key?: string;
+      now?: number;
+    },
+  ) => Promise<PinnedResponse>;
 }
+
+const pinnedFetch = keepAliveFetch();
 
 async function startFleet(env: Record<string, string>): Promise<Fleet> {
   const cp = new FakeControlPlane();
@@ -52,18 +79,39 @@ async function startFleet(env: Record<string, string>): Promise<Fleet> {
   return {
     cp,
     agent,
+    state,
     credential: (host) => node(host).credential,
+    nodeId: (host) => node(host).nodeId,
     baseUrl: (host) => node(host).agentUrl ?? "",
-    client: (host) =>
-      new AgentClient({
-        baseUrl: node(host).agentUrl ?? "",
-        credential: node(host).credential,
-        retries: 0,
-      }),
+    client: (host) => cp.agentClient(host),
+    call: (url, init = {}) => {
+      const { signFor, key, now, ...rest } = init;
+      const target = new URL(url);
+      const host = /^\/hosts\/([^/]+)/.exec(target.pathname)?.[1];
+      const nodeId =
+        signFor === null ? undefined : (signFor ?? (host ? node(host).nodeId : undefined));
+      const headers = new Headers(rest.headers);
+      if (nodeId)
+        headers.set(
+          "authorization",
+          signAgentCall(
+            parseAgentCallPrivateKey(key ?? cp.callKeys.privateKey),
+            {
+              nodeId,
+              method: rest.method ?? "GET",
+              path: `${target.pathname}${target.search}`,
+              body: rest.body ?? "",
+            },
+            now,
+          ),
+        );
+      return pinnedFetch(url, { ...rest, headers, certSha256: agent.certSha256 });
+    },
   };
 }
 
 const G5 = "api-g5-xlarge-1";
+const METRICS_TOKEN = "metrics-token-for-the-test";
 const P4D = "api-p4d-24xlarge-1";
 
 const startRequest = (input: Partial<StartReplicaRequestInput> = {}): StartReplicaRequestInput => ({
@@ -99,6 +147,7 @@ describe("agent HTTP API (sim fleet)", () => {
       THAW_SIM_HOST_PREFIX: "api",
       THAW_SIM_TIME_FACTOR: "100000",
       THAW_SIM_ESTARGZ: "false",
+      THAW_AGENT_METRICS_TOKEN: METRICS_TOKEN,
     });
   });
   afterAll(async () => {
@@ -307,13 +356,9 @@ describe("agent HTTP API (sim fleet)", () => {
 
   describe("bad input: 4xx naming the field, never a 500", () => {
     const post = (host: string, path: string, body: string, headers: Record<string, string> = {}) =>
-      fetch(`${fleet.baseUrl(host)}${path}`, {
+      fleet.call(`${fleet.baseUrl(host)}${path}`, {
         method: "POST",
-        headers: {
-          authorization: `Bearer ${fleet.credential(host)}`,
-          "content-type": "application/json",
-          ...headers,
-        },
+        headers: { "content-type": "application/json", ...headers },
         body,
       });
     const errorOf = async (response: Response) =>
@@ -391,50 +436,125 @@ describe("agent HTTP API (sim fleet)", () => {
       expect((await errorOf(response)).details?.field).toBe("snapshotId");
     });
 
-    it("404 for an unknown host or route, 405 for a wrong method, and /v1 needs a host when there are several", async () => {
-      const unknown = await fetch(`${fleet.agent.listenUrl}/hosts/nope/v1/inventory`);
-      expect(unknown.status).toBe(404);
-      expect((await errorOf(unknown)).details?.field).toBe("host");
-      const route = await fetch(`${fleet.baseUrl(G5)}/v1/nothing`);
+    it("404 for an unknown route and 405 for a wrong method, once the call is the scheduler's", async () => {
+      const route = await fleet.call(`${fleet.baseUrl(G5)}/v1/nothing`);
       expect(route.status).toBe(404);
-      const method = await fetch(`${fleet.baseUrl(G5)}/v1/inventory`, { method: "PUT" });
+      expect((await errorOf(route)).message).not.toContain(G5);
+      const method = await fleet.call(`${fleet.baseUrl(G5)}/v1/inventory`, { method: "PUT" });
       expect(method.status).toBe(405);
       expect(method.headers.get("allow")).toBe("GET");
-      const bare = await fetch(`${fleet.agent.listenUrl}/v1/inventory`);
-      expect(bare.status).toBe(404);
-      expect((await errorOf(bare)).code).toBe("host_required");
     });
   });
 
-  it("401 for a missing, wrong or another node's credential", async () => {
-    const inventory = (credential?: string) =>
-      fetch(
-        `${fleet.baseUrl(G5)}/v1/inventory`,
-        credential ? { headers: { authorization: `Bearer ${credential}` } } : {},
-      );
-    expect((await inventory()).status).toBe(401);
-    expect((await inventory("thawnode_wrong")).status).toBe(401);
-    const other = await inventory(fleet.credential(P4D));
-    expect(other.status).toBe(401);
-    expect(other.headers.get("www-authenticate")).toMatch(/Bearer/);
-    const wrongClient = new AgentClient({
-      baseUrl: fleet.baseUrl(G5),
-      credential: "nope",
-      retries: 0,
+  describe("only calls the scheduler signed for this host's node get in", () => {
+    const inventoryUrl = () => `${fleet.baseUrl(G5)}/v1/inventory`;
+    const refusal = async (response: PinnedResponse) => ({
+      status: response.status,
+      body: await response.text(),
     });
-    expect(await rejection(wrongClient.startReplica(startRequest()))).toMatchObject({
-      status: 401,
-      code: "unauthorized",
+
+    it("refuses an unsigned call, and the node's own credential (agent → control plane only)", async () => {
+      const unsigned = await refusal(await fleet.call(inventoryUrl(), { signFor: null }));
+      expect(unsigned.status).toBe(401);
+      const ownBearer = await fleet.call(inventoryUrl(), {
+        signFor: null,
+        headers: { authorization: `Bearer ${fleet.credential(G5)}` },
+      });
+      expect(ownBearer.headers.get("www-authenticate")).toBe("ThawAgentCall");
+      expect(await refusal(ownBearer)).toEqual(unsigned);
+      const otherBearer = await fleet.call(inventoryUrl(), {
+        signFor: null,
+        headers: { authorization: `Bearer ${fleet.credential(P4D)}` },
+      });
+      expect(await refusal(otherBearer)).toEqual(unsigned);
+    });
+
+    it("refuses a stale or future timestamp, another key, another node, a changed body, a replay", async () => {
+      const unsigned = await refusal(await fleet.call(inventoryUrl(), { signFor: null }));
+      const refused = async (init: Parameters<Fleet["call"]>[1], url = inventoryUrl()) =>
+        expect(await refusal(await fleet.call(url, init))).toEqual(unsigned);
+      await refused({ now: Date.now() - 61_000 });
+      await refused({ now: Date.now() + 61_000 });
+      await refused({ key: generateAgentCallKeyPair().privateKey });
+      // Signed for P4D's node, sent to G5: no other agent (or host) takes a node's call.
+      await refused({ signFor: fleet.nodeId(P4D) });
+
+      // A signature over one body does not carry another.
+      const request = startRequest();
+      const header = signAgentCall(parseAgentCallPrivateKey(fleet.cp.callKeys.privateKey), {
+        nodeId: fleet.nodeId(G5),
+        method: "POST",
+        path: new URL(`${fleet.baseUrl(G5)}/v1/replicas`).pathname,
+        body: JSON.stringify(request),
+      });
+      const send = (body: string) =>
+        pinnedFetch(`${fleet.baseUrl(G5)}/v1/replicas`, {
+          method: "POST",
+          headers: { authorization: header, "content-type": "application/json" },
+          body,
+          certSha256: fleet.agent.certSha256,
+        });
+      const tampered = await send(JSON.stringify({ ...request, gpus: [0], path: "lazy" }));
+      expect(await refusal(tampered)).toEqual(unsigned);
+      // The genuine call once; the same bytes again are a replay.
+      expect((await send(JSON.stringify(request))).status).toBe(202);
+      expect(await refusal(await send(JSON.stringify(request)))).toEqual(unsigned);
+      await fleet.client(G5).stopReplica(request.replicaId);
+    });
+
+    it("answers an unknown host, and a bare /v1 with several hosts, exactly like a bad signature", async () => {
+      const unsigned = await refusal(await fleet.call(inventoryUrl(), { signFor: null }));
+      for (const url of [
+        `${fleet.agent.listenUrl}/hosts/nope/v1/inventory`,
+        `${fleet.agent.listenUrl}/v1/inventory`,
+      ]) {
+        const response = await fleet.call(url, { signFor: fleet.nodeId(G5) });
+        expect(await refusal(response)).toEqual(unsigned);
+      }
+      expect(unsigned.body).not.toMatch(new RegExp(`${G5}|${P4D}|nope|hosts? `));
+    });
+
+    it("joined with its certificate's SHA-256, and a client pinned to another sends nothing", async () => {
+      expect(fleet.cp.nodeNamed(G5)?.agentCertSha256).toBe(fleet.agent.certSha256);
+      const before = fleet.agent.metrics.httpRequests;
+      const count = async () => (await before.get()).values.reduce((n, v) => n + v.value, 0);
+      const seen = await count();
+      const impostor = fleet.cp.agentClient(G5, { certSha256: "0".repeat(64) });
+      expect(await rejection(impostor.inventory())).toMatchObject({
+        status: 0,
+        code: "certificate_mismatch",
+      });
+      expect(await count()).toBe(seen);
     });
   });
 
-  it("serves health and Prometheus metrics without a credential", async () => {
-    expect(await (await fetch(`${fleet.agent.listenUrl}/healthz`)).json()).toEqual({
-      status: "ok",
-      hosts: 2,
-    });
-    expect(await fleet.client(G5).health()).toEqual({ status: "ok", joined: true });
-    const response = await fetch(`${fleet.agent.listenUrl}/metrics`);
+  it("fetches a new credential when its heartbeat says the operator rotated it", async () => {
+    const node = fleet.cp.nodeNamed(P4D)!;
+    const before = node.credential;
+    node.rotate = true;
+    await expect
+      .poll(() => node.credential !== before && !node.rotate, { timeout: 5_000 })
+      .toBe(true);
+    const stored = JSON.parse(
+      readFileSync(join(fleet.state, "credentials.json"), "utf8"),
+    ) as Record<string, { credential: string }>;
+    expect(stored[P4D]?.credential).toBe(node.credential);
+    expect(node.pendingCredential).toBeUndefined();
+  });
+
+  it("serves bare health to anyone, and Prometheus metrics only with its token", async () => {
+    const health = await fleet.call(`${fleet.agent.listenUrl}/healthz`, { signFor: null });
+    expect(await health.json()).toEqual({ status: "ok" });
+    expect(await fleet.client(G5).health()).toEqual({ status: "ok" });
+    const metrics = (token?: string) =>
+      fleet.call(`${fleet.agent.listenUrl}/metrics`, {
+        signFor: null,
+        ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+      });
+    expect((await metrics()).status).toBe(401);
+    expect((await metrics("not-the-metrics-token")).status).toBe(401);
+    expect((await metrics(fleet.credential(G5))).status).toBe(401);
+    const response = await metrics(METRICS_TOKEN);
     expect(response.headers.get("content-type")).toMatch(/text\/plain/);
     const text = await response.text();
     expect(text).toMatch(/^thaw_agent_starts_total\{path="pull",outcome="succeeded"\} [1-9]/m);
@@ -483,11 +603,7 @@ describe("agent shutdown", () => {
       THAW_SIM_HOST_PREFIX: "solo",
       THAW_SIM_TIME_FACTOR: "100000",
     });
-    const direct = new AgentClient({
-      baseUrl: fleet.agent.listenUrl,
-      credential: fleet.credential("solo-g5-xlarge-1"),
-      retries: 0,
-    });
+    const direct = fleet.cp.agentClient("solo-g5-xlarge-1", { baseUrl: fleet.agent.listenUrl });
     expect((await direct.inventory()).node.name).toBe("solo-g5-xlarge-1");
     await fleet.agent.shutdown("test");
     await fleet.cp.stop();

@@ -1,9 +1,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import { type IncomingMessage, type ServerResponse } from "node:http";
+import { type Server, createServer } from "node:https";
 import {
+  AGENT_CALL_MAX_SKEW_SECONDS,
+  AGENT_CALL_SCHEME,
   CaptureSnapshotRequest,
   ParkReplicaRequest,
   StartReplicaRequest,
+  parseAgentCallAuthorization,
 } from "@thaw/node-agent-client";
 import { type Logger } from "pino";
 import { z } from "zod";
@@ -11,13 +15,14 @@ import { AgentError } from "../agent-error.ts";
 import { type HostAgent } from "../host/host-agent.ts";
 import { type AgentMetrics } from "../metrics.ts";
 import { type SimCloud, SimCloudLaunchRequest } from "../sim/sim-cloud.ts";
-import { errorBody, parseBody, readJsonBody, sendJson } from "./http-json.ts";
+import { type AgentCallKeys, type NonceCache } from "./agent-call-auth.ts";
+import { errorBody, parseBody, parseJsonBody, readBodyBytes, sendJson } from "./http-json.ts";
 
-// The agent's HTTP API for the scheduler (node:http, one small router).
+// The agent's HTTPS API for the scheduler (node:https, one small router).
 //
-//   GET    /healthz                               process health (no auth)
-//   GET    /metrics                               Prometheus (no auth)
-//   GET    /hosts/{name}/healthz                  one host's health (no auth)
+//   GET    /healthz                               {status}, nothing else (no auth: systemd, LBs)
+//   GET    /metrics                               Prometheus, with THAW_AGENT_METRICS_TOKEN
+//   GET    /hosts/{name}/healthz                  one host's health
 //   POST   /hosts/{name}/v1/replicas              start a replica: 202, runs in the background
 //   POST   /hosts/{name}/v1/replicas/{id}/park    park a ready replica into the warm pool
 //   DELETE /hosts/{name}/v1/replicas/{id}         stop a replica (idempotent)
@@ -29,8 +34,11 @@ import { errorBody, parseBody, readJsonBody, sendJson } from "./http-json.ts";
 //
 // One process may serve many hosts (a sim fleet); each is addressed by its node name under
 // /hosts/{name}, which is the `agentUrl` it joined with. When the process serves exactly
-// one host, /v1/… (and /healthz) address it directly. Host routes need that host's own
-// node credential as a bearer token.
+// one host, /v1/… address it directly. Host routes take only a call the scheduler signed for
+// that host's node (agent-call-signature.ts) — never a bearer token, the node's own
+// credential included — and the signature is checked before any host is looked up: a call
+// for an unknown host, a host not joined, another node, or with a bad, stale or replayed
+// signature all get the same 401, naming nothing.
 
 export interface AgentServerOptions {
   hosts: ReadonlyMap<string, HostAgent>;
@@ -40,13 +48,22 @@ export interface AgentServerOptions {
   isDraining: () => boolean;
   /** The sim cloud this process runs, if any (THAW_SIM_CLOUD_TOKEN). */
   simCloud?: SimCloud;
+  /** The agent's key and self-signed certificate (its SHA-256 is pinned at join). */
+  tls: { key: string; cert: string };
+  /** The scheduler's keys that calls must be signed with. */
+  callKeys: AgentCallKeys;
+  /** Nonces of accepted calls, so none is accepted twice. */
+  nonces: NonceCache;
+  /** THAW_AGENT_METRICS_TOKEN: /metrics wants it as a bearer token; unset, /metrics is off. */
+  metricsToken?: string | undefined;
 }
 
 const ReplicaId = z.uuid({ message: "expected a replica id (UUID)" });
 
 type HostHandler = (
   host: HostAgent,
-  request: IncomingMessage,
+  /** The body as JSON (undefined: none), read and signature-checked before the handler runs. */
+  body: unknown,
   params: string[],
 ) => Promise<[number, unknown]>;
 
@@ -62,18 +79,16 @@ const HOST_ROUTES: HostRoute[] = [
     method: "POST",
     pattern: /^\/v1\/replicas$/,
     label: "POST /v1/replicas",
-    handle: async (host, request) => {
-      const body = await requireBody(request);
-      return [202, host.startReplica(parseBody(StartReplicaRequest, body))];
-    },
+    handle: async (host, body) =>
+      Promise.resolve([202, host.startReplica(parseBody(StartReplicaRequest, requireBody(body)))]),
   },
   {
     method: "POST",
     pattern: /^\/v1\/replicas\/([^/]+)\/park$/,
     label: "POST /v1/replicas/{id}/park",
-    handle: async (host, request, [id = ""]) => {
+    handle: async (host, given, [id = ""]) => {
       const replicaId = parseParam(id);
-      const body = (await readJsonBody(request)) ?? {};
+      const body = given ?? {};
       if (typeof body === "object" && body !== null && !Array.isArray(body)) {
         const given = (body as { replicaId?: unknown }).replicaId;
         if (given !== undefined && given !== replicaId) {
@@ -93,16 +108,16 @@ const HOST_ROUTES: HostRoute[] = [
     method: "DELETE",
     pattern: /^\/v1\/replicas\/([^/]+)$/,
     label: "DELETE /v1/replicas/{id}",
-    handle: async (host, _request, [id = ""]) => [200, await host.stopReplica(parseParam(id))],
+    handle: async (host, _body, [id = ""]) => [200, await host.stopReplica(parseParam(id))],
   },
   {
     method: "POST",
     pattern: /^\/v1\/snapshots$/,
     label: "POST /v1/snapshots",
-    handle: async (host, request) => {
-      const body = await requireBody(request);
-      return [200, await host.captureSnapshot(parseBody(CaptureSnapshotRequest, body))];
-    },
+    handle: async (host, body) => [
+      200,
+      await host.captureSnapshot(parseBody(CaptureSnapshotRequest, requireBody(body))),
+    ],
   },
   {
     method: "GET",
@@ -110,12 +125,21 @@ const HOST_ROUTES: HostRoute[] = [
     label: "GET /v1/inventory",
     handle: async (host) => [200, await host.inventory()],
   },
+  {
+    method: "GET",
+    pattern: /^\/healthz$/,
+    label: "GET /hosts/{name}/healthz",
+    handle: (host) => Promise.resolve([200, { status: host.isDraining ? "draining" : "ok" }]),
+  },
 ];
 
 export function createAgentServer(options: AgentServerOptions): Server {
-  const server = createServer((request, response) => {
-    void handle(options, request, response);
-  });
+  const server = createServer(
+    { key: options.tls.key, cert: options.tls.cert, minVersion: "TLSv1.2" },
+    (request, response) => {
+      void handle(options, request, response);
+    },
+  );
   // Slow or idle clients must not hold sockets forever.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
@@ -134,21 +158,21 @@ async function handle(
     const path = url.pathname;
     const method = request.method ?? "GET";
 
-    if (path === "/metrics" || path === "/healthz") {
-      label = `${method} ${path}`;
+    if (path === "/healthz") {
+      label = "GET /healthz";
       allowMethods(method, ["GET"]);
-      if (path === "/metrics") {
-        const text = await options.metrics.registry.metrics();
-        response.writeHead(200, { "content-type": options.metrics.registry.contentType });
-        response.end(text);
-        return;
-      }
-      const only = options.hosts.size === 1 ? [...options.hosts.values()][0] : undefined;
-      sendJson(response, 200, {
-        status: options.isDraining() ? "draining" : "ok",
-        hosts: options.hosts.size,
-        ...(only ? { joined: only.credential !== undefined } : {}),
-      });
+      sendJson(response, 200, { status: options.isDraining() ? "draining" : "ok" });
+      return;
+    }
+    if (path === "/metrics") {
+      label = "GET /metrics";
+      allowMethods(method, ["GET"]);
+      if (!options.metricsToken) throw new AgentError(404, "not_found", "no such route");
+      if (!bearerMatches(request.headers.authorization, options.metricsToken))
+        throw new AgentError(401, "unauthorized", "/metrics wants THAW_AGENT_METRICS_TOKEN");
+      const text = await options.metrics.registry.metrics();
+      response.writeHead(200, { "content-type": options.metrics.registry.contentType });
+      response.end(text);
       return;
     }
 
@@ -164,53 +188,21 @@ async function handle(
         sendJson(
           response,
           201,
-          cloud.launch(parseBody(SimCloudLaunchRequest, await requireBody(request))),
+          cloud.launch(parseBody(SimCloudLaunchRequest, requireBody(await readJson(request)))),
         );
       else sendJson(response, 200, await cloud.terminate(decodePart(id ?? "", "instanceId")));
       return;
     }
 
-    let host: HostAgent | undefined;
-    let rest = path;
-    const hostPath = /^\/hosts\/([^/]+)(\/.*)?$/.exec(path);
-    if (hostPath) {
-      const name = decodePart(hostPath[1] ?? "", "host");
-      host = options.hosts.get(name);
-      if (!host)
-        throw new AgentError(
-          404,
-          "unknown_host",
-          `this agent serves no host named '${name}'`,
-          "host",
-        );
-      rest = hostPath[2] ?? "/";
-    } else if (path.startsWith("/v1/")) {
-      if (options.hosts.size !== 1) {
-        throw new AgentError(
-          404,
-          "host_required",
-          `this agent serves ${options.hosts.size} hosts: address one as /hosts/{name}${path}`,
-          "host",
-        );
-      }
-      host = [...options.hosts.values()][0];
-    }
-    if (!host) throw new AgentError(404, "not_found", `no route for ${method} ${path}`);
-
-    if (rest === "/healthz") {
-      label = `${method} /hosts/{name}/healthz`;
-      allowMethods(method, ["GET"]);
-      sendJson(response, 200, {
-        status: host.isDraining ? "draining" : "ok",
-        joined: host.credential !== undefined,
-      });
-      return;
-    }
+    // Everything else is the scheduler's: a call signed for one host's node, checked before
+    // the host is looked up.
+    label = "host call";
+    const { host, body } = await authenticateCall(options, request, url);
+    const rest = hostPath(path);
     const matches = HOST_ROUTES.map((route) => ({ route, match: route.pattern.exec(rest) })).filter(
       (m) => m.match,
     );
-    if (matches.length === 0)
-      throw new AgentError(404, "not_found", `no route for ${method} ${path}`);
+    if (matches.length === 0) throw new AgentError(404, "not_found", "no such route");
     const found = matches.find((m) => m.route.method === method);
     if (!found)
       allowMethods(
@@ -219,13 +211,18 @@ async function handle(
       );
     const { route, match } = found!;
     label = route.label;
-    authenticate(host, request);
-    const [status, body] = await route.handle(host, request, match!.slice(1));
-    sendJson(response, status, body);
+    const [status, answer] = await route.handle(
+      host,
+      parseJsonBody(request, body),
+      match!.slice(1),
+    );
+    sendJson(response, status, answer);
   } catch (error) {
     if (error instanceof AgentError) {
       const headers: Record<string, string> = {};
-      if (error.status === 401) headers["www-authenticate"] = 'Bearer realm="thaw-agent"';
+      if (error.status === 401)
+        headers["www-authenticate"] =
+          label === "GET /metrics" ? 'Bearer realm="thaw-agent-metrics"' : AGENT_CALL_SCHEME;
       if (error.status === 503) headers["retry-after"] = "5";
       if (error.status === 405)
         headers.allow = (error.details?.allow as string[] | undefined)?.join(", ") ?? "";
@@ -263,27 +260,76 @@ function allowMethods(method: string, allowed: string[]): void {
   }
 }
 
-/** The bearer token must be this host's credential: both sides hashed, compared in constant time. */
-function authenticate(host: HostAgent, request: IncomingMessage): void {
-  const header = request.headers.authorization ?? "";
-  const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-  if (!token)
-    throw new AgentError(401, "unauthorized", "missing bearer credential", "authorization");
-  const expected = host.credentialDigest;
-  if (!expected)
-    throw new AgentError(
-      503,
-      "not_joined",
-      `host ${host.name} has not joined the control plane yet`,
-    );
-  const presented = createHash("sha256").update(token).digest();
-  if (!timingSafeEqual(presented, expected)) {
-    throw new AgentError(401, "unauthorized", "the credential is not this node's", "authorization");
-  }
+/** One answer for every refused call: it tells a prober nothing about hosts or keys. */
+function unauthorized(): AgentError {
+  return new AgentError(
+    401,
+    "unauthorized",
+    `expected a call signed by the control plane's scheduler (${AGENT_CALL_SCHEME})`,
+    "authorization",
+  );
 }
 
-async function requireBody(request: IncomingMessage): Promise<unknown> {
-  const body = await readJsonBody(request);
+/**
+ * The scheduler's signature over this very request: its node, method, path and query, body,
+ * a timestamp within ±60 s and a nonce not seen before. Then the host it addresses, which
+ * must be the signed node. Every failure is the same 401.
+ */
+async function authenticateCall(
+  options: AgentServerOptions,
+  request: IncomingMessage,
+  url: URL,
+): Promise<{ host: HostAgent; body: Buffer }> {
+  const signed = parseAgentCallAuthorization(request.headers.authorization);
+  const now = Date.now();
+  // Cheap checks before the body is read.
+  if (!signed || Math.abs(now / 1000 - signed.timestamp) > AGENT_CALL_MAX_SKEW_SECONDS)
+    throw unauthorized();
+  const body = await readBodyBytes(request);
+  const key = options.callKeys.verify(
+    signed,
+    { method: request.method ?? "GET", path: `${url.pathname}${url.search}`, body },
+    now,
+  );
+  if (!key || !options.nonces.remember(signed.nonce, now)) throw unauthorized();
+  const host = hostOf(options.hosts, url.pathname);
+  if (!host || host.nodeId?.toLowerCase() !== signed.nodeId || !host.trustsCallKey(key))
+    throw unauthorized();
+  return { host, body };
+}
+
+/** The host a path addresses: /hosts/{name}/…, or /v1/… when the process serves one. */
+function hostOf(hosts: ReadonlyMap<string, HostAgent>, path: string): HostAgent | undefined {
+  const named = /^\/hosts\/([^/]+)(\/.*)?$/.exec(path);
+  if (named) {
+    let name: string;
+    try {
+      name = decodeURIComponent(named[1] ?? "");
+    } catch {
+      return undefined;
+    }
+    return hosts.get(name);
+  }
+  return hosts.size === 1 ? [...hosts.values()][0] : undefined;
+}
+
+/** The route within the host: what follows /hosts/{name}, or the whole path. */
+function hostPath(path: string): string {
+  const named = /^\/hosts\/[^/]+(\/.*)?$/.exec(path);
+  return named ? (named[1] ?? "/") : path;
+}
+
+function bearerMatches(header: string | undefined, secret: string): boolean {
+  const presented = /^Bearer\s+(\S+)$/i.exec(header ?? "")?.[1] ?? "";
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return timingSafeEqual(digest(presented), digest(secret)) && presented.length > 0;
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  return parseJsonBody(request, await readBodyBytes(request));
+}
+
+function requireBody(body: unknown): unknown {
   if (body === undefined)
     throw new AgentError(400, "invalid_request", "body: expected a JSON object", "body");
   return body;

@@ -13,6 +13,14 @@ export async function readJsonBody(
   request: IncomingMessage,
   limit = MAX_BODY_BYTES,
 ): Promise<unknown> {
+  return parseJsonBody(request, await readBodyBytes(request, limit));
+}
+
+/** Reads the body's bytes (empty when there is none), refusing more than `limit`. */
+export async function readBodyBytes(
+  request: IncomingMessage,
+  limit = MAX_BODY_BYTES,
+): Promise<Buffer> {
   const declared = Number(request.headers["content-length"] ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
     throw new AgentError(
@@ -36,7 +44,12 @@ export async function readJsonBody(
     }
     chunks.push(chunk);
   }
-  if (size === 0) return undefined;
+  return Buffer.concat(chunks);
+}
+
+/** The body read by readBodyBytes as JSON; `undefined` when it is empty. */
+export function parseJsonBody(request: IncomingMessage, bytes: Buffer): unknown {
+  if (bytes.length === 0) return undefined;
   const type = request.headers["content-type"] ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new AgentError(
@@ -47,7 +60,7 @@ export async function readJsonBody(
     );
   }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+    return JSON.parse(bytes.toString("utf8")) as unknown;
   } catch (error) {
     throw new AgentError(
       400,

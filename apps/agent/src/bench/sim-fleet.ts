@@ -9,19 +9,20 @@
 // served by a minimal HTTP server in this process that validates with the protocol schemas
 // and counts (src/testing/fake-control-plane.ts) — no Postgres, no Next.js. So the figures
 // are the agent's capacity, not the control plane's. The driver plays the scheduler: it
-// calls each host's agent API with the host's credential (startReplica, then stopReplica
+// calls each host's agent API as the scheduler does, signed and pinned (startReplica, then stopReplica
 // once the start's outcome arrived as telemetry) and keeps `concurrency` starts in flight.
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import {
-  AgentClient,
+  type AgentClient,
   type ReplicaSimulation,
   type StartReplicaRequestInput,
+  keepAliveFetch,
 } from "@thaw/node-agent-client";
 import { FakeControlPlane, type FakeNode } from "../testing/fake-control-plane.ts";
 
@@ -108,6 +109,7 @@ writeFileSync(
 // Node itself with tsx as a loader (not the tsx CLI wrapper): signals reach the agent as
 // they would under systemd. THAW_BENCH_AGENT_NODE_ARGS adds flags, e.g. "--cpu-prof".
 const nodeArgs = (process.env.THAW_BENCH_AGENT_NODE_ARGS ?? "").split(" ").filter(Boolean);
+const metricsToken = randomBytes(24).toString("base64url");
 const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts"], {
   cwd: appDir,
   env: {
@@ -120,6 +122,7 @@ const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main
     THAW_AGENT_LISTEN: "127.0.0.1:0",
     THAW_SIM_TIME_FACTOR: String(TIME_FACTOR),
     THAW_AGENT_SHUTDOWN_GRACE_SECONDS: "2",
+    THAW_AGENT_METRICS_TOKEN: metricsToken,
     LOG_LEVEL: "warn",
   },
   stdio: ["ignore", "ignore", "pipe"],
@@ -149,7 +152,9 @@ while (cp.nodes.size < HOSTS) {
 const joinSeconds = (performance.now() - joinStart) / 1000;
 progress(`all ${HOSTS} hosts joined in ${joinSeconds.toFixed(1)} s`);
 const nodes = [...cp.nodes.values()];
-const agentOrigin = new URL(nodes[0]?.agentUrl ?? "http://invalid").origin;
+const agentOrigin = new URL(nodes[0]?.agentUrl ?? "https://invalid").origin;
+const agentCertSha256 = nodes[0]?.agentCertSha256;
+const scrapeFetch = keepAliveFetch();
 
 // --- the driver (plays the scheduler) ----------------------------------------------------------
 
@@ -159,12 +164,7 @@ interface Driven {
 }
 const free: Driven[] = nodes.map((node) => ({
   node,
-  client: new AgentClient({
-    baseUrl: node.agentUrl ?? "",
-    credential: node.credential,
-    timeoutMs: 30_000,
-    retries: 0,
-  }),
+  client: cp.agentClient(node.name, { timeoutMs: 30_000, retries: 0 }),
 }));
 let outstanding = 0;
 let startErrors = 0;
@@ -215,7 +215,11 @@ function pump(rampSeconds = 0): void {
 // --- agent metrics -----------------------------------------------------------------------------
 
 async function scrape(): Promise<Map<string, number>> {
-  const text = await (await fetch(`${agentOrigin}/metrics`)).text();
+  const response = await scrapeFetch(`${agentOrigin}/metrics`, {
+    headers: { authorization: `Bearer ${metricsToken}` },
+    certSha256: agentCertSha256,
+  });
+  const text = await response.text();
   const values = new Map<string, number>();
   for (const line of text.split("\n")) {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) ([-+0-9.eE]+|NaN)$/.exec(line);

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { type Phase, type StartPath } from "@thaw/core/vocabulary";
 import {
   type AgentInventory,
@@ -17,6 +16,7 @@ import {
 } from "@thaw/node-agent-client";
 import { type Logger } from "pino";
 import { AgentError } from "../agent-error.ts";
+import { type AgentCallKeys } from "../api/agent-call-auth.ts";
 import { type CredentialStore } from "../credential-store.ts";
 import { type JoinTokenSource } from "../join-tokens.ts";
 import { type AgentMetrics } from "../metrics.ts";
@@ -42,6 +42,10 @@ export interface HostAgentDeps {
   metrics?: AgentMetrics;
   /** This host's base URL for the scheduler (joined as `agentUrl`). */
   agentUrl?: string;
+  /** SHA-256 of the agent's TLS certificate, pinned at join with agentUrl. */
+  certSha256?: string;
+  /** The scheduler keys the process trusts; the join answer's key is added to them. */
+  callKeys?: AgentCallKeys;
   provider?: "aws" | "sim";
   zone?: string;
   /** The provider's id of this host (EC2 instance id); default `{runtime}-{name}`. */
@@ -86,7 +90,10 @@ export class HostAgent {
   private credentialValue: string | undefined;
   /** The credential the control plane stopped taking: proof of identity when joining again. */
   private staleCredential: string | undefined;
-  private credentialSha: Buffer | undefined;
+  /** The scheduler's public key this host's calls must be signed with (from its join). */
+  private callKey: string | undefined;
+  /** A rotation was asked for and the new credential is being fetched. */
+  private renewing: Promise<void> | undefined;
   private draining = false;
   private readonly replicas = new Map<string, ReplicaRecord>();
   private readonly captures = new Map<string, Promise<CaptureSnapshotResponse>>();
@@ -100,20 +107,26 @@ export class HostAgent {
     private readonly deps: HostAgentDeps,
   ) {
     const stored = deps.credentials.get(name);
-    if (stored) {
+    if (stored && stored.agentCallPublicKey && stored.certSha256 === deps.certSha256) {
       this.nodeId = stored.nodeId;
       this.setCredential(stored.credential);
+      this.callKey = deps.callKeys?.accept(stored.agentCallPublicKey);
       this.status = "joined";
+    } else if (stored) {
+      // Joined by an older agent (no scheduler key) or with another certificate: the
+      // scheduler could not call it, so it joins again, proving it is that node.
+      this.nodeId = stored.nodeId;
+      this.staleCredential = stored.credential;
     }
+  }
+
+  /** Whether a call signed with this key (its text) may act on this host. */
+  trustsCallKey(key: string): boolean {
+    return this.callKey !== undefined && this.callKey === key;
   }
 
   get credential(): string | undefined {
     return this.credentialValue;
-  }
-
-  /** SHA-256 of the credential, for constant-time comparison with a presented bearer token. */
-  get credentialDigest(): Buffer | undefined {
-    return this.credentialSha;
   }
 
   get isDraining(): boolean {
@@ -131,10 +144,11 @@ export class HostAgent {
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
       if (error instanceof ControlPlaneError && error.status === 401 && this.status === "joined") {
-        // The control plane no longer takes this credential (node deleted or terminated, or
-        // the credential secret rotated): join again with a fresh token when one is
-        // available, presenting the old credential to prove this host is that node. It stays
-        // on disk until a join replaces it, so a restart in between can still prove it.
+        // The control plane no longer takes this credential (node deleted, terminated or
+        // revoked): join again with a fresh token when one is available, presenting the old
+        // credential (it proves nothing once revoked: then only a token made for this node
+        // does). It stays on disk until a join replaces it, so a restart in between can still
+        // present it.
         this.staleCredential = this.credentialValue;
         this.setCredential(undefined);
         this.status = "unjoined";
@@ -145,8 +159,6 @@ export class HostAgent {
 
   private setCredential(credential: string | undefined): void {
     this.credentialValue = credential;
-    this.credentialSha =
-      credential === undefined ? undefined : createHash("sha256").update(credential).digest();
   }
 
   private async join(): Promise<void> {
@@ -165,16 +177,22 @@ export class HostAgent {
         zone: this.deps.zone ?? "sim-a",
         agentVersion: AGENT_VERSION,
         ...(this.deps.agentUrl ? { agentUrl: this.deps.agentUrl } : {}),
+        ...(this.deps.agentUrl && this.deps.certSha256
+          ? { agentCertSha256: this.deps.certSha256 }
+          : {}),
         ...(this.staleCredential ? { nodeCredential: this.staleCredential } : {}),
         figures: this.figures,
       });
       this.staleCredential = undefined;
       this.nodeId = joined.nodeId;
       this.setCredential(joined.credential);
+      this.callKey = this.deps.callKeys?.accept(joined.agentCallPublicKey);
       this.status = "joined";
       this.deps.credentials.set(this.name, {
         nodeId: joined.nodeId,
         credential: joined.credential,
+        agentCallPublicKey: joined.agentCallPublicKey,
+        ...(this.deps.certSha256 ? { certSha256: this.deps.certSha256 } : {}),
       });
       this.deps.metrics?.joins.inc({ result: "joined" });
     } catch (error) {
@@ -190,7 +208,7 @@ export class HostAgent {
     const inventory = await this.runtimeInventory();
     const used = this.gpuHolders.size;
     try {
-      await this.deps.client.heartbeat(credential, {
+      const answer = await this.deps.client.heartbeat(credential, {
         agentVersion: AGENT_VERSION,
         gpusFree: Math.max(0, this.figures.gpuCount - used),
         gpusUsed: used,
@@ -202,9 +220,34 @@ export class HostAgent {
         },
       });
       this.deps.metrics?.heartbeats.inc({ result: "sent" });
+      if (answer.rotateCredential) this.renewing ??= this.renewCredential(credential);
     } catch (error) {
       this.deps.metrics?.heartbeats.inc({ result: "failed" });
       throw error;
+    }
+  }
+
+  /**
+   * An operator rotated this node's credential: fetch the new one with the current one, keep
+   * it on disk first, then use it (its first use retires the old one at the control plane).
+   * A failure keeps the current credential, which still works; the next heartbeat asks again.
+   */
+  private async renewCredential(current: string): Promise<void> {
+    try {
+      const renewed = await this.deps.client.renewCredential(current);
+      const stored = this.deps.credentials.get(this.name);
+      if (stored && this.credentialValue === current) {
+        this.deps.credentials.set(this.name, { ...stored, credential: renewed.credential });
+        this.setCredential(renewed.credential);
+        this.deps.log.info({ host: this.name, nodeId: this.nodeId }, "credential rotated");
+      }
+    } catch (error) {
+      this.deps.log.warn(
+        { host: this.name, err: error instanceof Error ? error.message : String(error) },
+        "credential rotation failed; retrying at the next heartbeat",
+      );
+    } finally {
+      this.renewing = undefined;
     }
   }
 

@@ -1,6 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { keepAliveFetch } from "@thaw/node-agent-client";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentProcess, startAgent } from "../agent-process.ts";
@@ -14,11 +15,14 @@ const TOKEN = "sim-cloud-secret-0123456789";
 describe("sim cloud", () => {
   let cp: FakeControlPlane;
   let agent: AgentProcess;
+  // Over the agent's TLS, pinned to its certificate, as the scheduler's sim provider calls it.
+  const pinned = keepAliveFetch();
   const call = (method: string, path: string, body?: unknown, token = TOKEN) =>
-    fetch(`${agent.listenUrl}/sim-cloud/v1/instances${path}`, {
+    pinned(`${agent.listenUrl}/sim-cloud/v1/instances${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      certSha256: agent.certSha256,
     });
   const launch = (instanceId: string, bootSeconds = 30) =>
     call("POST", "", {

@@ -3,26 +3,36 @@ import { type IncomingMessage, type Server, createServer } from "node:http";
 import { type AddressInfo } from "node:net";
 import {
   AGENT_API_PREFIX,
+  AgentClient,
+  type AgentClientOptions,
   type ColdStartOutcomeReport,
   HeartbeatRequest,
   JoinRequest,
   type PhaseEventReport,
   TelemetryBatch,
+  generateAgentCallKeyPair,
+  parseAgentCallPrivateKey,
 } from "@thaw/node-agent-client";
 
-// A stand-in for the control plane's agent API (join, heartbeat, telemetry) that only
-// validates, counts and remembers: for unit tests and the sim-fleet benchmark, where the
+// A stand-in for the control plane's agent API (join, heartbeat, credential, telemetry) that
+// only validates, counts and remembers: for unit tests and the sim-fleet benchmark, where the
 // agent side is measured, not Postgres. Telemetry is idempotent on (cold start, sequence)
-// like the real ingest, and it can be told to be down.
+// like the real ingest, and it can be told to be down. It plays the scheduler too: it holds
+// the key pair whose public half its joins answer, and makes agent clients that sign with it.
 
 export interface FakeNode {
   nodeId: string;
   name: string;
   credential: string;
   agentUrl: string | undefined;
+  agentCertSha256: string | undefined;
   joinToken: string;
   instanceId: string | undefined;
   zone: string | undefined;
+  /** Heartbeat answers ask for a new credential while set. */
+  rotate: boolean;
+  /** Issued by POST /credential, not used yet. */
+  pendingCredential?: string;
 }
 
 export class FakeControlPlane {
@@ -46,6 +56,22 @@ export class FakeControlPlane {
   onHeartbeat: ((node: FakeNode) => void) | undefined;
   private server: Server | undefined;
   url = "";
+  /** The scheduler's key pair: joins answer the public key, agentClient signs with the private. */
+  readonly callKeys = generateAgentCallKeyPair();
+
+  /** A scheduler's client for a joined host: signed with callKeys, pinned to its certificate. */
+  agentClient(host: string, extra: Partial<AgentClientOptions> = {}): AgentClient {
+    const node = this.nodeNamed(host);
+    if (!node?.agentUrl || !node.agentCertSha256) throw new Error(`${host} did not join`);
+    return new AgentClient({
+      baseUrl: node.agentUrl,
+      nodeId: node.nodeId,
+      signingKey: parseAgentCallPrivateKey(this.callKeys.privateKey),
+      certSha256: node.agentCertSha256,
+      retries: 0,
+      ...extra,
+    });
+  }
 
   async start(port = 0): Promise<string> {
     this.server = createServer((request, response) => {
@@ -94,27 +120,56 @@ export class FakeControlPlane {
       const node: FakeNode = {
         nodeId: randomUUID(),
         name: join.name,
-        credential: `thawnode_${randomBytes(24).toString("base64url")}`,
+        credential: newCredential(),
         agentUrl: join.agentUrl,
+        agentCertSha256: join.agentCertSha256,
         joinToken: join.joinToken,
         instanceId: join.instanceId,
         zone: join.zone,
+        rotate: false,
       };
       this.nodes.set(node.nodeId, node);
       this.byCredential.set(node.credential, node);
       return [
         200,
-        { nodeId: node.nodeId, credential: node.credential, heartbeatIntervalSeconds: 5 },
+        {
+          nodeId: node.nodeId,
+          credential: node.credential,
+          heartbeatIntervalSeconds: 5,
+          agentCallPublicKey: this.callKeys.publicKey,
+        },
       ];
     }
     const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
     const node = token ? this.byCredential.get(token) : undefined;
-    if (!node) return [401, { error: { code: "UNAUTHORIZED", message: "unknown credential" } }];
+    if (!token || !node)
+      return [401, { error: { code: "UNAUTHORIZED", message: "unknown credential" } }];
+    if (token === node.pendingCredential) {
+      // The rotated credential's first use retires the old one.
+      this.byCredential.delete(node.credential);
+      node.credential = token;
+      node.pendingCredential = undefined;
+      node.rotate = false;
+    }
     if (path === "/heartbeat") {
       HeartbeatRequest.parse(body);
       this.counts.heartbeats++;
       this.onHeartbeat?.(node);
-      return [200, { nodeId: node.nodeId, state: "ready", heartbeatIntervalSeconds: 5 }];
+      return [
+        200,
+        {
+          nodeId: node.nodeId,
+          state: "ready",
+          heartbeatIntervalSeconds: 5,
+          rotateCredential: node.rotate,
+        },
+      ];
+    }
+    if (path === "/credential") {
+      if (node.pendingCredential) this.byCredential.delete(node.pendingCredential);
+      node.pendingCredential = newCredential();
+      this.byCredential.set(node.pendingCredential, node);
+      return [200, { nodeId: node.nodeId, credential: node.pendingCredential }];
     }
     if (path === "/telemetry") {
       if (this.telemetryStatus !== undefined)
@@ -145,4 +200,8 @@ export class FakeControlPlane {
     }
     return [404, { error: { code: "NOT_FOUND", message: path } }];
   }
+}
+
+function newCredential(): string {
+  return `thawnode_${randomBytes(6).toString("hex")}_${randomBytes(24).toString("base64url")}`;
 }
