@@ -96,12 +96,15 @@ export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
         "create",
         "--net-host",
         // Tenant code runs here: no raw sockets (ARP/ICMP spoofing on the host network), and
-        // the runtime's default seccomp profile — except for a container that is to be
-        // checkpointed, which CRIU needs unconfined (field notes §3). NoNewPrivileges is on
-        // by default (ctr's --allow-new-privs is never passed).
+        // the runtime's default seccomp profile, checkpointable containers included. ctr
+        // builds containerd's default profile from the final capability set, so the
+        // capabilities CRIU needs (CHECKPOINT_CAPABILITIES) bring exactly their syscalls
+        // (ptrace, process_vm_readv, kcmp, setns, mount, ...) and nothing else; CRIU dumps a
+        // filtered task with PTRACE_O_SUSPEND_SECCOMP and restores its filter (Linux >= 4.3).
+        // NoNewPrivileges is on by default (ctr's --allow-new-privs is never passed).
         "--cap-drop",
         "CAP_NET_RAW",
-        ...(spec.checkpointable ? [] : ["--seccomp"]),
+        "--seccomp",
         ...(spec.snapshotter ? ["--snapshotter", spec.snapshotter] : []),
         ...labelFlags(spec.labels),
         ...Object.entries(env).flatMap(([k, v]) => ["--env", `${k}=${v}`]),

@@ -1,11 +1,19 @@
 import { randomUUID } from "node:crypto";
+import { chmod, mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type StartReplicaRequestInput } from "@thaw/node-agent-client";
+import { StartReplicaRequest, type StartReplicaRequestInput } from "@thaw/node-agent-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PhaseRecorder } from "../phase-recorder.ts";
 import { type PhaseEvent, PhaseFailedError } from "../runtime.ts";
+import { comparableSpec, ContainerInfo, specDifferences } from "./checkpoint-spec.ts";
 import { ContainerdRuntime } from "./containerd-runtime.ts";
+import { pinnedReference } from "./image-blobs.ts";
 import { parseTaskList } from "./parse.ts";
+import { rebuiltContainer } from "./restore-path.ts";
 import { runTool } from "./run-tool.ts";
+import { containerSpecFor, type StartContext } from "./start-context.ts";
 import {
   ensureContainerTools,
   httpGet,
@@ -199,6 +207,142 @@ describe.skipIf(!isRoot)("containerd runtime, real containerd", () => {
       /did not answer 200 within 1 s.*answered 404/s,
     );
     expect(await ctr("containers", "ls", "-q")).not.toContain(req.replicaId);
+  });
+
+  const specOf = async (id: string) =>
+    ContainerInfo.parse(JSON.parse(await ctr("containers", "info", id)));
+  const contextOf = (input: StartReplicaRequestInput): StartContext => ({
+    host: runtime.host,
+    request: StartReplicaRequest.parse(input),
+    rec: new PhaseRecorder(() => undefined),
+    signal: undefined,
+    created: () => undefined,
+  });
+  const pinned = () => pinnedReference(stack.image.ref, stack.image.digest);
+  /** The container a cold start of `input` creates (its task is not started: the extra
+   * capabilities of a checkpointable container may exceed what this machine's root holds). */
+  const coldContainer = async (input: StartReplicaRequestInput) => {
+    await runtime.host.run(runtime.host.ctr.imagePull(pinned(), { plainHttp: true }), "pull");
+    const spec = containerSpecFor(contextOf(input), pinned());
+    await runtime.host.run(runtime.host.ctr.containerCreate(spec), "create");
+    try {
+      return await specOf(spec.id);
+    } finally {
+      await runtime.host.run(runtime.host.ctr.containerDelete(spec.id), "delete");
+    }
+  };
+
+  it("confines a checkpointable container too: default seccomp widened only by CRIU's capabilities", async () => {
+    const info = await coldContainer(
+      request({
+        deployment: {
+          imageRef: stack.image.ref,
+          imageDigest: stack.image.digest,
+          checkpointable: true,
+        },
+      }),
+    );
+    const spec = info.Spec as {
+      process: { noNewPrivileges?: boolean; capabilities: { bounding: string[] } };
+      linux: {
+        seccomp?: { defaultAction: string; syscalls: { names: string[]; action: string }[] };
+      };
+    };
+    expect(spec.process.capabilities.bounding).not.toContain("CAP_NET_RAW");
+    expect(spec.process.capabilities.bounding).toContain("CAP_CHECKPOINT_RESTORE");
+    expect(spec.process.noNewPrivileges).toBe(true);
+    expect(spec.linux.seccomp?.defaultAction).toMatch(/^SCMP_ACT_(ERRNO|KILL)/);
+    const allowed = new Set(
+      spec.linux
+        .seccomp!.syscalls.filter((s) => s.action === "SCMP_ACT_ALLOW")
+        .flatMap((s) => s.names),
+    );
+    // What CRIU's capabilities bring (CRIU works through them); syscalls of none stay out.
+    for (const syscall of ["ptrace", "process_vm_readv", "kcmp", "setns", "open_by_handle_at"])
+      expect(allowed).toContain(syscall);
+    for (const syscall of ["init_module", "kexec_load", "reboot", "iopl"])
+      expect(allowed).not.toContain(syscall);
+  });
+
+  it("builds a restored container with the cold path's spec, differing only in its own names", async () => {
+    const deployment = {
+      imageRef: stack.image.ref,
+      imageDigest: stack.image.digest,
+      env: { HF_HOME: "/models" },
+    };
+    const cold = await coldContainer(
+      request({ deployment: { ...deployment, checkpointable: true } }),
+    );
+    const restore = request({
+      path: "restore",
+      deployment: {
+        ...deployment,
+        snapshot: {
+          snapshotId: randomUUID(),
+          checkpointRef: `${stack.registryHost}/thaw-snapshots@sha256:${"0".repeat(64)}`,
+          sleepLevel: 2,
+        },
+      },
+    });
+    const rebuilt = await rebuiltContainer(contextOf(restore), pinned());
+    // The probe is gone again: the restore creates the container under the same id.
+    expect(await ctr("containers", "ls", "-q")).not.toContain(restore.replicaId);
+    expect(rebuilt.Runtime.Name).toBe(cold.Runtime.Name);
+    // Raw, the specs differ where they name the container (cgroup, labels)...
+    expect(specDifferences(rebuilt.Spec, cold.Spec)).not.toEqual([]);
+    // ... and nowhere else: capabilities, seccomp, mounts, env, hooks are the cold path's.
+    const ours = comparableSpec(rebuilt.Spec, stack.namespace);
+    const theirs = comparableSpec(cold.Spec, stack.namespace);
+    expect([ours.problem, theirs.problem]).toEqual([null, null]);
+    expect(specDifferences(ours.spec, theirs.spec)).toEqual([]);
+  });
+
+  it("restores only by the digest recorded at capture, and only a checkpoint", async () => {
+    // CRIU cannot run on every machine that runs this test: a criu that passes `criu check`
+    // stands in for the preflight, and no restore gets as far as CRIU here.
+    const dir = await mkdtemp(path.join(os.tmpdir(), "thaw-restore-it-"));
+    await writeFile(path.join(dir, "criu"), '#!/bin/sh\necho "Looks good."\n');
+    await chmod(path.join(dir, "criu"), 0o755);
+    await mkdir(path.join(dir, "kernel"));
+    await writeFile(path.join(dir, "kernel", "io_uring_disabled"), "2\n");
+    const restoring = new ContainerdRuntime({
+      address: stack.address,
+      namespace: stack.namespace,
+      logDir: stack.logDir,
+      plainHttpRegistries: [stack.registryHost],
+      tools: { criu: path.join(dir, "criu") },
+      procSysDir: dir,
+    });
+    const repository = pinnedReference(stack.image.ref, undefined).replace(/:[^/:]+$/, "");
+    const restore = (checkpointRef: string) =>
+      request({
+        path: "restore",
+        warmup: undefined,
+        deployment: {
+          imageRef: stack.image.ref,
+          imageDigest: stack.image.digest,
+          snapshot: { snapshotId: randomUUID(), checkpointRef, sleepLevel: 2 },
+        },
+      });
+
+    // Not the digest the capture recorded: containerd resolves by digest, the store has none.
+    const unknown = restore(`${repository}@sha256:${"0".repeat(64)}`);
+    const missing = await restoring.startReplica(unknown, () => undefined).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ phase: "fetch_snapshot" });
+    expect((missing as Error).message).toMatch(
+      /fetch the snapshot from the snapshot store.*not found/s,
+    );
+
+    // A digest the store has, but of an image and not a checkpoint: fetched, then refused.
+    const image = restore(`${repository}@${stack.image.digest}`);
+    const refused = await restoring.startReplica(image, () => undefined).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ phase: "restore" });
+    expect((refused as Error).message).toContain(
+      `refusing to restore checkpoint ${stack.image.digest}`,
+    );
+    for (const req of [unknown, image])
+      expect(await ctr("containers", "ls", "-q")).not.toContain(req.replicaId);
+    expect(parseTaskList(await ctr("tasks", "ls")).size).toBe(0);
   });
 
   it("accepts the GPU hosts' containerd config (infra/agent/containerd/config.toml)", async () => {

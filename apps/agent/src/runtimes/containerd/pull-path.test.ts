@@ -51,7 +51,8 @@ describe("pull path command lines (fake ctr)", () => {
     // prettier-ignore
     expect(await fake.actions()).toEqual([
       ["ctr", ...G, "images", "pull", pinned],
-      ["ctr", ...G, "containers", "create", "--net-host", "--cap-drop", "CAP_NET_RAW",
+      // Checkpointable, and confined all the same: the default seccomp profile (issue 23).
+      ["ctr", ...G, "containers", "create", "--net-host", "--cap-drop", "CAP_NET_RAW", "--seccomp",
         "--label", `thaw.replica-id=${req.replicaId}`, "--label", `thaw.cold-start-id=${req.coldStartId}`,
         "--env", "OMP_NUM_THREADS=1", "--env", "MKL_NUM_THREADS=1",
         "--gpus", "3",

@@ -131,7 +131,7 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
       ["ctr", ...G, "images", "pull", "--plain-http", BASE],
       // The container a cold start makes (checkpointable, as the captured one was), built and
       // read back to hold the checkpoint's spec against, then removed for the restore.
-      ["ctr", ...G, "containers", "create", "--net-host", "--cap-drop", "CAP_NET_RAW",
+      ["ctr", ...G, "containers", "create", "--net-host", "--cap-drop", "CAP_NET_RAW", "--seccomp",
         "--label", `thaw.replica-id=${req.replicaId}`, "--label", `thaw.cold-start-id=${req.coldStartId}`,
         "--env", "OMP_NUM_THREADS=1", "--env", "MKL_NUM_THREADS=1", "--gpus", "0",
         "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SYS_PTRACE", "--cap-add", "CAP_CHECKPOINT_RESTORE",

@@ -163,8 +163,15 @@ async function verifyCheckpoint(ctx: StartContext, digest: string, baseRef: stri
   const opts = signal ? { signal } : {};
   const read = async (blob: string) =>
     (await host.run(host.ctr.contentGet(blob), `read ${blob}`, opts)).stdoutBytes;
-  const index = CheckpointIndex.safeParse(JSON.parse((await read(digest)).toString("utf8")));
-  if (!index.success) throw new Error(`checkpoint ${digest} is not a checkpoint index`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse((await read(digest)).toString("utf8"));
+  } catch {
+    parsed = undefined;
+  }
+  const index = CheckpointIndex.safeParse(parsed);
+  if (!index.success)
+    throw new Error(`refusing to restore checkpoint ${digest}: it is not a checkpoint index`);
   const blobs: CheckpointBlobs = {
     index: index.data,
     read: async (mediaType) => {
