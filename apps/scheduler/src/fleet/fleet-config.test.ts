@@ -20,6 +20,11 @@ const offerings = [{ instanceType: "g6e.xlarge", zone: "us-east-1a", priceUsdPer
 const aws = {
   controlPlaneUrl: "https://thaw.example.com",
   agentBundle: { url: "https://artifacts.example.com/thaw-agent.tgz", sha256: "a".repeat(64) },
+  toolChecksums: {
+    stargzSnapshotter: "b".repeat(64),
+    nodejs: "c".repeat(64),
+    cudaCheckpoint: "d".repeat(64),
+  },
   ec2: { region: "us-east-1", clusterName: "prod", imageId: "ami-0123456789abcdef0" },
 };
 
@@ -42,6 +47,10 @@ describe("loadFleetSetup", () => {
     expect(userData).toContain("thawjoin_abc");
     expect(userData).toContain("https://thaw.example.com");
     expect(userData).not.toMatch(/\$\{THAW_/);
+    // Every download the bootstrap makes is held to the operator's pinned SHA-256.
+    expect(userData).toContain(`STARGZ_SHA256=${"b".repeat(64)}\n`);
+    expect(userData).toContain(`NODE_SHA256=${"c".repeat(64)}\n`);
+    expect(userData).toContain(`CUDA_CHECKPOINT_SHA256=${"d".repeat(64)}\n`);
     const encoded = encodeUserData(userData);
     expect(Buffer.from(encoded, "base64").length).toBeLessThanOrEqual(16 * 1024);
     expect(gunzipSync(Buffer.from(encoded, "base64")).toString("utf8")).toBe(userData);
@@ -89,6 +98,63 @@ describe("renderUserData", () => {
     ).toThrow(/printable ASCII/);
     expect(() => renderUserData("t: '${THAW_JOIN_TOKEN}'", { THAW_JOIN_TOKEN: "a'b" })).toThrow(
       /quotes/,
+    );
+  });
+});
+
+describe("tool checksums (issue 23)", () => {
+  it("refuses a fleet without a pinned SHA-256 for every tool the hosts download", () => {
+    for (const tool of ["stargzSnapshotter", "nodejs", "cudaCheckpoint"] as const) {
+      const { [tool]: _left, ...rest } = aws.toolChecksums;
+      expect(() =>
+        loadFleetSetup(
+          write({ provider: "aws", offerings, aws: { ...aws, toolChecksums: rest } }),
+          {},
+        ),
+      ).toThrow(new RegExp(`aws\\.toolChecksums\\.${tool}: `));
+      expect(() =>
+        loadFleetSetup(
+          write({
+            provider: "aws",
+            offerings,
+            aws: { ...aws, toolChecksums: { ...rest, [tool]: "latest" } },
+          }),
+          {},
+        ),
+      ).toThrow(new RegExp(`aws\\.toolChecksums\\.${tool}: a hex SHA-256`));
+    }
+    const { toolChecksums: _none, ...without } = aws;
+    expect(() => loadFleetSetup(write({ provider: "aws", offerings, aws: without }), {})).toThrow(
+      /aws\.toolChecksums: /,
+    );
+  });
+
+  it("render.mjs --fill refuses user-data without them, or with something else in their place", () => {
+    const root = fileURLToPath(new URL("../../../../", import.meta.url));
+    const fill = (extra: Record<string, string>) =>
+      spawnSync(process.execPath, ["infra/cloud-init/render.mjs", "--fill", "--gzip"], {
+        cwd: root,
+        encoding: "utf8",
+        env: {
+          PATH: process.env.PATH,
+          THAW_CONTROL_PLANE_URL: "https://thaw.example.com",
+          THAW_JOIN_TOKEN: "thawjoin_abc",
+          THAW_AGENT_BUNDLE_URL: "https://artifacts.example.com/thaw-agent.tgz",
+          THAW_AGENT_BUNDLE_SHA256: "a".repeat(64),
+          ...extra,
+        },
+      });
+    const sums = {
+      THAW_STARGZ_SHA256: "b".repeat(64),
+      THAW_NODE_SHA256: "c".repeat(64),
+      THAW_CUDA_CHECKPOINT_SHA256: "d".repeat(64),
+    };
+    expect(fill(sums).status).toBe(0);
+    const missing = fill({ ...sums, THAW_NODE_SHA256: "" });
+    expect([missing.status, missing.stderr]).toEqual([1, "render: THAW_NODE_SHA256 is not set\n"]);
+    const bad = fill({ ...sums, THAW_CUDA_CHECKPOINT_SHA256: "skip" });
+    expect(bad.stderr).toBe(
+      "render: THAW_CUDA_CHECKPOINT_SHA256 must be a SHA-256 (64 lower-case hex digits)\n",
     );
   });
 });

@@ -23,6 +23,8 @@ const SimSection = z
   })
   .strict();
 
+const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, "a hex SHA-256");
+
 const AwsSection = z
   .object({
     /** Where agents reach the control plane (THAW_CONTROL_PLANE_URL on the host). */
@@ -34,6 +36,22 @@ const AwsSection = z
       .object({
         url: z.url({ protocol: /^https?$/ }),
         sha256: z.string().regex(/^[0-9a-f]{64}$/, "a hex SHA-256"),
+      })
+      .strict(),
+    /**
+     * The SHA-256 of each tool the GPU host bootstrap downloads, at the version pinned in
+     * infra/cloud-init/scripts/thaw-bootstrap.sh: the host installs a download only when it
+     * matches (and the bootstrap stops without them). The operator's to pin: compute each
+     * from the file itself (infra/README.md), never from a checksum published beside it.
+     */
+    toolChecksums: z
+      .object({
+        /** stargz-snapshotter-<STARGZ_VERSION>-linux-amd64.tar.gz */
+        stargzSnapshotter: Sha256Hex,
+        /** node-v<NODE_VERSION>-linux-x64.tar.xz */
+        nodejs: Sha256Hex,
+        /** NVIDIA/cuda-checkpoint's bin/x86_64_Linux/cuda-checkpoint at CUDA_CHECKPOINT_REF */
+        cudaCheckpoint: Sha256Hex,
       })
       .strict(),
     /** A registry reached over plain HTTP inside the VPC (empty: none). */
@@ -98,7 +116,7 @@ export function loadFleetSetup(
 
   const section = AwsSection.safeParse(aws);
   if (!section.success) throw fail("aws", section.error.issues);
-  const { controlPlaneUrl, ec2, agentBundle, registryHost } = section.data;
+  const { controlPlaneUrl, ec2, agentBundle, toolChecksums, registryHost } = section.data;
   const template = loadUserDataTemplate(section.data.userDataTemplate ?? DEFAULT_TEMPLATE);
   return {
     policy,
@@ -114,6 +132,9 @@ export function loadFleetSetup(
           THAW_AGENT_BUNDLE_URL: agentBundle.url,
           THAW_AGENT_BUNDLE_SHA256: agentBundle.sha256,
           THAW_REGISTRY_HOST: registryHost ?? "",
+          THAW_STARGZ_SHA256: toolChecksums.stargzSnapshotter,
+          THAW_NODE_SHA256: toolChecksums.nodejs,
+          THAW_CUDA_CHECKPOINT_SHA256: toolChecksums.cudaCheckpoint,
         }),
     }),
   };

@@ -12,6 +12,7 @@ export const PERMISSIONS = [
   "fleet:read",
   "fleet:write",
   "api_keys:manage",
+  "org_settings:manage",
   "members:manage",
   "audit:read",
 ] as const;
@@ -34,7 +35,13 @@ const MEMBER: readonly Permission[] = [
   "endpoints:scale",
   "deployments:write",
 ];
-const ADMIN: readonly Permission[] = [...MEMBER, "fleet:write", "api_keys:manage", "audit:read"];
+const ADMIN: readonly Permission[] = [
+  ...MEMBER,
+  "fleet:write",
+  "api_keys:manage",
+  "org_settings:manage",
+  "audit:read",
+];
 const OWNER: readonly Permission[] = [...ADMIN, "members:manage"];
 
 export const ROLE_PERMISSIONS: Record<OrgRole, readonly Permission[]> = {

@@ -88,6 +88,7 @@ export async function createEndpoint({
           allowedPaths: spec.allowedPaths,
           objective: spec.objective,
           targetConcurrency: spec.targetConcurrency,
+          gpuSecondsPerWaitSecond: spec.gpuSecondsPerWaitSecond ?? null,
         },
       });
       const deployment = await writeActiveDeployment(tx, {
@@ -118,6 +119,7 @@ export async function createEndpoint({
           minReplicas: spec.minReplicas,
           maxReplicas: spec.maxReplicas,
           desiredReplicas: desired,
+          gpuSecondsPerWaitSecond: spec.gpuSecondsPerWaitSecond ?? null,
           deploymentId: deployment.id,
           imageRef: deployment.imageRef,
           modelSource: deployment.modelSource,

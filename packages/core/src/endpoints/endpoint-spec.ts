@@ -2,6 +2,10 @@ import { z } from "zod";
 import { DeploymentSpec, DeploymentView } from "../deployments/deployment-spec.ts";
 import { plainText } from "../vocabulary/plain-text.ts";
 import { Objective, StartPath } from "../vocabulary/index.ts";
+import {
+  DEFAULT_GPU_SECONDS_PER_WAIT_SECOND,
+  MAX_GPU_SECONDS_PER_WAIT_SECOND,
+} from "../scheduling/wait-price.ts";
 
 // An endpoint as clients create and change it and as the API answers it, declared once for
 // tRPC, REST and the OpenAPI document.
@@ -47,6 +51,36 @@ export const GpuType = z
   .meta({ example: "L40S" });
 
 const replicas = z.number().int().min(0).max(MAX_REPLICAS);
+
+/** What a price of waiting means, for every schema and document that carries one. */
+export const WAIT_PRICE_MEANING =
+  "GPU-seconds of idle capacity Thaw may spend to save one second of one request's wait: the warm pool keeps a replica warm (or pre-warms one) only while the GPU time it holds costs less than the wait it saves at this price. 0 keeps nothing warm beyond minReplicas; larger values put latency first.";
+
+/** A price of waiting as a user sets it (endpoint or org default). */
+export const GpuSecondsPerWaitSecond = z
+  .number()
+  .min(0)
+  .max(MAX_GPU_SECONDS_PER_WAIT_SECOND)
+  .meta({ example: 4 });
+
+/** The endpoint's price as create and update take it: a number, or null for the org's default. */
+const endpointWaitPrice = GpuSecondsPerWaitSecond.nullable().meta({
+  description: `${WAIT_PRICE_MEANING} Omitted or null: the org's default (set by its admins), else the platform's (${DEFAULT_GPU_SECONDS_PER_WAIT_SECOND}).`,
+});
+
+/** The price that holds for an endpoint and where it comes from. */
+export const EffectiveWaitPriceView = z
+  .object({
+    value: z.number().min(0),
+    source: z.enum(["endpoint", "org", "platform"]).meta({
+      description:
+        "Where the value comes from: the endpoint's own gpuSecondsPerWaitSecond, its org's default, or the platform's.",
+    }),
+  })
+  .meta({
+    id: "EffectiveWaitPrice",
+    description: `The price of waiting that holds for an endpoint. ${WAIT_PRICE_MEANING}`,
+  });
 
 export const AllowedPaths = z
   .array(StartPath)
@@ -104,6 +138,7 @@ export const CreateEndpointInput = z
     allowedPaths: AllowedPaths.default(["warm", "restore", "lazy", "pull"]),
     objective: Objective.default("mean"),
     targetConcurrency: scalingFields.targetConcurrency.default(8),
+    gpuSecondsPerWaitSecond: endpointWaitPrice.optional(),
     deployment: DeploymentSpec,
   })
   .strict()
@@ -124,6 +159,7 @@ export const UpdateEndpointInput = z
     allowedPaths: AllowedPaths.optional(),
     objective: Objective.optional(),
     targetConcurrency: scalingFields.targetConcurrency.optional(),
+    gpuSecondsPerWaitSecond: endpointWaitPrice.optional(),
   })
   .strict()
   .refine((input) => Object.values(input).some((v) => v !== undefined), "nothing to change")
@@ -145,6 +181,12 @@ export const EndpointView = z
     allowedPaths: z.array(StartPath),
     objective: Objective,
     targetConcurrency: z.number().int().min(1),
+    gpuSecondsPerWaitSecond: z
+      .number()
+      .min(0)
+      .nullable()
+      .meta({ description: "The endpoint's own price of waiting; null: it follows the default." }),
+    effectiveGpuSecondsPerWaitSecond: EffectiveWaitPriceView,
     version: z.number().int().min(0),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),

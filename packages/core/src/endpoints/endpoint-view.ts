@@ -1,5 +1,6 @@
 import type { Db } from "@thaw/db";
 import { toDeploymentView, type DeploymentRecord } from "../deployments/deployment-spec.ts";
+import { effectiveWaitPrice } from "../scheduling/wait-price.ts";
 import type { Objective, StartPath } from "../vocabulary/index.ts";
 import type { EndpointView } from "./endpoint-spec.ts";
 
@@ -16,11 +17,20 @@ interface EndpointRecord {
   allowedPaths: StartPath[];
   objective: Objective;
   targetConcurrency: number;
+  gpuSecondsPerWaitSecond: number | null;
+  /** The org's default price of waiting (its endpoints without their own follow it). */
+  org: { gpuSecondsPerWaitSecond: number | null };
   version: number;
   createdAt: Date;
   updatedAt: Date;
   activeDeployment: DeploymentRecord | null;
 }
+
+/** What toEndpointView needs besides the endpoint's row. */
+export const ENDPOINT_VIEW_INCLUDE = {
+  activeDeployment: true,
+  org: { select: { gpuSecondsPerWaitSecond: true } },
+} as const;
 
 export function toEndpointView(row: EndpointRecord): EndpointView {
   return {
@@ -36,6 +46,11 @@ export function toEndpointView(row: EndpointRecord): EndpointView {
     allowedPaths: row.allowedPaths,
     objective: row.objective,
     targetConcurrency: row.targetConcurrency,
+    gpuSecondsPerWaitSecond: row.gpuSecondsPerWaitSecond,
+    effectiveGpuSecondsPerWaitSecond: effectiveWaitPrice(
+      row.gpuSecondsPerWaitSecond,
+      row.org.gpuSecondsPerWaitSecond,
+    ),
     version: row.version,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -47,7 +62,7 @@ export function toEndpointView(row: EndpointRecord): EndpointView {
 export async function loadEndpointView(db: Db, orgId: string, id: string): Promise<EndpointView> {
   const row = await db.endpoint.findFirstOrThrow({
     where: { id, orgId },
-    include: { activeDeployment: true },
+    include: ENDPOINT_VIEW_INCLUDE,
   });
   return toEndpointView(row);
 }

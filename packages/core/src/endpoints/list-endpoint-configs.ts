@@ -1,7 +1,7 @@
 import type { Db } from "@thaw/db";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { MAX_ENDPOINTS_PER_ORG, type EndpointView } from "./endpoint-spec.ts";
-import { toEndpointView } from "./endpoint-view.ts";
+import { ENDPOINT_VIEW_INCLUDE, toEndpointView } from "./endpoint-view.ts";
 
 /** The org's live endpoints, configuration and active deployment each (REST's GET /endpoints). */
 export async function listEndpointConfigs({
@@ -16,7 +16,7 @@ export async function listEndpointConfigs({
     where: { ...orgScope(actor), deletedAt: null },
     orderBy: { createdAt: "asc" },
     take: MAX_ENDPOINTS_PER_ORG,
-    include: { activeDeployment: true },
+    include: ENDPOINT_VIEW_INCLUDE,
   });
   return { endpoints: rows.map(toEndpointView) };
 }

@@ -15,7 +15,8 @@ import { findEndpoint } from "./find-endpoint.ts";
 
 /**
  * Changes an endpoint's name, scaling bounds (min ≤ max; the desired count is moved into
- * them), start paths, objective, target concurrency or scale-to-zero delay, under its row
+ * them), start paths, objective, target concurrency, scale-to-zero delay or price of waiting
+ * (null: back to the org's default), under its row
  * lock, with a version bump and an audit entry. The caller enqueues `reconcile`.
  */
 export async function updateEndpoint({

@@ -12,3 +12,10 @@ export {
 } from "./org-quotas.ts";
 export { getOrgQuotaUsage, type OrgQuotaUsage } from "./get-org-quota-usage.ts";
 export { setOrgQuotas, SetOrgQuotasInput } from "./set-org-quotas.ts";
+export {
+  MAX_WARM_POOL_GPU_BUDGET,
+  SetOrgSettingsInput,
+  type OrgSettings,
+} from "./org-settings-spec.ts";
+export { getOrgSettings } from "./get-org-settings.ts";
+export { setOrgSettings } from "./set-org-settings.ts";
