@@ -22,6 +22,9 @@ export const PLACEHOLDERS = [
   "THAW_AGENT_BUNDLE_URL",
   "THAW_AGENT_BUNDLE_SHA256",
   "THAW_REGISTRY_HOST",
+  "THAW_STARGZ_SHA256",
+  "THAW_NODE_SHA256",
+  "THAW_CUDA_CHECKPOINT_SHA256",
 ];
 /** Placeholders that may be substituted with an empty string. */
 const OPTIONAL = new Set(["THAW_REGISTRY_HOST"]);
@@ -66,6 +69,9 @@ export function fill(template, values) {
     const value = values[name] ?? "";
     if (value === "" && !OPTIONAL.has(name)) throw new Error(`${name} is not set`);
     if (/[\n\r]/.test(value)) throw new Error(`${name} must be one line`);
+    // A checksum the bootstrap will hold a download to: 64 hex digits, nothing else.
+    if (name.endsWith("_SHA256") && !/^[0-9a-f]{64}$/.test(value))
+      throw new Error(`${name} must be a SHA-256 (64 lower-case hex digits)`);
     return value;
   });
 }

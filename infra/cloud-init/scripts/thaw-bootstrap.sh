@@ -4,11 +4,12 @@
 # and run once from its runcmd; output in /var/log/cloud-init-output.log.
 #
 #   1. this instance's identity from IMDSv2 (the launch sets HttpTokens=required);
-#   2. the data volume (thaw-data-volume) before anything writes to /var/lib/containerd;
+#   2. the metadata firewall (thaw-imds-firewall: no task of containerd's reaches IMDS), and
+#      the data volume (thaw-data-volume) before anything writes to /var/lib/containerd;
 #   3. the NVIDIA driver when the AMI has none, the NVIDIA container toolkit (ctr --gpus),
 #      fabric manager on NVSwitch types, containerd + runc, CRIU (>= 4, PPA), fuse3,
-#      stargz-snapshotter from its release tarball, cuda-checkpoint;
-#   4. Node.js and the agent bundle (/opt/thaw), the agent's per-instance settings;
+#      stargz-snapshotter from its release tarball, cuda-checkpoint (each SHA-256 pinned);
+#   4. Node.js (SHA-256 pinned) and the agent bundle (/opt/thaw), the agent's per-instance settings;
 #   5. sysctl, then stargz-snapshotter, containerd and the agent (infra/agent/thaw-agent.service).
 # Any failure stops here: the node never joins, and the fleet worker retires it after its
 # boot timeout. The configuration files themselves were written by cloud-init (write_files).
@@ -16,13 +17,14 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 # Pinned versions. Bump them here, then re-render gpu-host.yaml (infra/cloud-init/render.mjs).
-NODE_VERSION=20.20.2
-STARGZ_VERSION=v0.19.1
-# Optional: the tarball's SHA-256, pinned. When empty, the release's own .sha256sum is used
-# (integrity against a truncated download, not authenticity).
-STARGZ_SHA256=""
+# Each download is checked against a SHA-256 the operator pinned for exactly this version
+# (fleet config aws.toolChecksums → /etc/thaw/bootstrap.env; infra/README.md), never against a
+# checksum fetched from the same origin as the file: a mismatch, or no checksum, stops here.
+NODE_VERSION=20.20.2 # node-v${NODE_VERSION}-linux-x64.tar.xz: NODE_SHA256
+STARGZ_VERSION=v0.19.1 # stargz-snapshotter-${STARGZ_VERSION}-linux-amd64.tar.gz: STARGZ_SHA256
 NVIDIA_DRIVER_BRANCH=570
-# NVIDIA/cuda-checkpoint at a fixed commit (the binary lives in the repository).
+# NVIDIA/cuda-checkpoint at a fixed commit (the binary lives in the repository):
+# bin/x86_64_Linux/cuda-checkpoint at this commit: CUDA_CHECKPOINT_SHA256.
 CUDA_CHECKPOINT_REF=6ec728aff032c18c9fb0794a272d94c6adcce508
 AGENT_PORT=7070
 
@@ -39,6 +41,15 @@ apt_install() {
 # A KEY=value line of /etc/thaw/bootstrap.env, read literally (never sourced: the values come
 # from the provisioner and must not be able to run anything).
 setting() { sed -n "s/^$1=//p" /etc/thaw/bootstrap.env | tail -n1; }
+# A pinned SHA-256 from bootstrap.env: 64 hex digits, or the bootstrap stops.
+pinned_sha256() {
+  local value
+  value=$(setting "$1")
+  [[ "$value" =~ ^[0-9a-f]{64}$ ]] || die "$1 must be the pinned SHA-256 (64 hex digits) of $2 (infra/README.md: toolChecksums)"
+  echo "$value"
+}
+# Fails closed: a file that is not the pinned one is never installed.
+verify_sha256() { echo "$1  $2" | sha256sum -c --quiet - || die "$(basename "$2"): SHA-256 mismatch (want $1)"; }
 
 [ "$(id -u)" -eq 0 ] || die "run as root"
 # A placeholder the provisioner left unfilled would only surface later, as a bad agent setting.
@@ -46,6 +57,10 @@ if grep -l '\$[{]THAW_' /etc/thaw/agent.env /etc/thaw/bootstrap.env /var/lib/tha
   die "the files above still hold unfilled THAW_ placeholders (infra/cloud-init/render.mjs)"
 fi
 [ "$(dpkg --print-architecture)" = amd64 ] || die "only x86_64 GPU instances are supported"
+# Read (and checked) before anything is installed: a host without them never gets further.
+NODE_SHA256=$(pinned_sha256 NODE_SHA256 "node-v${NODE_VERSION}-linux-x64.tar.xz")
+STARGZ_SHA256=$(pinned_sha256 STARGZ_SHA256 "stargz-snapshotter-${STARGZ_VERSION}-linux-amd64.tar.gz")
+CUDA_CHECKPOINT_SHA256=$(pinned_sha256 CUDA_CHECKPOINT_SHA256 "cuda-checkpoint at ${CUDA_CHECKPOINT_REF}")
 
 # ─── 1. identity (IMDSv2) ─────────────────────────────────────────────────────────────────
 imds_token=$(curl -fsS --retry 5 --retry-connrefused -X PUT http://169.254.169.254/latest/api/token \
@@ -60,18 +75,14 @@ zone=$(imds placement/availability-zone)
 private_ip=$(imds local-ipv4)
 log "instance $instance_id ($instance_type) in $zone at $private_ip"
 
-# Tenant containers share the host network (their engines answer on 127.0.0.1): the hop
-# limit cannot keep them from IMDS, so the kernel does. Sockets of containerd's tasks (cgroup
-# /thaw/<replica>, the agent's namespace) may not reach the metadata service, IPv4 or IPv6;
-# nothing on the host needs it after the identity above.
-apt_install iptables
-iptables -I OUTPUT -d 169.254.169.254/32 -m cgroup --path thaw -j REJECT
-ip6tables -I OUTPUT -d fd00:ec2::254/128 -m cgroup --path thaw -j REJECT
-
-# ─── 2. the data volume ───────────────────────────────────────────────────────────────────
+# ─── 2. the metadata firewall and the data volume ─────────────────────────────────────────
 apt-get update -q
-apt_install ca-certificates curl gnupg mdadm xfsprogs software-properties-common
+apt_install ca-certificates curl gnupg mdadm xfsprogs software-properties-common iptables
 systemctl daemon-reload
+# Tenant containers share the host network (their engines answer on 127.0.0.1): the hop
+# limit cannot keep them from IMDS, so the kernel does (thaw-imds-firewall). A unit, not a
+# command here: the rules come back at every boot, and containerd starts only after them.
+systemctl enable --now thaw-imds-firewall.service
 systemctl enable --now thaw-data-volume.service
 
 # ─── 3. GPU driver, container runtime, CRIU, stargz-snapshotter ───────────────────────────
@@ -109,10 +120,7 @@ tarball="stargz-snapshotter-${STARGZ_VERSION}-linux-amd64.tar.gz"
 release="https://github.com/containerd/stargz-snapshotter/releases/download/${STARGZ_VERSION}"
 work=$(mktemp -d)
 fetch -o "$work/$tarball" "$release/$tarball"
-if [ -z "$STARGZ_SHA256" ]; then
-  STARGZ_SHA256=$(fetch "$release/$tarball.sha256sum" | cut -d' ' -f1)
-fi
-echo "$STARGZ_SHA256  $work/$tarball" | sha256sum -c --quiet - || die "$tarball: checksum mismatch"
+verify_sha256 "$STARGZ_SHA256" "$work/$tarball"
 tar -C /usr/local/bin -xzf "$work/$tarball" containerd-stargz-grpc ctr-remote
 registry_host=$(setting REGISTRY_HOST)
 if [ -n "$registry_host" ]; then
@@ -121,9 +129,10 @@ if [ -n "$registry_host" ]; then
 fi
 
 if ! command -v cuda-checkpoint >/dev/null; then
-  if fetch -o /usr/local/bin/cuda-checkpoint \
+  if fetch -o "$work/cuda-checkpoint" \
     "https://raw.githubusercontent.com/NVIDIA/cuda-checkpoint/${CUDA_CHECKPOINT_REF}/bin/x86_64_Linux/cuda-checkpoint"; then
-    chmod 0755 /usr/local/bin/cuda-checkpoint
+    verify_sha256 "$CUDA_CHECKPOINT_SHA256" "$work/cuda-checkpoint"
+    install -m 0755 "$work/cuda-checkpoint" /usr/local/bin/cuda-checkpoint
   else
     log "warning: no cuda-checkpoint; this host will refuse restores and snapshot captures"
   fi
@@ -136,8 +145,7 @@ if ! node_ok; then
   [ -e /usr/bin/node ] && [ ! -L /usr/bin/node ] && die "/usr/bin/node is older than 20.19 and not ours; remove the AMI's nodejs package"
   node_tar="node-v${NODE_VERSION}-linux-x64.tar.xz"
   fetch -o "$work/$node_tar" "https://nodejs.org/dist/v${NODE_VERSION}/$node_tar"
-  node_sum=$(fetch "https://nodejs.org/dist/v${NODE_VERSION}/SHASUMS256.txt" | awk -v f="$node_tar" '$2 == f { print $1 }')
-  echo "$node_sum  $work/$node_tar" | sha256sum -c --quiet - || die "$node_tar: checksum mismatch"
+  verify_sha256 "$NODE_SHA256" "$work/$node_tar"
   mkdir -p /usr/local/lib/nodejs
   tar -C /usr/local/lib/nodejs -xJf "$work/$node_tar"
   ln -sfn "/usr/local/lib/nodejs/node-v${NODE_VERSION}-linux-x64/bin/node" /usr/bin/node
