@@ -6,6 +6,7 @@ import {
   physicsPriorSeconds,
   planWarmPool,
   predictTimeToReady,
+  effectiveWaitPrice,
   warmPoolActions,
   type WarmPoolPlan,
   type WarmPoolSettings,
@@ -24,7 +25,10 @@ import { loadWarmPoolMemory, PARKING_REASON, saveWarmPoolMemory } from "./warm-p
 // finishes each with finishReplicaPark / finishReplicaStop.
 
 export interface WarmPoolOptions {
-  /** GPUs an org's warm pools may hold beyond what minReplicas forces (0: no warm pool). */
+  /**
+   * GPUs an org's warm pools may hold beyond what minReplicas forces (0: no warm pool), for
+   * orgs that set no warmPoolGpuBudget of their own (the operator's THAW_WARM_POOL_GPU_BUDGET).
+   */
   gpuBudget: number;
   settings?: Partial<WarmPoolSettings>;
 }
@@ -61,7 +65,17 @@ export async function tendWarmPool({
         SELECT id::text FROM "Endpoint" WHERE id = ${endpointId}::uuid FOR NO KEY UPDATE`;
       const nothing: TendWarmPoolResult = { plan: null, toPark: [], toStop: [], toPlace: [] };
       if (!locked) return nothing;
-      const endpoint = await tx.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+      const endpoint = await tx.endpoint.findUniqueOrThrow({
+        where: { id: endpointId },
+        include: { org: { select: { gpuSecondsPerWaitSecond: true, warmPoolGpuBudget: true } } },
+      });
+      // The objective this endpoint is tended to: its price of waiting (its own, else its
+      // org's default, else the platform's) and its org's budget (else the operator's).
+      const waitPrice = effectiveWaitPrice(
+        endpoint.gpuSecondsPerWaitSecond,
+        endpoint.org.gpuSecondsPerWaitSecond,
+      );
+      const orgGpuBudget = endpoint.org.warmPoolGpuBudget ?? options.gpuBudget;
       const replicas = await tx.replica.findMany({
         where: {
           endpointId,
@@ -123,9 +137,10 @@ export async function tendWarmPool({
             maxReplicas: enabled ? endpoint.maxReplicas : 0,
             gpusPerReplica: endpoint.gpuCount,
             bestNonWarmSeconds,
+            gpuSecondsPerWaitSecond: waitPrice.value,
           },
         ],
-        gpuBudget: Math.max(0, options.gpuBudget - heldElsewhere),
+        gpuBudget: Math.max(0, orgGpuBudget - heldElsewhere),
         settings,
       });
       const actions = warmPoolActions({

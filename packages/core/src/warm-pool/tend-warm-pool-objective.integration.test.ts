@@ -1,0 +1,93 @@
+import { seedDemo } from "@thaw/db/seed";
+import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Actor } from "../auth/index.ts";
+import { createEndpoint } from "../endpoints/index.ts";
+import { emptyIdleTimeHistogram, HISTOGRAM_BIN_SECONDS } from "../scheduling/index.ts";
+import { TEST_DEPLOYMENT } from "../testing/index.ts";
+import { tendWarmPool } from "./tend-warm-pool.ts";
+
+// The warm pool tends each endpoint to the objective its users chose (issue 15): the price of
+// waiting that holds for it (its own, else its org's default) and its org's GPU budget (else
+// the operator's THAW_WARM_POOL_GPU_BUDGET, what the scheduler passes as options.gpuBudget).
+
+const NOW = new Date("2026-11-25T12:00:00Z");
+/** A miss costs two minutes of wait: far more than a few idle GPU-minutes at any real price. */
+const BEST_NON_WARM_SECONDS = 120;
+
+describe("tendWarmPool under the org's and endpoint's objective", () => {
+  let t: TestDatabase;
+  let orgId: string;
+  let system: Actor;
+  let serial = 0;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    ({ orgId } = await seedDemo(t.db));
+    system = { type: "system", orgId };
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+
+  /**
+   * An endpoint whose requests have always come back two to three minutes after it went idle,
+   * idle for 30 s now: squarely inside any keep-alive worth keeping.
+   */
+  async function idleEndpoint(gpuSecondsPerWaitSecond: number | null) {
+    const endpoint = await createEndpoint({
+      actor: system,
+      input: {
+        slug: `objective-${++serial}`,
+        name: "Objective",
+        gpuType: "L40S",
+        maxReplicas: 2,
+        gpuSecondsPerWaitSecond,
+        deployment: TEST_DEPLOYMENT,
+      },
+      source: "api",
+      db: t.db,
+    });
+    const histogram = emptyIdleTimeHistogram();
+    histogram.bins[Math.floor(150 / HISTOGRAM_BIN_SECONDS)] = 40;
+    await t.db.endpointWarmPool.create({
+      data: {
+        endpointId: endpoint.id,
+        orgId,
+        histogram: histogram as unknown as object,
+        idleSince: new Date(NOW.getTime() - 30_000),
+        bestNonWarmSeconds: BEST_NON_WARM_SECONDS,
+      },
+    });
+    return endpoint.id;
+  }
+  const setOrg = (data: {
+    gpuSecondsPerWaitSecond?: number | null;
+    warmPoolGpuBudget?: number | null;
+  }) => t.db.org.update({ where: { id: orgId }, data });
+  const warmReplicas = async (endpointId: string, gpuBudget: number) =>
+    (await tendWarmPool({ db: t.db, endpointId, options: { gpuBudget }, now: NOW })).plan
+      ?.warmReplicas;
+
+  it("keeps a replica warm at a generous price, and none at price 0", async () => {
+    await setOrg({ gpuSecondsPerWaitSecond: null, warmPoolGpuBudget: null });
+    expect(await warmReplicas(await idleEndpoint(100_000), 4)).toBeGreaterThanOrEqual(1);
+    expect(await warmReplicas(await idleEndpoint(0), 4)).toBe(0);
+  });
+
+  it("follows the org's default price when the endpoint sets none", async () => {
+    await setOrg({ gpuSecondsPerWaitSecond: 0, warmPoolGpuBudget: null });
+    expect(await warmReplicas(await idleEndpoint(null), 4)).toBe(0);
+    await setOrg({ gpuSecondsPerWaitSecond: 100_000 });
+    expect(await warmReplicas(await idleEndpoint(null), 4)).toBeGreaterThanOrEqual(1);
+  });
+
+  it("holds within the org's own budget over the operator's default, either way", async () => {
+    await setOrg({ gpuSecondsPerWaitSecond: 100_000, warmPoolGpuBudget: 0 });
+    expect(await warmReplicas(await idleEndpoint(null), 4)).toBe(0);
+    await setOrg({ warmPoolGpuBudget: 2 });
+    expect(await warmReplicas(await idleEndpoint(null), 0)).toBeGreaterThanOrEqual(1);
+    await setOrg({ warmPoolGpuBudget: null });
+    expect(await warmReplicas(await idleEndpoint(null), 0)).toBe(0);
+  });
+});
