@@ -54,7 +54,7 @@ describe("tendWarmPool under the org's and endpoint's objective", () => {
       data: {
         endpointId: endpoint.id,
         orgId,
-        histogram: histogram as unknown as object,
+        histogram: { bins: histogram.bins, outOfBounds: histogram.outOfBounds },
         idleSince: new Date(NOW.getTime() - 30_000),
         bestNonWarmSeconds: BEST_NON_WARM_SECONDS,
       },
