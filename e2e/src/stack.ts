@@ -40,7 +40,8 @@ export async function startStack({
       "scheduler",
       "apps/scheduler",
       [process.execPath, "--import", "tsx", "src/main.ts"],
-      common,
+      // The sim hosts capture into the operator's store, as start.sh's demo does.
+      { ...common, THAW_SNAPSHOT_REGISTRY: "localhost:5000/thaw-snapshots" },
       logs,
     ),
   );

@@ -12,6 +12,8 @@
 #                      `sim` provider grows the demo fleet from the agent's sim cloud when
 #                      replicas wait for a GPU and retires hosts it launched after 2 idle minutes
 #   THAW_AGENT_LISTEN  the sim agent's API and sim cloud (127.0.0.1:7070)
+#   THAW_SNAPSHOT_REGISTRY  the operator's snapshot store (localhost:5000/thaw-snapshots: the sim
+#                      hosts honour any; set it empty and no snapshots are taken)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 WEB_PORT="${THAW_WEB_PORT:-3000}"
@@ -80,6 +82,9 @@ trap 'stop_all $?' EXIT
 # The demo keeps up to 2 idle GPUs warm across its endpoints (the product's default is 0:
 # idle GPUs cost money, so an operator chooses the budget).
 export THAW_WARM_POOL_GPU_BUDGET="${THAW_WARM_POOL_GPU_BUDGET:-2}"
+# Snapshots go to a store the operator owns (THAW_SNAPSHOT_REGISTRY); the sim hosts "push"
+# their checkpoints there and restore them by digest, so the demo exercises the restore path.
+export THAW_SNAPSHOT_REGISTRY="${THAW_SNAPSHOT_REGISTRY-localhost:5000/thaw-snapshots}"
 
 # Each process writes its own log; `exec` makes the PID we hold the process itself.
 (cd "$ROOT/apps/scheduler" && exec node --import tsx src/main.ts) >"$LOGS/scheduler.log" 2>&1 &
