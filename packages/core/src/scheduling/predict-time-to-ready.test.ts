@@ -37,6 +37,24 @@ describe("predictTimeToReady", () => {
     expect(p.p90Seconds).toBeGreaterThan(p.meanSeconds);
   });
 
+  it("brackets the next start with p10 and p90, symmetric around the median in log space", () => {
+    for (const history of [
+      {},
+      { deployment: cellOf(Array.from({ length: 40 }, (_, i) => 30 + (i % 7))) },
+    ]) {
+      const p = predictTimeToReady({ priorSeconds: 60, history });
+      const median = Math.exp(p.meanLog);
+      expect(p.p10Seconds).toBeLessThan(median);
+      expect(p.p90Seconds).toBeGreaterThan(median);
+      // exp(m ∓ z·σ): the two ends multiply to the median squared.
+      expect(p.p10Seconds * p.p90Seconds).toBeCloseTo(median ** 2, 6);
+      expect(Math.log(p.p90Seconds / p.p10Seconds)).toBeCloseTo(
+        2 * 1.2815515655446004 * Math.sqrt(p.predictiveLogVariance),
+        9,
+      );
+    }
+  });
+
   it("follows the deployment's own measurements once it has many", () => {
     const p = predictTimeToReady({
       priorSeconds: 60,
@@ -69,7 +87,7 @@ describe("predictTimeToReady", () => {
             priorSeconds: prior,
             history: { deployment: cellOf(d), endpoint: cellOf(e), fleet: cellOf(f) },
           });
-          for (const value of [p.meanSeconds, p.p90Seconds, p.meanLogVariance]) {
+          for (const value of [p.meanSeconds, p.p10Seconds, p.p90Seconds, p.meanLogVariance]) {
             expect(Number.isFinite(value)).toBe(true);
             expect(value).toBeGreaterThan(0);
           }

@@ -28,6 +28,7 @@ import type { HistoryCell } from "./update-history-stat";
 //   Var[next start] = s² · (1 + 1/κ')           (posterior predictive, normal approximation)
 //   mean seconds    = exp(m + Var[next]/2)      (lognormal mean)
 //   p90 seconds     = exp(m + 1.2816 · √Var[next])
+//   p10 seconds     = exp(m − 1.2816 · √Var[next])   (p10–p90: the next start's 80% interval)
 //
 // As n grows at any level, m moves from m_p to x̄ (distance w·|m_p - x̄| / (w + n)).
 
@@ -61,6 +62,8 @@ export interface HistoryForOption {
 
 export interface TimeToReadyPrediction {
   meanSeconds: number;
+  /** With p90Seconds, the interval the next start falls in 80% of the time. */
+  p10Seconds: number;
   p90Seconds: number;
   /** Observed starts of this deployment behind the estimate (the finest cell). */
   samples: number;
@@ -119,6 +122,7 @@ export function predictTimeToReady(input: {
   const predictiveLogVariance = variance * (1 + 1 / finest.pseudoCount);
   return {
     meanSeconds: Math.exp(finest.meanLog + predictiveLogVariance / 2),
+    p10Seconds: Math.exp(finest.meanLog - Z90 * Math.sqrt(predictiveLogVariance)),
     p90Seconds: Math.exp(finest.meanLog + Z90 * Math.sqrt(predictiveLogVariance)),
     samples: history.deployment?.samples ?? 0,
     samplesByScope: {
