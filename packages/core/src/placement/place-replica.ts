@@ -374,6 +374,10 @@ async function commitDecisions(
       path: option.path,
       locality: option.locality,
       predictedSeconds: objective === "p90" ? prediction.p90Seconds : prediction.meanSeconds,
+      // The prediction whatever the objective: what the dashboard shows and calibrates.
+      predictedMeanSeconds: prediction.meanSeconds,
+      predictedP10Seconds: prediction.p10Seconds,
+      predictedP90Seconds: prediction.p90Seconds,
       options: optionsRecord(decision.choice),
       explanation: decision.choice.explanation,
       explored: decision.choice.explored,
@@ -393,14 +397,17 @@ async function commitDecisions(
       WHERE r.id = v.replica_id
     )
     INSERT INTO "ColdStart" (id, "orgId", "endpointId", "deploymentId", "replicaId", "nodeId",
-      attempt, trigger, path, locality, "predictedSeconds", options, explanation, explored)
+      attempt, trigger, path, locality, "predictedSeconds", "predictedMeanSeconds",
+      "predictedP10Seconds", "predictedP90Seconds", options, explanation, explored)
     SELECT x.id, x."orgId", x."endpointId", x."deploymentId", x."replicaId", x."nodeId",
       x.attempt, x.trigger::"ColdStartTrigger", x.path::"StartPath", x.locality,
-      x."predictedSeconds", x.options, x.explanation, x.explored
+      x."predictedSeconds", x."predictedMeanSeconds", x."predictedP10Seconds",
+      x."predictedP90Seconds", x.options, x.explanation, x.explored
     FROM jsonb_to_recordset(${JSON.stringify(coldStarts)}::jsonb) AS x(id uuid, "orgId" uuid,
       "endpointId" uuid, "deploymentId" uuid, "replicaId" uuid, "nodeId" uuid, attempt int,
-      trigger text, path text, locality text, "predictedSeconds" float8, options jsonb,
-      explanation text, explored boolean)`);
+      trigger text, path text, locality text, "predictedSeconds" float8,
+      "predictedMeanSeconds" float8, "predictedP10Seconds" float8, "predictedP90Seconds" float8,
+      options jsonb, explanation text, explored boolean)`);
   return coldStarts.map((c) => ({
     replicaId: c.replicaId,
     coldStartId: c.id,
