@@ -248,6 +248,25 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
     });
   });
 
+  it("restores the checkpoint this node captured, found by its digest under the capture's tag", async () => {
+    await fake.tools.publish({
+      ref: CAPTURE_TAG,
+      digest: checkpoint.digest,
+      manifest: checkpoint.index,
+    });
+    await fake.tools.preload(CAPTURE_TAG, `thaw.snapshot-id=${snapshotId}`);
+    await fake.tools.preload(BASE);
+    const req = request({ warmup: undefined });
+    const events: PhaseEvent[] = [];
+    await fake.runtime.startReplica(req, (e) => events.push(e));
+    expect(events.map((e) => e.phase)).toEqual(["restore", "load_weights", "ready"]);
+    const actions = await fake.actions();
+    expect(actions.filter((c) => c.includes("fetch") || c.includes("pull"))).toEqual([]);
+    expect(actions.filter((c) => c[6] === "restore")).toEqual([
+      ["ctr", ...G, "containers", "restore", "--live", "--rw", req.replicaId, CAPTURE_TAG],
+    ]);
+  });
+
   it("skips fetch_snapshot when the node holds the snapshot and its base image", async () => {
     await fake.tools.preload(checkpoint.ref, `thaw.snapshot-id=${snapshotId}`);
     await fake.tools.preload(BASE);
