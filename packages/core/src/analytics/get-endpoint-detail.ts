@@ -6,6 +6,9 @@ import { parseInput } from "../errors/index.ts";
 import type { ReplicaState } from "../vocabulary/index.ts";
 import { endpointStatus } from "./endpoint-status.ts";
 import { loadColdStartSummaries } from "./load-cold-start-summaries.ts";
+import { loadPredictionCalibration } from "./load-prediction-calibration.ts";
+import { CALIBRATION_TARGET } from "./prediction-calibration.ts";
+import { effectiveWaitPrice } from "../scheduling/wait-price.ts";
 
 export const GetEndpointDetailInput = z.object({ endpoint: z.string().min(1).max(100) }).strict();
 
@@ -17,7 +20,8 @@ const SCALE_EVENTS_SHOWN = 20;
 
 /**
  * One endpoint's page: its configuration, deployments with their status, live replicas
- * (state, node, since when), recent scale events and the headline cold-start figures. By
+ * (state, node, since when), recent scale events, the headline cold-start figures and how
+ * well the predictor's intervals held (prediction-calibration.ts). By
  * slug or id; another org's endpoint is NOT_FOUND.
  */
 export async function getEndpointDetail({
@@ -33,7 +37,7 @@ export async function getEndpointDetail({
   const { endpoint: name } = parseInput(GetEndpointDetailInput, input);
   const endpoint = await findEndpoint(db, actor, name);
   const scope = { ...orgScope(actor), endpointId: endpoint.id };
-  const [deployments, replicas, scaleEvents, summaries] = await Promise.all([
+  const [deployments, replicas, scaleEvents, summaries, calibration, org] = await Promise.all([
     db.deployment.findMany({
       where: scope,
       orderBy: { version: "desc" },
@@ -82,6 +86,11 @@ export async function getEndpointDetail({
       },
     }),
     loadColdStartSummaries(db, actor.orgId, [endpoint.id]),
+    loadPredictionCalibration(db, actor.orgId, endpoint.id),
+    db.org.findUniqueOrThrow({
+      where: { id: actor.orgId },
+      select: { gpuSecondsPerWaitSecond: true },
+    }),
   ]);
   const versionOf = new Map(deployments.map((d) => [d.id, d.version]));
   const replicaCounts = {
@@ -106,6 +115,11 @@ export async function getEndpointDetail({
       allowedPaths: endpoint.allowedPaths,
       objective: endpoint.objective,
       activeDeploymentId: endpoint.activeDeploymentId,
+      gpuSecondsPerWaitSecond: endpoint.gpuSecondsPerWaitSecond,
+      effectiveGpuSecondsPerWaitSecond: effectiveWaitPrice(
+        endpoint.gpuSecondsPerWaitSecond,
+        org.gpuSecondsPerWaitSecond,
+      ),
     },
     replicaCounts,
     deployments: deployments.map((d) => ({
@@ -131,5 +145,6 @@ export async function getEndpointDetail({
     })),
     scaleEvents,
     summary: summaries.get(endpoint.id)!,
+    calibration: { ...calibration, target: CALIBRATION_TARGET },
   };
 }

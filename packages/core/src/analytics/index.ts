@@ -31,3 +31,11 @@ export { getDeploymentBreakdown, GetDeploymentBreakdownInput } from "./get-deplo
 export { getEndpointDetail, GetEndpointDetailInput } from "./get-endpoint-detail.ts";
 export { loadColdStartSummaries } from "./load-cold-start-summaries.ts";
 export { endpointStatus, type EndpointStatus } from "./endpoint-status.ts";
+export {
+  CALIBRATION_STARTS,
+  CALIBRATION_TARGET,
+  predictionCalibration,
+  type CalibrationStart,
+  type PredictionCalibration,
+} from "./prediction-calibration.ts";
+export { loadPredictionCalibration } from "./load-prediction-calibration.ts";

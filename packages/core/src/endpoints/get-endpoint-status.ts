@@ -1,4 +1,5 @@
 import type { Db } from "@thaw/db";
+import { loadPredictionCalibration } from "../analytics/load-prediction-calibration.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "./find-endpoint.ts";
 
@@ -7,7 +8,7 @@ const RECENT_STARTS = 100;
 
 /**
  * What an autoscaler (KEDA's metrics-api scaler, a script) reads: desired vs actual replicas
- * by state, the bounds, and recent time-to-ready.
+ * by state, the bounds, recent time-to-ready and how well its predictions' intervals held.
  */
 export async function getEndpointStatus({
   actor,
@@ -20,7 +21,7 @@ export async function getEndpointStatus({
 }) {
   assertCan(actor, "endpoints:read");
   const row = await findEndpoint(db, actor, endpoint);
-  const [byState, recent] = await Promise.all([
+  const [byState, recent, predictionCalibration] = await Promise.all([
     db.replica.groupBy({
       by: ["state"],
       where: { endpointId: row.id, state: { not: "stopped" } },
@@ -32,6 +33,7 @@ export async function getEndpointStatus({
       take: RECENT_STARTS,
       select: { path: true, status: true, actualSeconds: true, requestedAt: true },
     }),
+    loadPredictionCalibration(db, actor.orgId, row.id),
   ]);
   const count = (state: string) => byState.find((s) => s.state === state)?._count ?? 0;
   const times = recent
@@ -55,6 +57,7 @@ export async function getEndpointStatus({
       failed: count("failed"),
     },
     timeToReadySeconds: { p50: quantile(0.5), p95: quantile(0.95), samples: times.length },
+    predictionCalibration,
     lastColdStart: last
       ? { path: last.path, status: last.status, requestedAt: last.requestedAt.toISOString() }
       : null,

@@ -39,4 +39,9 @@ export {
   ListEndpointColdStartsQuery,
   listEndpointColdStarts,
 } from "./list-endpoint-cold-starts.ts";
-export { ColdStartDetail, ColdStartList, ColdStartSummary } from "./rest-schemas.ts";
+export {
+  ColdStartDetail,
+  ColdStartList,
+  ColdStartSummary,
+  PredictionCalibrationView,
+} from "./rest-schemas.ts";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CALIBRATION_STARTS, CALIBRATION_TARGET } from "../analytics/prediction-calibration.ts";
 import { ColdStartStatus, ColdStartTrigger, Phase, StartPath } from "../vocabulary/index.ts";
 
 // Response schemas of REST v1, declared once: the OpenAPI document is generated from them
@@ -28,6 +29,31 @@ export const SetDesiredReplicasResponse = z
 
 const seconds = z.number().min(0).nullable();
 
+const count = z.number().int().min(0);
+
+export const PredictionCalibrationView = z
+  .object({
+    starts: count.meta({
+      description: `Succeeded starts with a stored p10–p90 interval among the endpoint's last ${CALIBRATION_STARTS}: what the share rests on.`,
+    }),
+    inside: count,
+    faster: count.meta({ description: "Starts that finished faster than their p10." }),
+    slower: count.meta({ description: "Starts that finished slower than their p90." }),
+    insideShare: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .meta({ description: "inside / starts; null with no starts." }),
+    verdict: z.enum(["no-starts", "too-few-starts", "calibrated", "too-narrow", "too-wide"]).meta({
+      description: `calibrated: the share is within ${CALIBRATION_TARGET.share} ± ${CALIBRATION_TARGET.tolerance} over at least ${CALIBRATION_TARGET.minStarts} starts; too-narrow: fewer land inside (the predictor is overconfident); too-wide: more do.`,
+    }),
+  })
+  .meta({
+    id: "PredictionCalibration",
+    description: `How often an actual time-to-ready fell inside the p10–p90 interval predicted when the start was placed: ${CALIBRATION_TARGET.share * 100}% for a calibrated predictor.`,
+  });
+
 export const EndpointStatusResponse = z
   .object({
     endpoint: z.object({ id: z.uuid(), slug: z.string() }),
@@ -43,6 +69,7 @@ export const EndpointStatusResponse = z
       failed: z.number().int().min(0),
     }),
     timeToReadySeconds: z.object({ p50: seconds, p95: seconds, samples: z.number().int() }),
+    predictionCalibration: PredictionCalibrationView,
     lastColdStart: z
       .object({ path: StartPath, status: ColdStartStatus, requestedAt: z.iso.datetime() })
       .nullable(),
@@ -50,6 +77,23 @@ export const EndpointStatusResponse = z
   .meta({ id: "EndpointStatus" });
 
 const timestamp = z.iso.datetime();
+
+/** What a cold start's prediction was: the objective's figure, and the mean and interval. */
+const predicted = {
+  predictedSeconds: z.number().meta({
+    description:
+      "The figure the endpoint's objective minimised when the start was placed: the predicted mean, or the p90 for a p90 endpoint.",
+  }),
+  predictedMeanSeconds: z.number().min(0).nullable().meta({
+    description:
+      "The chosen option's predicted mean time-to-ready; null for starts placed before it was kept.",
+  }),
+  predictedP10Seconds: z.number().min(0).nullable().meta({
+    description:
+      "With predictedP90Seconds, the interval the start was predicted to finish in 80% of the time; null for starts placed before it was kept.",
+  }),
+  predictedP90Seconds: z.number().min(0).nullable(),
+};
 
 // Cold-start answers may grow fields (the analytics views add some): loose objects, so a
 // client validating against the document keeps working.
@@ -61,7 +105,7 @@ export const ColdStartSummary = z
     path: StartPath,
     locality: z.string(),
     status: ColdStartStatus,
-    predictedSeconds: z.number(),
+    ...predicted,
     actualSeconds: z.number().nullable(),
     requestedAt: timestamp,
     error: z.string().nullable(),
@@ -96,7 +140,7 @@ export const ColdStartDetail = z
     status: ColdStartStatus,
     explored: z.boolean(),
     explanation: z.string(),
-    predictedSeconds: z.number(),
+    ...predicted,
     actualSeconds: z.number().nullable(),
     error: z.string().nullable(),
     failedPhase: Phase.nullable(),
