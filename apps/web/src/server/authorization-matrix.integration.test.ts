@@ -94,6 +94,12 @@ const PROCEDURES: Record<
   },
   "system.health": { least: "viewer", crossOrg: "OK" },
   "org.quotas": { least: "viewer", crossOrg: "OK" },
+  "org.settings": { least: "admin", crossOrg: "OK" },
+  "org.setSettings": {
+    least: "admin",
+    crossOrg: "OK",
+    input: () => ({ gpuSecondsPerWaitSecond: 2 + (++serial % 5), warmPoolGpuBudget: serial }),
+  },
   "analytics.endpointDetail": {
     least: "viewer",
     crossOrg: "NOT_FOUND",
@@ -148,6 +154,14 @@ describe("authorization matrix", () => {
     scaleEvents: await t.db.scaleEvent.count(),
     apiKeys: await t.db.apiKey.count({ where: { revokedAt: null } }),
     joinTokens: await t.db.joinToken.count(),
+    orgSettings: await t.db.org.findMany({
+      orderBy: { slug: "asc" },
+      select: { slug: true, gpuSecondsPerWaitSecond: true, warmPoolGpuBudget: true },
+    }),
+    endpointPrices: await t.db.endpoint.findMany({
+      orderBy: { id: "asc" },
+      select: { id: true, gpuSecondsPerWaitSecond: true },
+    }),
   });
 
   beforeAll(async () => {

@@ -20,6 +20,7 @@ export const meProcedure = authedProcedure.query(async ({ ctx }) => {
       scaleEndpoints: actor ? actorCan(actor, "endpoints:scale") : false,
       readAudit: actor ? actorCan(actor, "audit:read") : false,
       manageMembers: actor ? actorCan(actor, "members:manage") : false,
+      manageOrgSettings: actor ? actorCan(actor, "org_settings:manage") : false,
     },
   };
 });
