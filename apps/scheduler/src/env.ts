@@ -1,4 +1,5 @@
 import { cidrListEnv, DEFAULT_RETENTION_DAYS, snapshotStoreProblem } from "@thaw/core";
+import { AgentCallPrivateKeyEnv } from "@thaw/node-agent-client";
 import { z } from "zod";
 
 // The scheduler's environment, parsed once at boot (DESIGN.md §7).
@@ -7,10 +8,12 @@ const Env = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// URL"),
   /** Prefix of every BullMQ key; tests use their own to stay apart. */
   THAW_QUEUE_PREFIX: z.string().min(1).max(64).default("thaw"),
-  /** The secret node credentials are derived from (the web app's); used to call agents. */
-  THAW_NODE_CREDENTIAL_SECRET: z
-    .string({ error: "is not set (the same value as the web app's)" })
-    .min(32, "must be at least 32 characters long"),
+  /**
+   * The scheduler's Ed25519 key for calling agents (base64 PKCS#8 DER, or PEM): every call is
+   * signed with it, and agents learn its public half (THAW_AGENT_CALL_PUBLIC_KEY, the web
+   * app's) when they join. Only schedulers hold it.
+   */
+  THAW_AGENT_CALL_KEY: AgentCallPrivateKeyEnv,
   THAW_SCHEDULER_ID: z.string().min(1).max(128).optional(),
   /** The fleet policy and provider (JSON file); unset: hosts join by hand. */
   THAW_FLEET_CONFIG: z.string().min(1).optional(),

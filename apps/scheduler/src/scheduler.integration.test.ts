@@ -4,6 +4,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { loadEnv } from "./env.ts";
 import { startScheduler } from "./scheduler.ts";
+import { TEST_AGENT_CALL_KEYS } from "./testing/agent-call-keys.ts";
 
 const silent = pino({ level: "silent" });
 
@@ -15,7 +16,7 @@ describe("scheduler process", () => {
       DATABASE_URL: testDb.current.url,
       REDIS_URL: process.env.REDIS_URL,
       THAW_QUEUE_PREFIX: `test-${Date.now()}`,
-      THAW_NODE_CREDENTIAL_SECRET: "n".repeat(32),
+      THAW_AGENT_CALL_KEY: TEST_AGENT_CALL_KEYS.privateKey,
     });
     const scheduler = await startScheduler(env, silent);
     try {
@@ -62,7 +63,7 @@ describe("scheduler process", () => {
       const env = loadEnv({
         DATABASE_URL: testDb.current.url,
         REDIS_URL: `redis://127.0.0.1:${port}`,
-        THAW_NODE_CREDENTIAL_SECRET: "n".repeat(32),
+        THAW_AGENT_CALL_KEY: TEST_AGENT_CALL_KEYS.privateKey,
       });
       await expect(startScheduler(env, silent)).rejects.toThrow(
         /maxmemory-policy is 'allkeys-lru'.*noeviction/,

@@ -92,7 +92,7 @@ export async function startScheduler(
     db,
     queues,
     log,
-    nodeCredentialSecret: env.THAW_NODE_CREDENTIAL_SECRET,
+    agentCallKey: env.THAW_AGENT_CALL_KEY,
     agentCidrs: env.THAW_AGENT_CIDRS,
     ...(fleet ? { fleet } : {}),
     warmPool: warmPoolOptions(env),

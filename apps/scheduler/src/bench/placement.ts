@@ -3,8 +3,9 @@
 //
 // End-to-end placement through BullMQ and Postgres (bench-contracts.md): N simulated nodes
 // as rows of a fresh database, R replicas wanted across endpoints, and the scheduler's real
-// workers (reconcile → place → dispatch) placing them; each dispatch is a real HTTP call to an
-// agent stand-in that acknowledges like the sim agent does (the agent's own capacity is
+// workers (reconcile → place → dispatch) placing them; each dispatch is a real call (signed,
+// over TLS to the pinned certificate) to an agent stand-in that acknowledges like the sim
+// agent does (the agent's own capacity is
 // measured by apps/agent's sim-fleet bench). Baseline in the same run: the raw BullMQ drain
 // rate of no-op jobs on the same Redis. Then dispatch latency — desire change to the agent's
 // receipt of startReplica — at a steady 200 scale events/s.
@@ -14,13 +15,14 @@
 // --cpu-profile DIR writes a V8 profile of each scheduler process (Chrome DevTools,
 // speedscope) to find where its time goes.
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createServer } from "node:http";
+import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
+import { generateAgentCallKeyPair } from "@thaw/node-agent-client";
+import { testTlsCertificate } from "@thaw/node-agent-client/testing";
 import { createTestDatabase } from "@thaw/db/testing";
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { Queue, Worker } from "bullmq";
@@ -74,14 +76,15 @@ if (!process.env.DATABASE_URL || !process.env.REDIS_URL)
   fail("DATABASE_URL and REDIS_URL must be set (run `bash infra/dev/services.sh` first)");
 
 const progress = (message: string) => console.error(`[bench:placement] ${message}`);
-const secret = `bench-${randomUUID()}-node-credential-secret`;
+const callKeys = generateAgentCallKeyPair();
+const agentTls = await testTlsCertificate();
 const prefix = `bench-placement-${Date.now()}`;
 const database = await createTestDatabase();
 const db = database.db;
 
 // --- the agent stand-in: acknowledges every start (202) and notes when it arrived --------------
 const received: { deploymentId: string; at: number }[] = [];
-const agent = createServer((request, response) => {
+const agent = createServer({ key: agentTls.key, cert: agentTls.cert }, (request, response) => {
   const chunks: Buffer[] = [];
   request.on("data", (c: Buffer) => chunks.push(c));
   request.on("end", () => {
@@ -105,7 +108,7 @@ const agent = createServer((request, response) => {
 });
 agent.keepAliveTimeout = 60_000;
 await new Promise<void>((resolve) => agent.listen(0, "127.0.0.1", resolve));
-const agentUrl = `http://127.0.0.1:${(agent.address() as AddressInfo).port}`;
+const agentUrl = `https://127.0.0.1:${(agent.address() as AddressInfo).port}`;
 
 // --- the fleet and the endpoints ---------------------------------------------------------------
 const org = await db.org.create({ data: { slug: `bench-${Date.now()}`, name: "bench" } });
@@ -131,6 +134,7 @@ for (let i = 0; i < args.nodes; i += 1_000) {
       // a heartbeat stamped past the run keeps every node alive without 5,000 writes a beat.
       lastHeartbeatAt: new Date(Date.now() + 24 * 3_600_000),
       agentUrl: `${agentUrl}/hosts/bench-${i + k}`,
+      agentCertSha256: agentTls.certSha256,
     })),
   });
 }
@@ -213,7 +217,7 @@ const schedulerEnv = {
   DATABASE_URL: database.url,
   REDIS_URL: process.env.REDIS_URL,
   THAW_QUEUE_PREFIX: prefix,
-  THAW_NODE_CREDENTIAL_SECRET: secret,
+  THAW_AGENT_CALL_KEY: callKeys.privateKey,
   LOG_LEVEL: "error",
 };
 const SCHEDULER_DIR = join(dirname(fileURLToPath(import.meta.url)), "../..");

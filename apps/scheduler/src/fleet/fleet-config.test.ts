@@ -57,11 +57,17 @@ describe("loadFleetSetup", () => {
   });
 
   it("builds the sim provider, and asks for the sim cloud's token", () => {
-    const file = write({ provider: "sim", offerings, sim: { cloudUrl: "http://127.0.0.1:7070" } });
+    const sim = { cloudUrl: "https://127.0.0.1:7070", cloudCertSha256: "c".repeat(64) };
+    const file = write({ provider: "sim", offerings, sim });
     expect(loadFleetSetup(file, { THAW_SIM_CLOUD_TOKEN: "x".repeat(16) }).provider).toBeInstanceOf(
       SimHostProvider,
     );
     expect(() => loadFleetSetup(file, {})).toThrow(/THAW_SIM_CLOUD_TOKEN: is not set/);
+    // The sim cloud is the sim agent's: https, pinned to its certificate, like any agent.
+    const plain = write({ provider: "sim", offerings, sim: { cloudUrl: "http://127.0.0.1:7070" } });
+    expect(() => loadFleetSetup(plain, { THAW_SIM_CLOUD_TOKEN: "x".repeat(16) })).toThrow(
+      /sim\.cloudUrl: expected the sim agent's https:\/\/ URL[\s\S]*sim\.cloudCertSha256: /,
+    );
   });
 
   it("names each bad field, with the file", () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type ResolvedFleetPolicy, resolveFleetPolicy } from "@thaw/core";
+import { CertSha256 } from "@thaw/node-agent-client";
 import { z } from "zod";
 import { AwsFleetConfig } from "./aws/aws-fleet-config.ts";
 import { AwsHostProvider } from "./aws/aws-host-provider.ts";
@@ -18,8 +19,13 @@ const DEFAULT_TEMPLATE = fileURLToPath(
 
 const SimSection = z
   .object({
-    /** The sim agent process whose sim cloud launches hosts (its listen URL). */
-    cloudUrl: z.url({ protocol: /^https?$/ }),
+    /** The sim agent process whose sim cloud launches hosts (its https listen URL). */
+    cloudUrl: z.url({ protocol: /^https$/, message: "expected the sim agent's https:// URL" }),
+    /**
+     * SHA-256 of the sim agent's TLS certificate (`<state dir>/tls/agent-cert.pem`; the agent
+     * logs it at start): the sim cloud is called over TLS pinned to it, like agents.
+     */
+    cloudCertSha256: CertSha256,
   })
   .strict();
 
@@ -108,6 +114,7 @@ export function loadFleetSetup(
       policy,
       provider: new SimHostProvider({
         cloudUrl: section.data.cloudUrl,
+        cloudCertSha256: section.data.cloudCertSha256,
         token,
         bootSeconds: policy.bootSeconds,
       }),

@@ -1,3 +1,4 @@
+import { type PinnedFetch, keepAliveFetch } from "@thaw/node-agent-client";
 import { z } from "zod";
 import type {
   HostLaunchRequest,
@@ -20,23 +21,25 @@ const Instance = z.object({
 const InstanceList = z.object({ instances: z.array(Instance) });
 
 export interface SimHostProviderOptions {
-  /** The sim agent's base URL (THAW_SIM_CLOUD_URL). */
+  /** The sim agent's base URL (https). */
   cloudUrl: string;
+  /** SHA-256 of the sim agent's certificate: no other answers for the sim cloud. */
+  cloudCertSha256: string;
   /** The shared secret (THAW_SIM_CLOUD_TOKEN). */
   token: string;
   /** Simulated seconds from launch to join. */
   bootSeconds: number;
-  fetchImpl?: typeof fetch;
+  fetchImpl?: PinnedFetch;
 }
 
 const SIM_PREFIX = "sim-";
 
 export class SimHostProvider implements HostProvider {
   readonly kind = "sim" as const;
-  private readonly fetchImpl: typeof fetch;
+  private readonly fetchImpl: PinnedFetch;
 
   constructor(private readonly options: SimHostProviderOptions) {
-    this.fetchImpl = options.fetchImpl ?? fetch;
+    this.fetchImpl = options.fetchImpl ?? keepAliveFetch();
   }
 
   async launch(request: HostLaunchRequest): Promise<HostLaunchResult> {
@@ -78,6 +81,7 @@ export class SimHostProvider implements HostProvider {
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(10_000),
+      certSha256: this.options.cloudCertSha256,
     });
     const text = await response.text();
     if (!response.ok) {

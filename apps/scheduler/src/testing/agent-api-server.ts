@@ -9,11 +9,13 @@ import {
   joinNode,
   parseInput,
   recordNodeHeartbeat,
+  renewNodeCredential,
 } from "@thaw/core";
 import type { DbClient } from "@thaw/db";
 import { HeartbeatRequest, JoinRequest, TelemetryBatch } from "@thaw/node-agent-client";
+import { TEST_AGENT_CALL_KEYS } from "./agent-call-keys.ts";
 
-// The control plane's agent API (join, heartbeat, telemetry) over node:http, calling the same
+// The control plane's agent API (join, heartbeat, credential, telemetry) over node:http, calling the same
 // core use cases as apps/web's route handlers — so scheduler tests can run real sim agents
 // against real Postgres without building Next.js. What the web route adds after ingest
 // (enqueueing `history`) is the `onClosed` hook.
@@ -25,7 +27,8 @@ export interface AgentApiServer {
 
 export async function startAgentApiServer(opts: {
   db: DbClient;
-  credentialSecret: string;
+  /** What joins answer (default: this test file's scheduler key, TEST_AGENT_CALL_KEYS). */
+  agentCallPublicKey?: string;
   onClosed?: (coldStartId: string) => Promise<void>;
 }): Promise<AgentApiServer> {
   const { db } = opts;
@@ -34,23 +37,17 @@ export async function startAgentApiServer(opts: {
       joinNode({
         input: parseInput(JoinRequest, body, "body"),
         db,
-        credentialSecret: opts.credentialSecret,
         network: TEST_AGENT_NETWORK,
+        agentCallPublicKey: opts.agentCallPublicKey ?? TEST_AGENT_CALL_KEYS.publicKey,
       }),
     "/api/agent/v1/heartbeat": async (body, credential) => {
-      const actor = await authenticateNode({
-        credential,
-        db,
-        credentialSecret: opts.credentialSecret,
-      });
+      const actor = await authenticateNode({ credential, db });
       return recordNodeHeartbeat({ actor, input: parseInput(HeartbeatRequest, body, "body"), db });
     },
+    "/api/agent/v1/credential": async (_body, credential) =>
+      renewNodeCredential({ actor: await authenticateNode({ credential, db }), db }),
     "/api/agent/v1/telemetry": async (body, credential) => {
-      const actor = await authenticateNode({
-        credential,
-        db,
-        credentialSecret: opts.credentialSecret,
-      });
+      const actor = await authenticateNode({ credential, db });
       const result = await ingestTelemetry({
         actor,
         input: parseInput(TelemetryBatch, body, "body"),

@@ -4,6 +4,7 @@ import { seedDemo } from "@thaw/db/seed";
 import { loadEnv, type SchedulerEnv } from "../env.ts";
 import { createQueues, enqueue, type SchedulerQueues } from "../queues.ts";
 import { createProducerConnection } from "../redis.ts";
+import { TEST_AGENT_CALL_KEYS } from "./agent-call-keys.ts";
 import { startAgentApiServer, type AgentApiServer } from "./agent-api-server.ts";
 import { startSimAgent, type SimAgentProcess } from "./sim-agent-process.ts";
 
@@ -21,14 +22,13 @@ export const TEST_SNAPSHOT_STORE = "snapshots.sim.thaw.test/thaw-snapshots";
 export function schedulerTestEnv(o: {
   databaseUrl: string;
   prefix: string;
-  credentialSecret: string;
   extra?: Record<string, string>;
 }): SchedulerEnv {
   return loadEnv({
     DATABASE_URL: o.databaseUrl,
     REDIS_URL: process.env.REDIS_URL,
     THAW_QUEUE_PREFIX: o.prefix,
-    THAW_NODE_CREDENTIAL_SECRET: o.credentialSecret,
+    THAW_AGENT_CALL_KEY: TEST_AGENT_CALL_KEYS.privateKey,
     THAW_SNAPSHOT_REGISTRY: TEST_SNAPSHOT_STORE,
     LOG_LEVEL: "error",
     ...o.extra,
@@ -49,7 +49,6 @@ export interface SchedulerTestStack {
 export async function startSchedulerTestStack(o: {
   db: DbClient;
   prefix: string;
-  credentialSecret: string;
   hosts: number;
   agentPrefix: string;
   agentEnv: Record<string, string>;
@@ -64,7 +63,6 @@ export async function startSchedulerTestStack(o: {
   const queues = createQueues(producer, o.prefix);
   const api = await startAgentApiServer({
     db: o.db,
-    credentialSecret: o.credentialSecret,
     onClosed: (coldStartId) => enqueue(queues, "history", { coldStartId }),
   });
   const tokens: string[] = [];

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { X509Certificate } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +13,8 @@ const AGENT_DIR = fileURLToPath(new URL("../../../agent", import.meta.url));
 export interface SimAgentProcess {
   child: ChildProcess;
   output: () => string;
+  /** SHA-256 of the agent's TLS certificate, once it has made one at start (what it pins). */
+  certSha256: () => string | undefined;
   stop(): Promise<void>;
 }
 
@@ -44,9 +47,14 @@ export function startSimAgent(opts: {
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const certFile = join(state, "tls", "agent-cert.pem");
   return {
     child,
     output: () => output,
+    certSha256: () =>
+      existsSync(certFile)
+        ? new X509Certificate(readFileSync(certFile)).fingerprint256.replace(/:/g, "").toLowerCase()
+        : undefined,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

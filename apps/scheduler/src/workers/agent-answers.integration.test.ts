@@ -1,5 +1,6 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
+import { testTlsCertificate } from "@thaw/node-agent-client/testing";
 import { PARKING_REASON } from "@thaw/core/warm-pool";
 import { DEMO_ENDPOINTS, demoDeploymentColumns, seedDemo } from "@thaw/db/seed";
 import { useTestDatabase } from "@thaw/db/testing";
@@ -12,6 +13,7 @@ import { processPlace } from "./place-processor.ts";
 import { processSnapshot } from "./snapshot-processor.ts";
 import { processWarmPool } from "./warm-pool-processor.ts";
 import { createWorkerContext, type WorkerContext } from "./worker-context.ts";
+import { TEST_AGENT_CALL_KEY } from "../testing/agent-call-keys.ts";
 
 // Issue 23, findings 4 and 9, at the scheduler. A node's agentUrl named an internal service
 // (http://127.0.0.1:7499/admin/purge-cache?…); the scheduler called it with a node bearer and
@@ -29,25 +31,33 @@ interface Answer {
   body: string;
 }
 
-/** An HTTP service that is not an agent: it remembers what it was sent and answers `answer`. */
+/**
+ * A service that is not an agent, behind the certificate its node pinned when it joined (a
+ * tenant's own fake node passes every check a real one does): it remembers what it was sent
+ * and answers `answer`.
+ */
 class InternalService {
   answer: Answer = { status: 200, type: "text/plain", body: "" };
   readonly requests: { method: string; url: string }[] = [];
   private server: Server | undefined;
   url = "";
+  certSha256 = "";
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => {
+    const tls = await testTlsCertificate();
+    this.certSha256 = tls.certSha256;
+    this.server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
       this.requests.push({ method: req.method ?? "", url: req.url ?? "" });
       req.resume();
       res.writeHead(this.answer.status, { "content-type": this.answer.type });
       res.end(this.answer.body);
     });
     await new Promise<void>((r) => this.server!.listen(0, "127.0.0.1", r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   async stop(): Promise<void> {
+    this.server?.closeAllConnections();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
   }
 }
@@ -99,7 +109,7 @@ describe("what a node's address answers, as the tenant reads it", () => {
       db: db(),
       queues,
       log: silent,
-      nodeCredentialSecret: "agent-answers-test-node-credential-secret",
+      agentCallKey: TEST_AGENT_CALL_KEY,
       snapshotStore: "snapshots.ops.thaw.test/thaw-snapshots",
     });
   });
@@ -133,6 +143,7 @@ describe("what a node's address answers, as the tenant reads it", () => {
         state: "ready",
         lastHeartbeatAt: new Date(),
         agentUrl: service.url,
+        agentCertSha256: service.certSha256,
       },
     });
     const endpoint = await db().endpoint.create({
@@ -253,6 +264,7 @@ describe("what a node's address answers, as the tenant reads it", () => {
         cudaVersion: "12.8",
         state: "ready",
         agentUrl: service.url,
+        agentCertSha256: service.certSha256,
       },
     });
     const replica = await db().replica.create({

@@ -19,6 +19,7 @@ import { createProducerConnection } from "../redis.ts";
 import { createMotoNetwork, type MotoServer, startMotoServer } from "../testing/moto-server.ts";
 import { processFleet } from "./fleet-processor.ts";
 import { createWorkerContext, type WorkerContext } from "./worker-context.ts";
+import { TEST_AGENT_CALL_KEY } from "../testing/agent-call-keys.ts";
 
 // The fleet worker with the aws provider against moto and Postgres: a launch for a replica
 // that waits, no second launch while that host boots, the spend cap, and the garbage
@@ -86,7 +87,7 @@ describe("fleet worker with the aws provider (moto)", () => {
       db: db(),
       queues,
       log: pino({ level: "silent" }),
-      nodeCredentialSecret: "fleet-aws-test-node-credential-secret-01",
+      agentCallKey: TEST_AGENT_CALL_KEY,
       fleet: {
         policy: resolved.policy,
         provider: new AwsHostProvider({

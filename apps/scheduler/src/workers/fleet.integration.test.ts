@@ -13,12 +13,13 @@ import { startScheduler, type RunningScheduler } from "../scheduler.ts";
 import { startAgentApiServer, type AgentApiServer } from "../testing/agent-api-server.ts";
 import { freePort } from "../testing/moto-server.ts";
 import { startSimAgent, type SimAgentProcess } from "../testing/sim-agent-process.ts";
+import { TEST_AGENT_CALL_KEYS } from "../testing/agent-call-keys.ts";
+import { keepAliveFetch } from "@thaw/node-agent-client";
 
 // The fleet worker with the `sim` provider, end to end: no host at all, replicas wanted →
 // hosts launched in the sim cloud of a real agent process, booted, joined, placed on; then
 // scaled to zero → the idle hosts retired after the cool-down and terminated in the cloud.
 
-const SECRET = "fleet-test-node-credential-secret-012345";
 const CLOUD_TOKEN = "fleet-test-sim-cloud-token";
 const silent = pino({ level: "silent" });
 
@@ -33,12 +34,17 @@ describe("fleet worker with the sim provider", () => {
   let endpointId: string;
   let orgId: string;
   let cloudUrl: string;
+  let cloudCertSha256: string | undefined;
+  // The sim cloud is the sim agent's: over its TLS, pinned to its certificate.
+  const pinned = keepAliveFetch();
+  const cloudFetch = (url: string, init: RequestInit = {}) =>
+    pinned(url, { ...init, certSha256: cloudCertSha256 });
 
   const db = () => testDb.current.db;
   const cloud = async () =>
     (
       (await (
-        await fetch(`${cloudUrl}/sim-cloud/v1/instances`, {
+        await cloudFetch(`${cloudUrl}/sim-cloud/v1/instances`, {
           headers: { authorization: `Bearer ${CLOUD_TOKEN}` },
         })
       ).json()) as { instances: { instanceId: string; state: string }[] }
@@ -52,9 +58,9 @@ describe("fleet worker with the sim provider", () => {
     producer = createProducerConnection(process.env.REDIS_URL!);
     await producer.connect();
     queues = createQueues(producer, prefix);
-    api = await startAgentApiServer({ db: db(), credentialSecret: SECRET });
+    api = await startAgentApiServer({ db: db() });
     const port = await freePort();
-    cloudUrl = `http://127.0.0.1:${port}`;
+    cloudUrl = `https://127.0.0.1:${port}`;
     agent = startSimAgent({
       controlPlaneUrl: api.url,
       joinTokens: [],
@@ -69,7 +75,8 @@ describe("fleet worker with the sim provider", () => {
     });
     for (
       let waited = 0;
-      !(await fetch(`${cloudUrl}/healthz`).then(
+      !(cloudCertSha256 ??= agent.certSha256()) ||
+      !(await cloudFetch(`${cloudUrl}/healthz`).then(
         (r) => r.ok,
         () => false,
       ));
@@ -88,7 +95,7 @@ describe("fleet worker with the sim provider", () => {
         pendingGraceSeconds: 1,
         launchGraceSeconds: 120,
         bootSeconds: 90,
-        sim: { cloudUrl },
+        sim: { cloudUrl, cloudCertSha256 },
       }),
     );
     scheduler = await startScheduler(
@@ -96,7 +103,7 @@ describe("fleet worker with the sim provider", () => {
         DATABASE_URL: testDb.current.url,
         REDIS_URL: process.env.REDIS_URL,
         THAW_QUEUE_PREFIX: prefix,
-        THAW_NODE_CREDENTIAL_SECRET: SECRET,
+        THAW_AGENT_CALL_KEY: TEST_AGENT_CALL_KEYS.privateKey,
         THAW_FLEET_CONFIG: join(dir, "fleet.json"),
         THAW_SIM_CLOUD_TOKEN: CLOUD_TOKEN,
         LOG_LEVEL: "error",
@@ -166,7 +173,7 @@ describe("fleet worker with the sim provider", () => {
   });
 
   it("collects a cloud instance with no node row", async () => {
-    const stray = await fetch(`${cloudUrl}/sim-cloud/v1/instances`, {
+    const stray = await cloudFetch(`${cloudUrl}/sim-cloud/v1/instances`, {
       method: "POST",
       headers: { authorization: `Bearer ${CLOUD_TOKEN}`, "content-type": "application/json" },
       body: JSON.stringify({

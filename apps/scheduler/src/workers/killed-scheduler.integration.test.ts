@@ -10,12 +10,12 @@ import {
   type SchedulerTestStack,
   startSchedulerTestStack,
 } from "../testing/scheduler-test-stack.ts";
+import { TEST_AGENT_CALL_KEYS } from "../testing/agent-call-keys.ts";
 
 // A scheduler process killed (SIGKILL) in the middle of a scale-up loses nothing: another
 // process finishes the work — from BullMQ's stalled-job recovery and the sweep over Postgres —
 // with every replica ready on its own GPU and no cold start left open.
 
-const SECRET = "killed-scheduler-test-node-credential-0123";
 const HOSTS = 3;
 const SCHEDULER_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -34,7 +34,7 @@ describe("a scheduler killed mid-job", () => {
     DATABASE_URL: "",
     REDIS_URL: process.env.REDIS_URL ?? "",
     THAW_QUEUE_PREFIX: prefix,
-    THAW_NODE_CREDENTIAL_SECRET: SECRET,
+    THAW_AGENT_CALL_KEY: TEST_AGENT_CALL_KEYS.privateKey,
     LOG_LEVEL: "warn",
   };
 
@@ -44,7 +44,6 @@ describe("a scheduler killed mid-job", () => {
     stack = await startSchedulerTestStack({
       db: db(),
       prefix,
-      credentialSecret: SECRET,
       hosts: HOSTS,
       agentPrefix: "kl",
       agentEnv: { THAW_SIM_TIME_FACTOR: "20" },

@@ -7,6 +7,7 @@ import { createQueues, enqueue, enqueueMany, type SchedulerQueues } from "../que
 import { createProducerConnection } from "../redis.ts";
 import { processPlace } from "./place-processor.ts";
 import { createWorkerContext } from "./worker-context.ts";
+import { TEST_AGENT_CALL_KEY } from "../testing/agent-call-keys.ts";
 
 // A place job decides for its replica and a batch of the deployment's other pending replicas.
 // Whatever becomes of its own replica, every start the batch committed must be dispatched:
@@ -111,7 +112,7 @@ describe("place job", () => {
       db,
       queues,
       log: silent,
-      nodeCredentialSecret: "place-test-node-credential-secret-0123456",
+      agentCallKey: TEST_AGENT_CALL_KEY,
     });
     const result = (await processPlace(ctx, { replicaId: own.id })) as {
       kind: string;
@@ -170,7 +171,7 @@ describe("place job", () => {
       db,
       queues,
       log: silent,
-      nodeCredentialSecret: "place-test-node-credential-secret-0123456",
+      agentCallKey: TEST_AGENT_CALL_KEY,
     });
     // Drain the place queue, newest job first: the last head runs first and takes the
     // oldest pending replicas, so the others find theirs taken and place the next ones.

@@ -12,13 +12,13 @@ import {
 } from "../testing/scheduler-test-stack.ts";
 import { processSnapshot } from "./snapshot-processor.ts";
 import { createWorkerContext } from "./worker-context.ts";
+import { TEST_AGENT_CALL_KEY } from "../testing/agent-call-keys.ts";
 
 // The snapshot worker end to end: Postgres, Redis and a real sim agent. Llama 3.2 3B on a
 // g5.xlarge (gp3 disk): a sleep-level-2 restore (~77 s by the physics model) is far faster than
 // pulling its 9 GB image (~325 s) or even starting from the cached image (~215 s), so the
 // first successful start is followed by a capture, and the replacement restores.
 
-const SECRET = "scheduler-test-node-credential-secret-0123";
 const HOSTS = 2;
 const silent = pino({ level: "silent" });
 
@@ -40,14 +40,12 @@ describe("snapshot worker with a real sim agent", () => {
   let deploymentId: string;
 
   const db = () => testDb.current.db;
-  const env = () =>
-    schedulerTestEnv({ databaseUrl: testDb.current.url, prefix, credentialSecret: SECRET });
+  const env = () => schedulerTestEnv({ databaseUrl: testDb.current.url, prefix });
 
   beforeAll(async () => {
     stack = await startSchedulerTestStack({
       db: db(),
       prefix,
-      credentialSecret: SECRET,
       hosts: HOSTS,
       agentPrefix: "sn",
       agentEnv: { THAW_SIM_TIME_FACTOR: "2000", THAW_SIM_ESTARGZ: "false" },
@@ -144,7 +142,7 @@ describe("snapshot worker with a real sim agent", () => {
         db: db2,
         queues: stack.queues,
         log: silent,
-        nodeCredentialSecret: SECRET,
+        agentCallKey: TEST_AGENT_CALL_KEY,
         snapshotStore: TEST_SNAPSHOT_STORE,
       });
       const results = await Promise.all([

@@ -14,7 +14,6 @@ import {
 // parked (not stopped), the next scale-up is a warm handover, and once the keep-alive has run
 // out the parked replica is stopped and its GPU freed.
 
-const SECRET = "warm-pool-test-node-credential-secret-012";
 const HOSTS = 2;
 /** Short enough for the test to wait it out, long enough for a scale-up to land inside it. */
 const KEEP_ALIVE_SECONDS = 20;
@@ -40,7 +39,6 @@ describe("warm pool with a real sim agent", () => {
     stack = await startSchedulerTestStack({
       db: db(),
       prefix,
-      credentialSecret: SECRET,
       hosts: HOSTS,
       agentPrefix: "wp",
       agentEnv: { THAW_SIM_TIME_FACTOR: "2000" },
@@ -49,7 +47,6 @@ describe("warm pool with a real sim agent", () => {
     const env = schedulerTestEnv({
       databaseUrl: testDb.current.url,
       prefix,
-      credentialSecret: SECRET,
       extra: {
         THAW_WARM_POOL_GPU_BUDGET: "2",
         THAW_WARM_POOL_KEEP_ALIVE_SECONDS: String(KEEP_ALIVE_SECONDS),

@@ -1,4 +1,5 @@
-import { agentUrlProblem, deriveNodeCredential, NODE_CREDENTIAL_KIND, type Cidr } from "@thaw/core";
+import type { KeyObject } from "node:crypto";
+import { agentUrlProblem, type Cidr } from "@thaw/core";
 import type { WarmPoolOptions } from "@thaw/core/warm-pool";
 import type { DbClient } from "@thaw/db";
 import { AgentApiError, AgentClient, keepAliveFetch } from "@thaw/node-agent-client";
@@ -36,12 +37,15 @@ export interface FleetRuntime extends FleetSetup {
 
 /** Agent clients kept per process: more than the largest fleet a scheduler serves. */
 const AGENT_CLIENTS_KEPT = 20_000;
+/** How long a node's pinned certificate is taken as read: it changes only when the node joins again. */
+const PIN_TTL_MS = 5_000;
 
 export function createWorkerContext(deps: {
   db: DbClient;
   queues: SchedulerQueues;
   log: Logger;
-  nodeCredentialSecret: string;
+  /** THAW_AGENT_CALL_KEY: every agent call is signed with it. */
+  agentCallKey: KeyObject;
   /** THAW_AGENT_CIDRS: an agent address outside them is never dialled. */
   agentCidrs?: readonly Cidr[];
   /** Agent calls: quick timeouts, and retries are BullMQ's (the job is retried). */
@@ -53,6 +57,20 @@ export function createWorkerContext(deps: {
   // One keep-alive pool for every agent call of the process: a start per cold start.
   const agentFetch = keepAliveFetch();
   const agents = new Map<string, AgentClient>();
+  // The certificate each node pinned at join, read from its row (a rejoin may have changed
+  // it): at most once per node per PIN_TTL_MS, and a call never goes out without one.
+  const pins = new Map<string, { pin: string | null; readAt: number }>();
+  const pinOf = async (nodeId: string): Promise<string | null> => {
+    const known = pins.get(nodeId);
+    if (known && Date.now() - known.readAt < PIN_TTL_MS) return known.pin;
+    const row = await deps.db.node.findUnique({
+      where: { id: nodeId },
+      select: { agentCertSha256: true },
+    });
+    if (pins.size >= AGENT_CLIENTS_KEPT) pins.clear();
+    pins.set(nodeId, { pin: row?.agentCertSha256 ?? null, readAt: Date.now() });
+    return row?.agentCertSha256 ?? null;
+  };
   return {
     ...(deps.fleet ? { fleet: deps.fleet } : {}),
     ...(deps.warmPool ? { warmPool: deps.warmPool } : {}),
@@ -63,8 +81,7 @@ export function createWorkerContext(deps: {
     enqueue: (key, payload) => enqueue(deps.queues, key, payload),
     enqueueMany: (key, payloads) => enqueueMany(deps.queues, key, payloads),
     agent: (node) => {
-      // A client per node and URL, kept: deriving the node's credential is an HMAC, once
-      // per start otherwise. Bounded by clearing, which costs only re-deriving.
+      // A client per node and URL, kept. Bounded by clearing, which costs only a new client.
       const key = `${node.id} ${node.agentUrl}`;
       let client = agents.get(key);
       if (!client) {
@@ -75,11 +92,9 @@ export function createWorkerContext(deps: {
         if (agents.size >= AGENT_CLIENTS_KEPT) agents.clear();
         client = new AgentClient({
           baseUrl: node.agentUrl,
-          credential: deriveNodeCredential(
-            NODE_CREDENTIAL_KIND,
-            deps.nodeCredentialSecret,
-            node.id,
-          ),
+          nodeId: node.id,
+          signingKey: deps.agentCallKey,
+          certSha256: () => pinOf(node.id),
           timeoutMs: deps.agentTimeoutMs ?? 10_000,
           retries: 1,
           fetchImpl: agentFetch,

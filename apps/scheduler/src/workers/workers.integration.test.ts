@@ -14,11 +14,11 @@ import {
 import { processDispatch } from "./dispatch-processor.ts";
 import { processPlace } from "./place-processor.ts";
 import { createWorkerContext } from "./worker-context.ts";
+import { TEST_AGENT_CALL_KEY } from "../testing/agent-call-keys.ts";
 
 // The scheduler's workers end to end: Postgres, Redis (BullMQ) and a real sim agent process
 // that joins, heartbeats, runs the starts it is sent and streams their phases back.
 
-const SECRET = "scheduler-test-node-credential-secret-0123";
 const HOSTS = 3; // g5.xlarge: one A10G each
 const silent = pino({ level: "silent" });
 
@@ -32,8 +32,7 @@ describe("scheduler workers with a real sim agent", () => {
   let endpointId: string;
 
   const db = () => testDb.current.db;
-  const env = () =>
-    schedulerTestEnv({ databaseUrl: testDb.current.url, prefix, credentialSecret: SECRET });
+  const env = () => schedulerTestEnv({ databaseUrl: testDb.current.url, prefix });
   const replicas = (state: string) =>
     db().replica.count({ where: { endpointId, state: state as "ready" } });
   const scaleTo = async (desired: number) => {
@@ -45,7 +44,6 @@ describe("scheduler workers with a real sim agent", () => {
     stack = await startSchedulerTestStack({
       db: db(),
       prefix,
-      credentialSecret: SECRET,
       hosts: HOSTS,
       agentPrefix: "wk",
       // Hosts without stargz-snapshotter: lazy starts are refused (the fallback test).
@@ -197,7 +195,7 @@ describe("scheduler workers with a real sim agent", () => {
       db: db(),
       queues,
       log: silent,
-      nodeCredentialSecret: SECRET,
+      agentCallKey: TEST_AGENT_CALL_KEY,
     });
     const placed = await processPlace(ctx, { replicaId: first!.id });
     const starts = (placed as { placed: { coldStartId: string }[] }).placed;
@@ -210,7 +208,7 @@ describe("scheduler workers with a real sim agent", () => {
     // Nothing listens on port 9 (discard): connection refused, a retryable error.
     await db().node.update({
       where: { id: node.id },
-      data: { agentUrl: "http://127.0.0.1:9" },
+      data: { agentUrl: "https://127.0.0.1:9" },
     });
     try {
       const status = async (id: string) =>
