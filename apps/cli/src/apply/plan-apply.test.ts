@@ -32,6 +32,8 @@ const existing = (over: Partial<Schemas["Endpoint"]> = {}): Schemas["Endpoint"] 
   allowedPaths: ["warm", "restore", "lazy", "pull"],
   objective: "mean",
   targetConcurrency: 8,
+  gpuSecondsPerWaitSecond: null,
+  effectiveGpuSecondsPerWaitSecond: { value: 4, source: "platform" },
   version: 1,
   createdAt: "",
   updatedAt: "",
@@ -78,6 +80,29 @@ describe("planApply", () => {
     expect(renderDiff("qwen-7b", plan)).toBe(
       "~ endpoint qwen-7b (configuration)\n  ~ maxReplicas: 2 → 4\n  ~ objective: mean → p90",
     );
+  });
+
+  it("carries the price of waiting: set, changed, and back to the org's default with null", () => {
+    const set = planApply({ ...file, gpuSecondsPerWaitSecond: 12 }, existing());
+    expect(set).toMatchObject({ patch: { gpuSecondsPerWaitSecond: 12 }, roll: null });
+    expect(renderDiff("qwen-7b", set)).toBe(
+      "~ endpoint qwen-7b (configuration)\n  ~ gpuSecondsPerWaitSecond: (none) → 12",
+    );
+    const own = existing({
+      gpuSecondsPerWaitSecond: 12,
+      effectiveGpuSecondsPerWaitSecond: { value: 12, source: "endpoint" },
+    });
+    expect(planApply({ ...file, gpuSecondsPerWaitSecond: 12 }, own)).toMatchObject({
+      patch: null,
+    });
+    // A file that leaves it out leaves the endpoint's own price alone.
+    expect(planApply(file, own)).toMatchObject({ patch: null });
+    expect(planApply({ ...file, gpuSecondsPerWaitSecond: null }, own)).toMatchObject({
+      patch: { gpuSecondsPerWaitSecond: null },
+    });
+    expect(planApply({ ...file, gpuSecondsPerWaitSecond: 20 }, own).diff).toEqual([
+      { kind: "change", field: "gpuSecondsPerWaitSecond", from: 12, to: 20 },
+    ]);
   });
 
   it("rolls a new deployment when a deployment field the file sets differs", () => {

@@ -18,6 +18,8 @@ const MUTABLE_FIELDS = [
   "allowedPaths",
   "objective",
   "targetConcurrency",
+  // A number, or null to follow the org's default again.
+  "gpuSecondsPerWaitSecond",
 ] as const satisfies readonly (keyof UpdateBody & keyof EndpointFile)[];
 
 /** Fields fixed at creation: a different value needs a new endpoint. */

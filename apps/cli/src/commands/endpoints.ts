@@ -3,6 +3,11 @@ import { emit, table } from "../output.ts";
 import { apiContext, type GlobalOptions } from "./context.ts";
 
 const bytesGB = (n: number) => `${(n / 1e9).toFixed(1)} GB`;
+const WAIT_PRICE_SOURCE = {
+  endpoint: "the endpoint's own",
+  org: "the org's default",
+  platform: "the platform's default",
+} as const;
 
 export async function listEndpoints(options: GlobalOptions): Promise<void> {
   const { api, target, json } = apiContext(options);
@@ -31,6 +36,7 @@ export function describeEndpoint(e: Schemas["Endpoint"]): string {
     `  replicas:    min ${e.minReplicas}, desired ${e.desiredReplicas}, max ${e.maxReplicas}`,
     `  start paths: ${e.allowedPaths.join(", ")} (objective ${e.objective})`,
     `  scale:       ${e.targetConcurrency} requests per replica, to zero after ${e.scaleToZeroIdleSeconds}s idle`,
+    `  wait price:  ${e.effectiveGpuSecondsPerWaitSecond.value} GPU-seconds per second of wait (${WAIT_PRICE_SOURCE[e.effectiveGpuSecondsPerWaitSecond.source]})`,
     d
       ? `  deployment:  v${d.version} ${d.imageRef} (${bytesGB(d.imageBytes)}), ${d.modelSource} (${bytesGB(d.modelBytes)}), ${d.engine}${d.estargzImageRef ? `, eStargz ${d.estargzImageRef}` : ""}`
       : "  deployment:  none active",

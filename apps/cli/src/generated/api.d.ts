@@ -56,8 +56,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change name, scaling bounds (desired is moved into them), start paths, objective, target concurrency or scale-to-zero delay (scope endpoints:write)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). At least one field. Rules this document cannot express (422): minReplicas ≤ maxReplicas once the change is applied (a bound the body leaves out keeps its current value); a raised maxReplicas stays within the org's quotas (replicas per endpoint, GPUs over all endpoints); `name` holds no control characters; `allowedPaths` names each path once. The desired count is moved into the new bounds.
+         * Change name, scaling bounds (desired is moved into them), start paths, objective, target concurrency, scale-to-zero delay or price of waiting (scope endpoints:write)
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). At least one field. Rules this document cannot express (422): minReplicas ≤ maxReplicas once the change is applied (a bound the body leaves out keeps its current value); a raised maxReplicas stays within the org's quotas (replicas per endpoint, GPUs over all endpoints); `name` holds no control characters; `allowedPaths` names each path once. The desired count is moved into the new bounds; a `gpuSecondsPerWaitSecond` of null goes back to the org's default.
          */
         patch: operations["updateEndpoint"];
         trace?: never;
@@ -232,6 +232,12 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
+            /** @description The chosen option's predicted mean time-to-ready; null for starts placed before it was kept. */
+            predictedMeanSeconds: number | null;
+            /** @description With predictedP90Seconds, the interval the start was predicted to finish in 80% of the time; null for starts placed before it was kept. */
+            predictedP10Seconds: number | null;
+            predictedP90Seconds: number | null;
+            /** @description The figure the endpoint's objective minimised when the start was placed: the predicted mean, or the p90 for a p90 endpoint. */
             predictedSeconds: number;
             /** Format: date-time */
             requestedAt: string;
@@ -257,6 +263,12 @@ export interface components {
             nodeName: string | null;
             /** @enum {string} */
             path: "warm" | "restore" | "lazy" | "pull";
+            /** @description The chosen option's predicted mean time-to-ready; null for starts placed before it was kept. */
+            predictedMeanSeconds: number | null;
+            /** @description With predictedP90Seconds, the interval the start was predicted to finish in 80% of the time; null for starts placed before it was kept. */
+            predictedP10Seconds: number | null;
+            predictedP90Seconds: number | null;
+            /** @description The figure the endpoint's objective minimised when the start was placed: the predicted mean, or the p90 for a p90 endpoint. */
             predictedSeconds: number;
             /** Format: date-time */
             requestedAt: string;
@@ -281,6 +293,8 @@ export interface components {
             desiredReplicas?: number;
             /** @default 1 */
             gpuCount?: number;
+            /** @description GPU-seconds of idle capacity Thaw may spend to save one second of one request's wait: the warm pool keeps a replica warm (or pre-warms one) only while the GPU time it holds costs less than the wait it saves at this price. 0 keeps nothing warm beyond minReplicas; larger values put latency first. Omitted or null: the org's default (set by its admins), else the platform's (4). */
+            gpuSecondsPerWaitSecond?: number | null;
             /** @example L40S */
             gpuType: string;
             /** @default 1 */
@@ -396,13 +410,25 @@ export interface components {
             previousReplicas: number;
             slug: string;
         };
+        /** @description The price of waiting that holds for an endpoint. GPU-seconds of idle capacity Thaw may spend to save one second of one request's wait: the warm pool keeps a replica warm (or pre-warms one) only while the GPU time it holds costs less than the wait it saves at this price. 0 keeps nothing warm beyond minReplicas; larger values put latency first. */
+        EffectiveWaitPrice: {
+            /**
+             * @description Where the value comes from: the endpoint's own gpuSecondsPerWaitSecond, its org's default, or the platform's.
+             * @enum {string}
+             */
+            source: "endpoint" | "org" | "platform";
+            value: number;
+        };
         Endpoint: {
             activeDeployment: components["schemas"]["Deployment"] | null;
             allowedPaths: ("warm" | "restore" | "lazy" | "pull")[];
             /** Format: date-time */
             createdAt: string;
             desiredReplicas: number;
+            effectiveGpuSecondsPerWaitSecond: components["schemas"]["EffectiveWaitPrice"];
             gpuCount: number;
+            /** @description The endpoint's own price of waiting; null: it follows the default. */
+            gpuSecondsPerWaitSecond: number | null;
             gpuType: string;
             /** Format: uuid */
             id: string;
@@ -458,6 +484,7 @@ export interface components {
             } | null;
             maxReplicas: number;
             minReplicas: number;
+            predictionCalibration: components["schemas"]["PredictionCalibration"];
             replicas: {
                 draining: number;
                 failed: number;
@@ -510,8 +537,27 @@ export interface components {
             reason: string;
             slug: string;
         };
+        /** @description How often an actual time-to-ready fell inside the p10–p90 interval predicted when the start was placed: 80% for a calibrated predictor. */
+        PredictionCalibration: {
+            /** @description Starts that finished faster than their p10. */
+            faster: number;
+            inside: number;
+            /** @description inside / starts; null with no starts. */
+            insideShare: number | null;
+            /** @description Starts that finished slower than their p90. */
+            slower: number;
+            /** @description Succeeded starts with a stored p10–p90 interval among the endpoint's last 200: what the share rests on. */
+            starts: number;
+            /**
+             * @description calibrated: the share is within 0.8 ± 0.05 over at least 20 starts; too-narrow: fewer land inside (the predictor is overconfident); too-wide: more do.
+             * @enum {string}
+             */
+            verdict: "no-starts" | "too-few-starts" | "calibrated" | "too-narrow" | "too-wide";
+        };
         UpdateEndpoint: {
             allowedPaths?: ("warm" | "restore" | "lazy" | "pull")[];
+            /** @description GPU-seconds of idle capacity Thaw may spend to save one second of one request's wait: the warm pool keeps a replica warm (or pre-warms one) only while the GPU time it holds costs less than the wait it saves at this price. 0 keeps nothing warm beyond minReplicas; larger values put latency first. Omitted or null: the org's default (set by its admins), else the platform's (4). */
+            gpuSecondsPerWaitSecond?: number | null;
             maxReplicas?: number;
             minReplicas?: number;
             name?: string;
@@ -660,6 +706,7 @@ export interface operations {
                  *       "gpuType": "L40S",
                  *       "maxReplicas": 2,
                  *       "desiredReplicas": 1,
+                 *       "gpuSecondsPerWaitSecond": 10,
                  *       "deployment": {
                  *         "imageRef": "registry.example.com/vllm-openai:v0.12.0",
                  *         "imageBytes": 7800000000,
@@ -883,7 +930,8 @@ export interface operations {
                  * @example {
                  *       "minReplicas": 1,
                  *       "maxReplicas": 4,
-                 *       "objective": "p90"
+                 *       "objective": "p90",
+                 *       "gpuSecondsPerWaitSecond": 20
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateEndpoint"];

@@ -16,6 +16,9 @@ const start = (over: Partial<ColdStartDetail> = {}): ColdStartDetail => ({
   path: "lazy",
   locality: "cold",
   predictedSeconds: 40,
+  predictedMeanSeconds: null,
+  predictedP10Seconds: null,
+  predictedP90Seconds: null,
   actualSeconds: null,
   status: "running",
   trigger: "scale_up",
@@ -76,6 +79,18 @@ const start = (over: Partial<ColdStartDetail> = {}): ColdStartDetail => ({
 describe("cold-start line", () => {
   it("draws a bar per phase, scaled to the start, an open phase as a shade", () => {
     expect(phaseBars(start())).toBe(`prefetch ${"█".repeat(15)} 20.0s | create ▒ …`);
+  });
+
+  it("shows the predicted mean and p10–p90 interval where the start kept them", () => {
+    const p90Endpoint = start({
+      predictedSeconds: 55.2,
+      predictedMeanSeconds: 40,
+      predictedP10Seconds: 30.14,
+      predictedP90Seconds: 55.2,
+    });
+    expect(coldStartLine(p90Endpoint)).toContain(
+      "predicted 40.0s (p10–p90 30.1–55.2s), actual 20.0s so far",
+    );
   });
 
   it("shows predicted beside actual, and the outcome", () => {

@@ -54,6 +54,17 @@ export function outcome(start: ColdStartDetail): string {
   }
 }
 
+/**
+ * What was predicted: the mean and the p10–p90 interval (predictedSeconds is the objective's
+ * figure, a p90 endpoint's would read as a 2× error); starts placed before the interval was
+ * kept show that figure alone.
+ */
+export function predictedText(start: ColdStartDetail): string {
+  const { predictedMeanSeconds: mean, predictedP10Seconds: p10, predictedP90Seconds: p90 } = start;
+  if (mean === null || p10 === null || p90 === null) return seconds(start.predictedSeconds);
+  return `${seconds(mean)} (p10–p90 ${p10.toFixed(1)}–${seconds(p90)})`;
+}
+
 /** The status line: what it is, how it is going, then the bars (the part a narrow terminal cuts). */
 export function coldStartLine(start: ColdStartDetail): string {
   const actual = isClosed(start)
@@ -63,7 +74,7 @@ export function coldStartLine(start: ColdStartDetail): string {
   return [
     `${start.endpoint.slug} ${start.id.slice(0, 8)} ${start.path}${start.attempt > 1 ? ` (attempt ${start.attempt})` : ""}`,
     outcome(start),
-    `predicted ${seconds(start.predictedSeconds)}, actual ${actual}`,
+    `predicted ${predictedText(start)}, actual ${actual}`,
     bars.length > 0 ? bars : "(no phase yet)",
   ].join("  ");
 }

@@ -154,6 +154,7 @@ export function openApiDocument() {
             gpuType: "L40S",
             maxReplicas: 2,
             desiredReplicas: 1,
+            gpuSecondsPerWaitSecond: 10,
             deployment: DEPLOYMENT_EXAMPLE,
           }),
           responses: {
@@ -178,13 +179,14 @@ export function openApiDocument() {
         patch: {
           operationId: "updateEndpoint",
           summary:
-            "Change name, scaling bounds (desired is moved into them), start paths, objective, target concurrency or scale-to-zero delay (scope endpoints:write)",
+            "Change name, scaling bounds (desired is moved into them), start paths, objective, target concurrency, scale-to-zero delay or price of waiting (scope endpoints:write)",
           requestParams: { path: endpointParam },
-          description: `${SCHEMA_RULES} At least one field. Rules this document cannot express (422): minReplicas ≤ maxReplicas once the change is applied (a bound the body leaves out keeps its current value); a raised maxReplicas stays within the org's quotas (replicas per endpoint, GPUs over all endpoints); \`name\` holds no control characters; \`allowedPaths\` names each path once. The desired count is moved into the new bounds.`,
+          description: `${SCHEMA_RULES} At least one field. Rules this document cannot express (422): minReplicas ≤ maxReplicas once the change is applied (a bound the body leaves out keeps its current value); a raised maxReplicas stays within the org's quotas (replicas per endpoint, GPUs over all endpoints); \`name\` holds no control characters; \`allowedPaths\` names each path once. The desired count is moved into the new bounds; a \`gpuSecondsPerWaitSecond\` of null goes back to the org's default.`,
           requestBody: body(UpdateEndpointInput, {
             minReplicas: 1,
             maxReplicas: 4,
             objective: "p90",
+            gpuSecondsPerWaitSecond: 20,
           }),
           responses: {
             "200": json("The endpoint as changed", EndpointView),

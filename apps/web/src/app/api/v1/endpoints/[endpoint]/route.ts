@@ -9,7 +9,7 @@ export const GET = restRoute("endpoints:read", async ({ actor, params, db }) => 
   body: await getEndpoint({ actor, endpoint: params.endpoint, db }),
 }));
 
-/** PATCH /api/v1/endpoints/{endpoint} — name, scaling bounds, paths, objective, targets. */
+/** PATCH /api/v1/endpoints/{endpoint} — name, scaling bounds, paths, objective, targets, price of waiting. */
 export const PATCH = restRoute("endpoints:write", async ({ request, actor, params, db }) => {
   const input = await readJsonBody(request, 16 * 1024);
   const updated = await updateEndpoint({
