@@ -4,7 +4,7 @@ import { parseWebEnv } from "./env.ts";
 const valid = {
   DATABASE_URL: "postgresql://u:p@localhost:5432/thaw",
   BETTER_AUTH_SECRET: "x".repeat(32),
-  THAW_NODE_CREDENTIAL_SECRET: "n".repeat(32),
+  THAW_AGENT_CALL_PUBLIC_KEY: "MCowBQYDK2VwAyEAnXcAANsPB7C8cJmzrTEiFiW5aPEgySmtDHtbmwfmUfY=",
 };
 
 describe("web environment", () => {
@@ -32,6 +32,21 @@ describe("web environment", () => {
       /BETTER_AUTH_URL must be an absolute URL/,
     ],
     ["REDIS_URL", { ...valid, REDIS_URL: "http://x" }, /REDIS_URL must be a redis:\/\/ URL/],
+    [
+      "THAW_AGENT_CALL_PUBLIC_KEY",
+      { ...valid, THAW_AGENT_CALL_PUBLIC_KEY: undefined },
+      /THAW_AGENT_CALL_PUBLIC_KEY is required: the public half of the scheduler's THAW_AGENT_CALL_KEY/,
+    ],
+    [
+      "THAW_AGENT_CALL_PUBLIC_KEY",
+      // A private key where the public one belongs is refused, not served to every agent.
+      {
+        ...valid,
+        THAW_AGENT_CALL_PUBLIC_KEY:
+          "MC4CAQAwBQYDK2VwBCIEIGn3dyRZ0pNOhLpNU3QnzDP0wFGkqJvQ1XH0BCJR4E9e",
+      },
+      /THAW_AGENT_CALL_PUBLIC_KEY must be an Ed25519 public key/,
+    ],
     [
       "BETTER_AUTH_URL",
       { ...valid, NODE_ENV: "production", BETTER_AUTH_URL: "http://thaw.example.com" },

@@ -23,12 +23,23 @@ const WebEnv = z
         error: "is required (at least 32 random characters; e.g. `openssl rand -base64 32`)",
       })
       .min(32, "must be at least 32 characters long"),
-    THAW_NODE_CREDENTIAL_SECRET: z
+    /**
+     * The scheduler's public key (THAW_AGENT_CALL_KEY's): joins answer it, and agents accept
+     * only calls signed with the private half. The web tier holds no key that could issue a
+     * node's credential or sign a call to an agent.
+     */
+    THAW_AGENT_CALL_PUBLIC_KEY: z
       .string({
         error:
-          "is required (at least 32 random characters, the same for web and scheduler; e.g. `openssl rand -base64 32`)",
+          "is required: the public half of the scheduler's THAW_AGENT_CALL_KEY (`openssl pkey -in key.pem -pubout -outform DER | base64 -w0`; infra/dev/start.sh makes both)",
       })
-      .min(32, "must be at least 32 characters long"),
+      .trim()
+      // An Ed25519 SPKI in DER is a fixed 12-byte header and the 32-byte key: checked by its
+      // shape here (this file is also compiled for the edge), parsed by every agent that joins.
+      .regex(
+        /^MCowBQYDK2VwAyEA[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/,
+        "must be an Ed25519 public key as base64 SPKI DER (MCowBQYDK2VwAyEA…, 60 characters): the public half of the scheduler's THAW_AGENT_CALL_KEY",
+      ),
     BETTER_AUTH_URL: z
       .url({ error: "must be an absolute URL such as http://localhost:3000" })
       .default("http://localhost:3000"),

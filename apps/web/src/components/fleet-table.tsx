@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc/client.tsx";
 import { formatAge, formatGB } from "./format.ts";
 import { JoinTokenButton } from "./join-token-button.tsx";
+import { NodeActions } from "./node-actions.tsx";
 import { QueryTable } from "./query-table.tsx";
 
 const COLUMNS = [
@@ -16,8 +17,10 @@ const COLUMNS = [
   "Heartbeat",
 ];
 
+/** Nodes, and for admins (fleet:write, the same as creating join tokens) what to do with each. */
 export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean }) {
   const trpc = useTRPC();
+  const columns = canCreateJoinToken ? [...COLUMNS, "Actions"] : COLUMNS;
   const nodes = useQuery(trpc.fleet.nodes.queryOptions(undefined, { refetchInterval: 2_000 }));
 
   return (
@@ -28,7 +31,7 @@ export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean
       </div>
       <QueryTable
         testId="fleet-table"
-        columns={COLUMNS}
+        columns={columns}
         query={nodes}
         noun="nodes"
         empty={<>No nodes yet — start an agent with a join token.</>}
@@ -41,6 +44,7 @@ export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean
               data-node-name={n.name}
               data-state={n.state}
               data-stale={n.stale}
+              data-revoked={n.credentialRevoked}
             >
               <td>
                 <div className="strong">{n.name}</div>
@@ -86,8 +90,11 @@ export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean
                 )}
               </td>
               <td>
-                <span className={`status state-${n.state}`}>{n.state}</span>
+                <span className={`status state-${n.state}`} title={n.stateReason ?? undefined}>
+                  {n.state}
+                </span>
                 {n.stale && <span className="status stale">stale</span>}
+                {n.credentialRevoked && <span className="status state-lost">revoked</span>}
               </td>
               <td
                 className="num"
@@ -100,6 +107,11 @@ export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean
                   ? "never"
                   : `${formatAge(n.heartbeatAgeSeconds)} ago`}
               </td>
+              {canCreateJoinToken && (
+                <td>
+                  <NodeActions node={n} />
+                </td>
+              )}
             </tr>
           ))
         }

@@ -22,6 +22,8 @@ interface Fixtures {
   stable: { id: string; slug: string; deploymentId: string };
   coldStartId: string;
   apiKeyId: () => Promise<string>;
+  /** A fresh node of org A (for rotate, revoke, drain and a join token bound to it). */
+  nodeId: () => Promise<string>;
   /** A fresh member (viewer) of org A, and a fresh pending invitation of org A. */
   memberId: () => Promise<string>;
   invitationId: () => Promise<string>;
@@ -74,6 +76,21 @@ const PROCEDURES: Record<
   },
   "fleet.nodes": { least: "viewer", crossOrg: "OK" },
   "fleet.createJoinToken": { least: "admin", crossOrg: "OK", input: () => ({}) },
+  "fleet.rotateCredential": {
+    least: "admin",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ nodeId: await f.nodeId() }),
+  },
+  "fleet.revoke": {
+    least: "admin",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ nodeId: await f.nodeId() }),
+  },
+  "fleet.drain": {
+    least: "admin",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ nodeId: await f.nodeId() }),
+  },
   "apiKeys.list": { least: "admin", crossOrg: "OK" },
   "apiKeys.create": {
     least: "admin",
@@ -154,6 +171,16 @@ describe("authorization matrix", () => {
     scaleEvents: await t.db.scaleEvent.count(),
     apiKeys: await t.db.apiKey.count({ where: { revokedAt: null } }),
     joinTokens: await t.db.joinToken.count(),
+    nodes: await t.db.node.findMany({
+      orderBy: { id: "asc" },
+      select: {
+        id: true,
+        state: true,
+        credentialHash: true,
+        credentialRevokedAt: true,
+        credentialRotationRequestedAt: true,
+      },
+    }),
     orgSettings: await t.db.org.findMany({
       orderBy: { slug: "asc" },
       select: { slug: true, gpuSecondsPerWaitSecond: true, warmPoolGpuBudget: true },
@@ -227,6 +254,27 @@ describe("authorization matrix", () => {
       endpoint,
       stable,
       coldStartId: coldStart.id,
+      nodeId: async () =>
+        (
+          await t.db.node.create({
+            data: {
+              orgId: orgAId,
+              name: `authz-node-${++serial}`,
+              provider: "sim",
+              runtime: "sim",
+              instanceType: "g5.xlarge",
+              gpuModel: "A10G",
+              gpuCount: 1,
+              vcpus: 4,
+              networkGbps: 10,
+              diskReadMiBps: 1_000,
+              diskWriteMiBps: 1_000,
+              pcieGBps: 12,
+              state: "ready",
+              credentialHash: `authz-${serial}-${"0".repeat(40)}`,
+            },
+          })
+        ).id,
       memberId: async () => {
         const user = await t.db.user.create({
           data: {

@@ -32,6 +32,11 @@ export async function listNodes({ actor, db }: { actor: Actor; db: Db }) {
     networkGbps: n.networkGbps,
     diskWriteMiBps: n.diskWriteMiBps,
     state: n.state,
+    stateReason: n.stateReason,
+    /** Revoked by an operator: only a join token made for it lets its host join again. */
+    credentialRevoked: n.credentialRevokedAt !== null,
+    /** A rotation was asked for and the agent has not used its new credential yet. */
+    credentialRotationPending: n.credentialRotationRequestedAt !== null,
     agentVersion: n.agentVersion,
     lastHeartbeatAt: n.lastHeartbeatAt,
     heartbeatAgeSeconds: n.lastHeartbeatAt ? (now - n.lastHeartbeatAt.getTime()) / 1000 : null,

@@ -9,7 +9,10 @@ describe("json routes", () => {
   beforeAll(() => {
     vi.stubEnv("DATABASE_URL", "postgresql://unused@127.0.0.1:1/unused");
     vi.stubEnv("BETTER_AUTH_SECRET", "unit-test-secret-that-is-32-chars-long");
-    vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", "test-node-credential-secret-32-chars-long");
+    vi.stubEnv(
+      "THAW_AGENT_CALL_PUBLIC_KEY",
+      "MCowBQYDK2VwAyEAnXcAANsPB7C8cJmzrTEiFiW5aPEgySmtDHtbmwfmUfY=",
+    );
     vi.stubEnv("LOG_LEVEL", "silent");
   });
 

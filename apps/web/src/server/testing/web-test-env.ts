@@ -5,7 +5,9 @@ import { vi } from "vitest";
 
 export { TEST_DEPLOYMENT } from "@thaw/core/testing";
 
-export const TEST_NODE_CREDENTIAL_SECRET = "test-node-credential-secret-32-chars-long";
+/** The scheduler's public key the web tier answers joins with (no agent is called here). */
+export const TEST_AGENT_CALL_PUBLIC_KEY =
+  "MCowBQYDK2VwAyEAnXcAANsPB7C8cJmzrTEiFiW5aPEgySmtDHtbmwfmUfY=";
 
 export function stubWebEnv(o: {
   databaseUrl: string;
@@ -19,7 +21,7 @@ export function stubWebEnv(o: {
     vi.stubEnv("THAW_QUEUE_PREFIX", o.queuePrefix);
   }
   vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
-  vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", TEST_NODE_CREDENTIAL_SECRET);
+  vi.stubEnv("THAW_AGENT_CALL_PUBLIC_KEY", TEST_AGENT_CALL_PUBLIC_KEY);
   vi.stubEnv("LOG_LEVEL", "silent");
   for (const [name, value] of Object.entries(o.extra ?? {})) vi.stubEnv(name, value);
 }

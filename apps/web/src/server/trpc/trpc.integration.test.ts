@@ -51,7 +51,10 @@ describe("tRPC authorization", () => {
 
     vi.stubEnv("DATABASE_URL", t.url);
     vi.stubEnv("BETTER_AUTH_SECRET", "test-secret-that-is-at-least-32-characters");
-    vi.stubEnv("THAW_NODE_CREDENTIAL_SECRET", "test-node-credential-secret-32-chars-long");
+    vi.stubEnv(
+      "THAW_AGENT_CALL_PUBLIC_KEY",
+      "MCowBQYDK2VwAyEAnXcAANsPB7C8cJmzrTEiFiW5aPEgySmtDHtbmwfmUfY=",
+    );
     vi.stubEnv("BETTER_AUTH_URL", BASE);
     vi.stubEnv("LOG_LEVEL", "silent");
     root = await import("./root.ts");

@@ -1,17 +1,12 @@
 import { authenticateNode, parseInput, recordNodeHeartbeat } from "@thaw/core";
 import { HeartbeatRequest, HeartbeatResponse } from "@thaw/node-agent-client";
-import { env } from "../../../../../env.ts";
 import { getDb } from "../../../../../server/db.ts";
 import { bearerToken, jsonRoute, readJsonBody } from "../../../../../server/http/json-route.ts";
 
 /** POST /api/agent/v1/heartbeat — the node named by the bearer credential is alive. */
 export const POST = jsonRoute(async (request) => {
   const db = getDb();
-  const actor = await authenticateNode({
-    credential: bearerToken(request),
-    db,
-    credentialSecret: env().THAW_NODE_CREDENTIAL_SECRET,
-  });
+  const actor = await authenticateNode({ credential: bearerToken(request), db });
   const input = parseInput(HeartbeatRequest, await readJsonBody(request), "body");
   return HeartbeatResponse.parse(await recordNodeHeartbeat({ actor, input, db }));
 });

@@ -7,8 +7,9 @@ import { jsonRoute, readJsonBody } from "../../../../../server/http/json-route.t
 import { consumeLimit, limitKey } from "../../../../../server/limits/rate-limits.ts";
 
 /**
- * POST /api/agent/v1/join — a one-time join token becomes a node and its credential. The
- * agent's address must be the one it joins from, or inside THAW_AGENT_CIDRS.
+ * POST /api/agent/v1/join — a one-time join token becomes a node and a new random credential
+ * (shown once), answered with the scheduler's public key. The agent's address must be the
+ * one it joins from, or inside THAW_AGENT_CIDRS, and https with its certificate's SHA-256.
  */
 export const POST = jsonRoute(async (request) => {
   const sourceAddress = clientAddressOf(request);
@@ -18,8 +19,8 @@ export const POST = jsonRoute(async (request) => {
   const joined = await joinNode({
     input,
     db: getDb(),
-    credentialSecret: env().THAW_NODE_CREDENTIAL_SECRET,
     network: { agentCidrs: env().THAW_AGENT_CIDRS, sourceAddress },
+    agentCallPublicKey: env().THAW_AGENT_CALL_PUBLIC_KEY,
   });
   return JoinResponse.parse(joined);
 });

@@ -1,6 +1,5 @@
 import { authenticateNode, ingestTelemetry, parseInput } from "@thaw/core";
 import { TelemetryBatch, TelemetryResponse } from "@thaw/node-agent-client";
-import { env } from "../../../../../env.ts";
 import { getDb } from "../../../../../server/db.ts";
 import { bearerToken, jsonRoute, readJsonBody } from "../../../../../server/http/json-route.ts";
 import { publishColdStartProgress } from "../../../../../server/live/live-events.ts";
@@ -9,11 +8,7 @@ import { enqueue } from "../../../../../server/queue-producer.ts";
 /** POST /api/agent/v1/telemetry — phase events and outcomes of cold starts placed on this node. */
 export const POST = jsonRoute(async (request) => {
   const db = getDb();
-  const actor = await authenticateNode({
-    credential: bearerToken(request),
-    db,
-    credentialSecret: env().THAW_NODE_CREDENTIAL_SECRET,
-  });
+  const actor = await authenticateNode({ credential: bearerToken(request), db });
   const input = parseInput(TelemetryBatch, await readJsonBody(request), "body");
   const result = await ingestTelemetry({ actor, input, db });
   // A closed start feeds the predictor, or is retried with the next-best option.
