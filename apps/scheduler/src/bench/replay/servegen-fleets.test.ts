@@ -1,0 +1,41 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { gpuPlacement, MODELS } from "./model-catalogue.ts";
+import { parseFleet } from "./replay-input.ts";
+
+// The two fleets the ServeGen workload is replayed on (bench/fleets/README.md): the same
+// hosts on gp3's default 125 MiB/s and on 1,000 MiB/s provisioned.
+const fleetPath = (name: string) =>
+  fileURLToPath(new URL(`../../../bench/fleets/${name}.json`, import.meta.url));
+
+describe.each([
+  ["servegen-gp3-default", 125],
+  ["servegen-gp3-1000", 1000],
+])("%s", (name, mibps) => {
+  const fleet = parseFleet(fleetPath(name));
+
+  it(`runs every disk at ${mibps} MiB/s`, () => {
+    for (const host of fleet.hosts) {
+      expect(host.host.diskWriteMiBps).toBe(mibps);
+      expect(host.host.diskReadMiBps).toBe(mibps);
+    }
+  });
+
+  it("has 126 A10G and 280 L40S GPUs, the 4-GPU hosts carrying every multi-GPU placement", () => {
+    const gpus = (model: string) =>
+      fleet.hosts.filter((h) => h.gpuModel === model).reduce((sum, h) => sum + h.gpus, 0);
+    expect(gpus("A10G")).toBe(126);
+    expect(gpus("L40S")).toBe(280);
+    for (const model of MODELS) {
+      const placement = gpuPlacement(model);
+      expect(
+        fleet.hosts.some((h) => h.gpuModel === placement.gpuType && h.gpus >= placement.gpus),
+        `${model.id} has a host`,
+      ).toBe(true);
+    }
+  });
+
+  it("names every host once", () => {
+    expect(new Set(fleet.hosts.map((h) => h.name)).size).toBe(fleet.hosts.length);
+  });
+});
