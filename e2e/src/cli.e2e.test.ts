@@ -199,7 +199,10 @@ deployment:
     // Once, why its path won and what the other paths would have taken.
     expect(lines[1]).toMatch(/^ {2}why (pull|lazy|restore|warm)( \(exploring\))?: /);
     expect(lines[2]).toMatch(/^ {2}weighed: .*(✗|\d+\.\ds on )/);
-    expect(lines.at(-1)).toMatch(/ {2}✓ ready {2}predicted \d+\.\ds, actual \d+\.\ds {2}\S/);
+    // The predicted mean and its p10–p90 interval, as the start kept them at placement.
+    expect(lines.at(-1)).toMatch(
+      / {2}✓ ready {2}predicted \d+\.\ds \(p10–p90 \d+\.\d–\d+\.\ds\), actual \d+\.\ds {2}\S/,
+    );
     expect(watched.stdout).toMatch(/(pull|prefetch|restore|handover) █+ \d+\.\ds/);
 
     const status = await thaw(["status", "cli-qwen"]);
