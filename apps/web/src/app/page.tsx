@@ -4,6 +4,7 @@ import { DashboardShell } from "../components/dashboard-shell.tsx";
 import { EndpointsTable } from "../components/endpoints-table.tsx";
 import { FleetTable } from "../components/fleet-table.tsx";
 import { HealthCard } from "../components/health-card.tsx";
+import { OrgSettingsCard } from "../components/org-settings-card.tsx";
 import { QuotasCard } from "../components/quotas-card.tsx";
 
 export default function DashboardPage() {
@@ -16,6 +17,7 @@ export default function DashboardPage() {
           <ColdStartsCard />
           <FleetTable canCreateJoinToken={me.can.createJoinToken} />
           {me.can.manageApiKeys && <ApiKeysCard />}
+          {me.can.manageOrgSettings && <OrgSettingsCard />}
           <QuotasCard />
         </>
       )}

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useTRPC } from "../trpc/client.tsx";
 import { BottleneckHintsList } from "./bottleneck-hints-list.tsx";
 import { formatSeconds as seconds } from "./format.ts";
+import { PredictedSeconds } from "./predicted-seconds.tsx";
 import { errorMessage } from "./query-state.tsx";
 
 const MB = 1e6;
@@ -48,7 +49,7 @@ export function ColdStartDetail({ id, standalone = false }: { id: string; standa
         )}{" "}
         v{start.deploymentVersion}: {start.path} on {start.node?.name ?? "—"} — {start.status}
         {start.actualSeconds != null && `, ${seconds(start.actualSeconds)}`} (predicted{" "}
-        {seconds(start.predictedSeconds)})
+        <PredictedSeconds start={start} />)
       </h3>
       {start.error && <p className="form-error">{start.error}</p>}
       {!standalone && (

@@ -7,9 +7,19 @@ import { useTRPC } from "../trpc/client.tsx";
 import { formatAge, formatSeconds as seconds } from "./format.ts";
 import { QueryTable } from "./query-table.tsx";
 import { ColdStartDetail } from "./cold-start-detail.tsx";
+import { PredictedSeconds } from "./predicted-seconds.tsx";
 import { useLiveColdStarts } from "./use-live-cold-starts.ts";
 
-const COLUMNS = ["Endpoint", "Path", "Node", "Status", "Predicted", "Actual", "Requested", ""];
+const COLUMNS = [
+  "Endpoint",
+  "Path",
+  "Node",
+  "Status",
+  "Predicted mean (p10–p90)",
+  "Actual",
+  "Requested",
+  "",
+];
 
 /**
  * Recent cold starts (of one endpoint when `endpointId` is given); one opens into its phase
@@ -72,7 +82,9 @@ export function ColdStartsCard({
                 <span className={`status cold-${c.status}`}>{c.status}</span>
                 {c.attempt > 1 && <div className="muted">attempt {c.attempt}</div>}
               </td>
-              <td className="num">{seconds(c.predictedSeconds)}</td>
+              <td className="num">
+                <PredictedSeconds start={c} />
+              </td>
               <td className="num">{seconds(c.actualSeconds)}</td>
               <td>{formatAge((Date.now() - c.requestedAt.getTime()) / 1000)} ago</td>
               <td>

@@ -116,6 +116,17 @@ const ENDPOINT_FIELDS: FieldSpec[] = [
   },
   { key: "allowedPaths", label: "Allowed start paths", step: 3 },
   { key: "objective", label: "Objective", step: 3 },
+  {
+    key: "gpuSecondsPerWaitSecond",
+    label: "Price of waiting (optional)",
+    step: 3,
+    hint: "GPU-seconds of idle capacity the warm pool may spend to save a request one second of wait: 0 keeps nothing warm beyond the minimum, higher puts latency first. Empty: the org's default.",
+    check: optional((v) =>
+      Number.isFinite(Number(v)) && Number(v) >= 0 && Number(v) <= 100_000
+        ? null
+        : "A number from 0 to 100000.",
+    ),
+  },
 ];
 
 const INITIAL: Values = {
@@ -136,6 +147,7 @@ const INITIAL: Values = {
   desiredReplicas: "1",
   maxReplicas: "2",
   objective: "mean",
+  gpuSecondsPerWaitSecond: "",
 };
 
 const idOf = (key: string) => `deploy-${key.replace(/\./g, "-")}`;
@@ -270,6 +282,10 @@ export function DeployWizard({ endpointSlug }: { endpointSlug?: string }) {
         maxReplicas: Number(values.maxReplicas),
         allowedPaths: PATHS.filter((p) => paths.includes(p)),
         objective: values.objective as "mean" | "p90",
+        gpuSecondsPerWaitSecond:
+          orUndefined(values.gpuSecondsPerWaitSecond) === undefined
+            ? undefined
+            : Number(values.gpuSecondsPerWaitSecond),
         deployment: deployment(),
       });
   };
@@ -323,6 +339,12 @@ export function DeployWizard({ endpointSlug }: { endpointSlug?: string }) {
           ],
           ["Start paths", paths.join(", ")],
           ["Objective", values.objective === "p90" ? "p90 time-to-ready" : "mean time-to-ready"],
+          [
+            "Price of waiting",
+            orUndefined(values.gpuSecondsPerWaitSecond)
+              ? `${values.gpuSecondsPerWaitSecond} GPU-s per second of wait`
+              : "the org's default",
+          ],
         ] as [string, string][])),
     ["Image", `${values["deployment.imageRef"]} (${values["deployment.imageBytes"]} GB)`],
     ["eStargz", values["deployment.estargzImageRef"] || "none"],
@@ -446,6 +468,16 @@ export function DeployWizard({ endpointSlug }: { endpointSlug?: string }) {
                 <option value="mean">mean time-to-ready</option>
                 <option value="p90">p90 time-to-ready</option>
               </select>
+            ))}
+            {field("gpuSecondsPerWaitSecond", (props) => (
+              <input
+                type="number"
+                inputMode="decimal"
+                min={0}
+                max={100_000}
+                step="any"
+                {...props}
+              />
             ))}
           </>
         )}

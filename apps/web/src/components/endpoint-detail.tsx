@@ -10,6 +10,7 @@ import { formatAge, formatGB, formatSeconds } from "./format.ts";
 import { PathMix } from "./path-mix.tsx";
 import { errorMessage } from "./query-state.tsx";
 import { ScaleControl } from "./scale-control.tsx";
+import { WaitPriceControl } from "./wait-price-control.tsx";
 
 const STATUS_LABEL = {
   scaled_to_zero: "scaled to zero",
@@ -20,8 +21,34 @@ const STATUS_LABEL = {
 
 const ago = (d: Date) => `${formatAge((Date.now() - d.getTime()) / 1000)} ago`;
 
-/** One endpoint: status, scale control, deployments, live replicas, cold starts and where their seconds went. */
-export function EndpointDetail({ slug, canScale }: { slug: string; canScale: boolean }) {
+const PRICE_SOURCE = {
+  endpoint: "this endpoint's own",
+  org: "the org's default",
+  platform: "the platform's default",
+} as const;
+
+const CALIBRATION_VERDICT = {
+  "no-starts": "no succeeded start with a predicted interval yet",
+  "too-few-starts": "too few starts to judge",
+  calibrated: "calibrated",
+  "too-narrow": "intervals too narrow: the predictor is overconfident",
+  "too-wide": "intervals too wide: the predictor is too cautious",
+} as const;
+
+/**
+ * One endpoint: status, scale control, price of waiting, how well its predictions hold,
+ * deployments, live replicas, cold starts and where their seconds went.
+ */
+export function EndpointDetail({
+  slug,
+  canScale,
+  canEdit,
+}: {
+  slug: string;
+  canScale: boolean;
+  /** May change the endpoint's configuration (endpoints:write). */
+  canEdit: boolean;
+}) {
   const trpc = useTRPC();
   // Live updates: the cold starts card below subscribes, and re-reads these figures too.
   const detail = useQuery(
@@ -49,6 +76,8 @@ export function EndpointDetail({ slug, canScale }: { slug: string; canScale: boo
   const e = d.endpoint;
   const deploymentId = chosen ?? e.activeDeploymentId ?? d.deployments[0]?.id ?? null;
   const selected = d.deployments.find((x) => x.id === deploymentId);
+  const price = e.effectiveGpuSecondsPerWaitSecond;
+  const calibration = d.calibration;
 
   return (
     <div className="endpoint-detail" data-testid="endpoint-detail" data-slug={e.slug}>
@@ -106,6 +135,37 @@ export function EndpointDetail({ slug, canScale }: { slug: string; canScale: boo
               {e.allowedPaths.join(", ")} · {e.objective}
             </dd>
           </div>
+          <div data-testid="wait-price" data-source={price.source}>
+            <dt>Price of waiting</dt>
+            <dd>
+              <span data-testid="wait-price-value">{price.value}</span> GPU-s per second of wait{" "}
+              <span className="muted">· {PRICE_SOURCE[price.source]}</span>
+              <div className="muted small">
+                Idle GPU time the warm pool may spend to save a request one second of wait.
+              </div>
+            </dd>
+          </div>
+          <div data-testid="prediction-calibration" data-verdict={calibration.verdict}>
+            <dt>Predictions inside p10–p90</dt>
+            <dd>
+              <span data-testid="calibration-share">
+                {calibration.insideShare === null
+                  ? "—"
+                  : `${Math.round(calibration.insideShare * 100)}%`}
+              </span>{" "}
+              of <span data-testid="calibration-starts">{calibration.starts}</span> starts{" "}
+              <span className="muted">
+                · target {Math.round(calibration.target.share * 100)}% ±{" "}
+                {Math.round(calibration.target.tolerance * 100)}% over{" "}
+                {calibration.target.minStarts}+ · {CALIBRATION_VERDICT[calibration.verdict]}
+              </span>
+              {calibration.starts > 0 && (
+                <div className="muted small">
+                  {calibration.faster} faster than p10, {calibration.slower} slower than p90
+                </div>
+              )}
+            </dd>
+          </div>
         </dl>
         {canScale && (
           <ScaleControl
@@ -114,6 +174,13 @@ export function EndpointDetail({ slug, canScale }: { slug: string; canScale: boo
             desired={e.desiredReplicas}
             min={e.minReplicas}
             max={e.maxReplicas}
+          />
+        )}
+        {canEdit && (
+          <WaitPriceControl
+            key={e.gpuSecondsPerWaitSecond ?? "default"}
+            slug={e.slug}
+            own={e.gpuSecondsPerWaitSecond}
           />
         )}
       </section>

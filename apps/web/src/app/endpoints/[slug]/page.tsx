@@ -8,7 +8,13 @@ export default async function EndpointPage({ params }: { params: Promise<{ slug:
   const { slug } = await params;
   return (
     <DashboardShell active="none">
-      {(me) => <EndpointDetail slug={slug} canScale={me.can.scaleEndpoints} />}
+      {(me) => (
+        <EndpointDetail
+          slug={slug}
+          canScale={me.can.scaleEndpoints}
+          canEdit={me.can.deployEndpoints}
+        />
+      )}
     </DashboardShell>
   );
 }
