@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from "commander";
 import { createApiKeyAsAdmin } from "./commands/admin-api-key.ts";
+import { listNodesAsAdmin, nodeActionAsAdmin, type NodeAction } from "./commands/admin-node.ts";
 import { orgQuotaAsAdmin, type QuotaArgument } from "./commands/admin-org-quota.ts";
 import { apply } from "./commands/apply.ts";
 import {
@@ -108,6 +109,39 @@ admin
   .action((o: { org: string; name: string; scope: string[]; expiresInDays?: number }) =>
     createApiKeyAsAdmin({ ...o, json: globals().json ?? false }),
   );
+
+const adminNode = admin
+  .command("node")
+  .description("nodes: their credentials, drain and revoke (each audited)");
+adminNode
+  .command("list")
+  .description("an org's nodes and where their credentials stand")
+  .requiredOption("--org <slug>", "the org")
+  .action((o: { org: string }) => listNodesAsAdmin({ ...o, json: globals().json ?? false }));
+const nodeActions: [NodeAction, string][] = [
+  ["rotate", "replace the node's credential: its agent fetches a new one at its next heartbeat"],
+  ["drain", "place nothing new on the node and move its replicas elsewhere"],
+  ["revoke", "accept no credential of the node any more, and drain it"],
+  ["join-token", "print a one-time join token bound to the node (its host joins again as it)"],
+];
+for (const [action, description] of nodeActions) {
+  const command = adminNode
+    .command(action)
+    .description(description)
+    .requiredOption("--org <slug>", "the org")
+    .requiredOption("--node <name|instance id|id>", "the node");
+  if (action === "drain" || action === "revoke")
+    command.option("--reason <text>", "why, for the node's state and the audit log");
+  if (action === "join-token")
+    command.option(
+      "--ttl <seconds>",
+      "how long the token is good (default 3600)",
+      wholeNumber("--ttl", 60),
+    );
+  command.action((o: { org: string; node: string; reason?: string; ttl?: number }) =>
+    nodeActionAsAdmin(action, { ...o, json: globals().json ?? false }),
+  );
+}
 
 const quotaArgument =
   (name: string, parse: (value: string) => number) =>
