@@ -66,6 +66,10 @@ describe("endpointSpecForModel", () => {
       { bytes: 15_231_233_024, compression: "gzip-6", content: "weights" },
     ]);
     expect(spec.engine.weightsBytes).toBe(15_231_233_024);
+    // Before ready it reads the weights whole and ~0.95 GB of code, as the calibrated vLLM
+    // row (field notes §3) reads 10% of its 9.5 GB image.
+    const imageBytes = spec.image.layers.reduce((sum, l) => sum + l.bytes, 0);
+    expect(spec.image.readFraction * imageBytes - 15_231_233_024).toBeCloseTo(950_000_000, -3);
   });
 
   it("snapshots one 3.4 GB sleep-level-2 engine process per GPU", () => {
