@@ -57,6 +57,17 @@ describe("gpuDemand", () => {
     expect(demand!.mean).toBeLessThan(0.5);
   });
 
+  it("holds a starting replica's GPUs for its start as well as its keep-alive", () => {
+    const requests = [
+      { at: 0, endpoint: "a", seconds: 5 },
+      { at: 3600, endpoint: "b", seconds: 5 },
+    ];
+    const specs = { a: { ...one, startSeconds: 3300 }, b: one };
+    // a: held 0–3300+600 s, so still held when b arrives at 3600 s: two GPUs at once.
+    expect(gpuDemand(requests, specs, 600)[0]!.peak).toBe(2);
+    expect(gpuDemand(requests, { a: one, b: one }, 600)[0]!.peak).toBe(1);
+  });
+
   it("refuses a request of an endpoint it has no spec for", () => {
     expect(() => gpuDemand([{ at: 0, endpoint: "x", seconds: 1 }], {}, 0)).toThrow(/'x'/);
   });

@@ -12,6 +12,12 @@ export interface DemandEndpoint {
   gpus: number;
   /** Requests one replica serves at once. */
   concurrency: number;
+  /**
+   * How long a start holds the GPUs before the replica serves (default 0: instant starts).
+   * A replica started for a request is held from its arrival through start, service and
+   * keep-alive, so this lengthens each hold like the keep-alive does.
+   */
+  startSeconds?: number;
 }
 
 export interface GpuDemand {
@@ -30,7 +36,11 @@ export function gpuDemand(
   keepAliveSeconds: number,
 ): GpuDemand[] {
   const end = requests.reduce((last, r) => Math.max(last, r.at + r.seconds), 0);
-  const buckets = Math.ceil((end + keepAliveSeconds) / BUCKET_SECONDS) + 1;
+  const longestStart = Object.values(endpoints).reduce(
+    (m, e) => Math.max(m, e.startSeconds ?? 0),
+    0,
+  );
+  const buckets = Math.ceil((end + longestStart + keepAliveSeconds) / BUCKET_SECONDS) + 1;
   const byEndpoint = new Map<string, TraceRequest[]>();
   for (const r of requests) {
     const list = byEndpoint.get(r.endpoint);
@@ -39,7 +49,6 @@ export function gpuDemand(
   }
   const totals = new Map<string, Float64Array>();
   const needed = new Uint32Array(buckets);
-  const keepBuckets = Math.ceil(keepAliveSeconds / BUCKET_SECONDS);
   for (const [name, list] of byEndpoint) {
     const spec = endpoints[name];
     if (!spec) throw new Error(`no endpoint spec for '${name}'`);
@@ -64,14 +73,15 @@ export function gpuDemand(
       if (replicas > needed[b]!) needed[b] = replicas;
       if (e === events.length && inFlight === 0) break;
     }
-    // Held: the most needed over the last keep-alive (sliding maximum, monotone deque).
+    // Held: the most needed over the last start + keep-alive (sliding maximum, monotone deque).
+    const holdBuckets = Math.ceil((keepAliveSeconds + (spec.startSeconds ?? 0)) / BUCKET_SECONDS);
     let total = totals.get(spec.gpuType);
     if (!total) totals.set(spec.gpuType, (total = new Float64Array(buckets)));
     const deque: number[] = [];
     for (let b = 0; b < buckets; b++) {
       while (deque.length > 0 && needed[deque.at(-1)!]! <= needed[b]!) deque.pop();
       deque.push(b);
-      while (deque[0]! < b - keepBuckets) deque.shift();
+      while (deque[0]! < b - holdBuckets) deque.shift();
       total[b] = total[b]! + needed[deque[0]!]! * spec.gpus;
     }
   }

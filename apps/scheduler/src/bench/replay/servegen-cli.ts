@@ -1,5 +1,6 @@
 // pnpm --silent bench:servegen --out <dir> [--endpoints N] [--days D] [--seed S] [--target T]
-//                              [--dir <servegen dir>] [--lengths <azure-llm csv>] [--demand]
+//                              [--dir <servegen dir>] [--lengths <azure-llm csv>]
+//                              [--demand [--fleet <fleet.json>]]
 // Writes the ServeGen workload (servegen-workload.ts) for inspection: <out>/servegen-trace.csv
 // in the events format (timestamp_s,endpoint,duration_s; bench-contracts.md) and
 // <out>/servegen-endpoints.json ({ "endpoints": { name: EndpointSpec } }, a fleet file's
@@ -7,8 +8,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { simulateColdStart } from "@thaw/core/cold-start-model";
 import { gpuDemand } from "./gpu-demand.ts";
-import { InputError } from "./replay-input.ts";
+import { catalogueModel, endpointSpecForModel } from "./model-catalogue.ts";
+import { InputError, parseFleet } from "./replay-input.ts";
 import { DEFAULT_TARGET_REQUESTS, generateServeGenWorkload } from "./servegen-workload.ts";
 
 function fail(message: string): never {
@@ -29,6 +32,7 @@ try {
       dir: { type: "string", default: "../shared/data/traces/servegen" },
       lengths: { type: "string" },
       demand: { type: "boolean", default: false },
+      fleet: { type: "string" },
     },
     strict: true,
   }));
@@ -91,19 +95,63 @@ try {
     gpusByPlacement: tally((c) => `${c.gpus}x${c.gpuType}`),
   };
   if (values.demand) {
-    // GPUs the trace holds under a keep-alive with instant starts (gpu-demand.ts): what the
-    // replay fleets are sized against.
+    // GPUs the trace holds under 0-, 10- and 60-minute keep-alives (gpu-demand.ts), by
+    // placement: what the replay fleets are sized against. With --fleet, each replica is also
+    // held through its start: the slower of a noiseless pull and lazy start of its model on
+    // the fleet's host for it (the cold-start physics model).
+    const fleet = values.fleet ? parseFleet(resolve(values.fleet)) : undefined;
+    const startSeconds = new Map<string, number>();
+    const startOf = (c: (typeof workload.clients)[number]): number => {
+      if (!fleet) return 0;
+      const known = startSeconds.get(c.model);
+      if (known !== undefined) return known;
+      const host = fleet.hosts.find((h) => h.gpuModel === c.gpuType && h.gpus >= c.gpus);
+      if (!host)
+        throw new InputError(`--fleet: no host has ${c.gpus} × ${c.gpuType} for ${c.model}`);
+      const spec = endpointSpecForModel(catalogueModel(c.model));
+      const seconds = Math.max(
+        ...(["pull", "lazy"] as const).map(
+          (path) =>
+            simulateColdStart({
+              seed: 1,
+              noise: false,
+              host: host.host,
+              image: {
+                format: path === "lazy" ? "estargz" : "oci",
+                layers: spec.image.layers,
+                readFraction: spec.image.readFraction,
+              },
+              engine: spec.engine,
+              path,
+            }).totalSeconds,
+        ),
+      );
+      startSeconds.set(c.model, seconds);
+      return seconds;
+    };
     const specs = Object.fromEntries(
-      workload.clients.map((c) => {
-        const spec = workload.endpoints[c.endpoint]!;
-        return [c.endpoint, { gpuType: c.gpuType, gpus: c.gpus, concurrency: spec.concurrency! }];
-      }),
+      workload.clients.map((c) => [
+        c.endpoint,
+        {
+          gpuType: `${c.gpus}x${c.gpuType}`,
+          gpus: c.gpus,
+          concurrency: workload.endpoints[c.endpoint]!.concurrency!,
+          startSeconds: startOf(c),
+        },
+      ]),
     );
+    if (fleet)
+      summary.startSeconds = Object.fromEntries(
+        [...startSeconds].map(([model, seconds]) => [model, Math.round(seconds)]),
+      );
     summary.gpuDemand = Object.fromEntries(
       [0, 600, 3600].map((keepAlive) => [
         `keepAlive${keepAlive / 60}m`,
         gpuDemand(workload.requests, specs, keepAlive).map((d) => ({
-          ...d,
+          placement: d.gpuType,
+          peak: d.peak,
+          p999: d.p999,
+          p99: d.p99,
           mean: Math.round(d.mean * 10) / 10,
         })),
       ]),
