@@ -21,11 +21,11 @@ describe.each([
     }
   });
 
-  it("has 126 A10G and 280 L40S GPUs, the 4-GPU hosts carrying every multi-GPU placement", () => {
+  it("has 124 A10G and 292 L40S GPUs, the 4-GPU hosts carrying every multi-GPU placement", () => {
     const gpus = (model: string) =>
       fleet.hosts.filter((h) => h.gpuModel === model).reduce((sum, h) => sum + h.gpus, 0);
-    expect(gpus("A10G")).toBe(126);
-    expect(gpus("L40S")).toBe(280);
+    expect(gpus("A10G")).toBe(124);
+    expect(gpus("L40S")).toBe(292);
     for (const model of MODELS) {
       const placement = gpuPlacement(model);
       expect(
