@@ -203,6 +203,106 @@ describe("REST v1: creating, changing, rolling and deleting endpoints", () => {
     expect(inverted.body.error.details.field).toBe("body.maxReplicas");
   });
 
+  it("takes a price of waiting at creation and by PATCH (a number, or null for the org's default), audited", async () => {
+    const created = await call("/api/v1/endpoints", "POST", {
+      body: JSON.stringify(endpointBody("rest-priced", { gpuSecondsPerWaitSecond: 12.5 })),
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      gpuSecondsPerWaitSecond: 12.5,
+      effectiveGpuSecondsPerWaitSecond: { value: 12.5, source: "endpoint" },
+    });
+    const id = created.body.id as string;
+    const price = async () =>
+      (await db().endpoint.findUniqueOrThrow({ where: { id } })).gpuSecondsPerWaitSecond;
+    expect(await price()).toBe(12.5);
+
+    const zero = await call("/api/v1/endpoints/{endpoint}", "PATCH", {
+      params: { endpoint: "rest-priced" },
+      body: JSON.stringify({ gpuSecondsPerWaitSecond: 0 }),
+    });
+    expect(zero.status).toBe(200);
+    expect(zero.body).toMatchObject({
+      gpuSecondsPerWaitSecond: 0,
+      effectiveGpuSecondsPerWaitSecond: { value: 0, source: "endpoint" },
+    });
+    expect(await price()).toBe(0);
+
+    // Null hands it back to the org's default (the platform's when the org sets none).
+    await db().org.update({ where: { id: orgId }, data: { gpuSecondsPerWaitSecond: 7 } });
+    try {
+      const cleared = await call("/api/v1/endpoints/{endpoint}", "PATCH", {
+        params: { endpoint: "rest-priced" },
+        body: JSON.stringify({ gpuSecondsPerWaitSecond: null }),
+      });
+      expect(cleared.status).toBe(200);
+      expect(cleared.body).toMatchObject({
+        gpuSecondsPerWaitSecond: null,
+        effectiveGpuSecondsPerWaitSecond: { value: 7, source: "org" },
+      });
+      expect(await price()).toBeNull();
+    } finally {
+      await db().org.update({ where: { id: orgId }, data: { gpuSecondsPerWaitSecond: null } });
+    }
+    const got = await call("/api/v1/endpoints/{endpoint}", "GET", {
+      params: { endpoint: "rest-priced" },
+    });
+    expect(got.body.effectiveGpuSecondsPerWaitSecond).toEqual({ value: 4, source: "platform" });
+
+    const audits = await db().auditLog.findMany({
+      where: { action: "endpoint.updated", targetId: id },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(audits.map((a) => a.metadata)).toEqual([
+      expect.objectContaining({
+        before: { gpuSecondsPerWaitSecond: 12.5 },
+        after: { gpuSecondsPerWaitSecond: 0 },
+      }),
+      expect.objectContaining({
+        before: { gpuSecondsPerWaitSecond: 0 },
+        after: { gpuSecondsPerWaitSecond: null },
+      }),
+    ]);
+  });
+
+  const badPrices: [string, string][] = [
+    ["a negative price", "-1"],
+    ["a price above 100000", "100001"],
+    ["a price as a string", '"4"'],
+    ["a price as a boolean", "true"],
+    ["an infinite price (1e400)", "1e400"],
+  ];
+  it.each(badPrices)(
+    "POST and PATCH answer %s with 400 naming body.gpuSecondsPerWaitSecond, storing nothing",
+    async (_what, raw) => {
+      const before = await stored();
+      const priceBefore = (await db().endpoint.findFirstOrThrow({ where: { slug: "rest-priced" } }))
+        .gpuSecondsPerWaitSecond;
+      const created = await call("/api/v1/endpoints", "POST", {
+        body: JSON.stringify(endpointBody("bad-price", { gpuSecondsPerWaitSecond: 1 })).replace(
+          '"gpuSecondsPerWaitSecond":1',
+          `"gpuSecondsPerWaitSecond":${raw}`,
+        ),
+      });
+      const patched = await call("/api/v1/endpoints/{endpoint}", "PATCH", {
+        params: { endpoint: "rest-priced" },
+        body: `{"minReplicas":1,"gpuSecondsPerWaitSecond":${raw}}`,
+      });
+      for (const answer of [created, patched]) {
+        expect(answer.status).toBe(400);
+        expect(answer.body.error).toMatchObject({
+          code: "BAD_REQUEST",
+          details: { field: "body.gpuSecondsPerWaitSecond" },
+        });
+      }
+      expect(await stored()).toEqual(before);
+      expect(
+        (await db().endpoint.findFirstOrThrow({ where: { slug: "rest-priced" } }))
+          .gpuSecondsPerWaitSecond,
+      ).toBe(priceBefore);
+    },
+  );
+
   it("rolls to a new deployment: the old one superseded, versions listed newest first", async () => {
     const rolled = await call("/api/v1/endpoints/{endpoint}/deployments", "POST", {
       params: { endpoint: "rest-llama" },
@@ -251,6 +351,9 @@ describe("REST v1: creating, changing, rolling and deleting endpoints", () => {
         path: "pull",
         locality: "cold",
         predictedSeconds: 60,
+        predictedMeanSeconds: 48,
+        predictedP10Seconds: 31,
+        predictedP90Seconds: 60,
         actualSeconds: 55,
         status: "succeeded",
         phases: {
@@ -271,8 +374,28 @@ describe("REST v1: creating, changing, rolling and deleting endpoints", () => {
       params: { endpoint: "rest-llama" },
     });
     expect(list.body.coldStarts.map((c: { id: string }) => c.id)).toEqual([coldStart.id]);
+    const prediction = {
+      predictedSeconds: 60,
+      predictedMeanSeconds: 48,
+      predictedP10Seconds: 31,
+      predictedP90Seconds: 60,
+    };
+    expect(list.body.coldStarts[0]).toMatchObject(prediction);
     const one = await call("/api/v1/cold-starts/{id}", "GET", { params: { id: coldStart.id } });
     expect(one.body.phases.map((p: { phase: string }) => p.phase)).toEqual(["pull", "ready"]);
+    expect(one.body).toMatchObject(prediction);
+    // 55 s fell inside its predicted 31–60 s: one start, all inside, too few to judge.
+    const status = await call("/api/v1/endpoints/{endpoint}/status", "GET", {
+      params: { endpoint: "rest-llama" },
+    });
+    expect(status.body.predictionCalibration).toEqual({
+      starts: 1,
+      inside: 1,
+      faster: 0,
+      slower: 0,
+      insideShare: 1,
+      verdict: "too-few-starts",
+    });
     expect(
       (
         await call("/api/v1/cold-starts/{id}", "GET", {
