@@ -35,18 +35,14 @@ export async function recordNodeHeartbeat({
   return db.$transaction(async (tx) => {
     const node = await tx.node.findFirst({
       where: { id: actor.nodeId, orgId: actor.orgId },
-      select: { state: true, credentialRotationRequestedAt: true },
+      select: { id: true },
     });
     if (!node) throw new AppError("NOT_FOUND", "Node not found.");
-    // Draining and terminated are operator decisions; a heartbeat does not undo them.
-    const state = node.state === "draining" || node.state === "terminated" ? node.state : "ready";
     const f = input.figures;
     await tx.node.update({
       where: { id: actor.nodeId },
       data: {
         lastHeartbeatAt: now,
-        state,
-        stateReason: null,
         agentVersion: input.agentVersion,
         ...(f && {
           gpuCount: f.gpuCount,
@@ -58,6 +54,17 @@ export async function recordNodeHeartbeat({
           registryRttMs: f.registryRttMs,
         }),
       },
+    });
+    // Draining and terminated are operator (or fleet worker) decisions; a heartbeat does not
+    // undo them. Decided by the update's own condition, not by a state read earlier: a drain
+    // committed while this heartbeat was on its way must not be overwritten with `ready`.
+    await tx.node.updateMany({
+      where: { id: actor.nodeId, state: { notIn: ["draining", "terminated"] } },
+      data: { state: "ready", stateReason: null },
+    });
+    const { state, credentialRotationRequestedAt } = await tx.node.findUniqueOrThrow({
+      where: { id: actor.nodeId },
+      select: { state: true, credentialRotationRequestedAt: true },
     });
     const digests = input.inventory.images.map((i) => i.digest);
     await tx.nodeImage.deleteMany({ where: { nodeId: actor.nodeId, digest: { notIn: digests } } });
@@ -78,7 +85,7 @@ export async function recordNodeHeartbeat({
       state,
       heartbeatIntervalSeconds: HEARTBEAT_INTERVAL_SECONDS,
       // An operator asked for a new credential: the agent fetches one (renewNodeCredential).
-      rotateCredential: node.credentialRotationRequestedAt !== null,
+      rotateCredential: credentialRotationRequestedAt !== null,
     };
   });
 }
