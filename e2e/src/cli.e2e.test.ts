@@ -271,4 +271,79 @@ deployment:
     expect(deleted.stdout).toMatch(/^Deleted cli-qwen/);
     expect((await thaw(["endpoints", "get", "cli-qwen"])).code).toBe(1);
   });
+
+  it("admin node: rotates a live agent's credential end to end, binds a join token, drains and revokes", async () => {
+    const admin = (args: string[]) =>
+      thaw(["admin", "node", ...args, "--org", "demo"], {
+        env: { DATABASE_URL: stack.database.url },
+      });
+    const listed = await admin(["list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^ID\s+NAME\s+STATE\s+CREDENTIAL/);
+    expect(listed.stdout).toMatch(/e2e-g6e-xlarge-2\s+ready\s+active/);
+
+    // Rotation through the real sim agent and the built server: the heartbeat asks, the agent
+    // fetches a new credential and uses it, which retires the old one.
+    const name = "e2e-g6e-xlarge-2";
+    const before = await db().node.findFirstOrThrow({ where: { name } });
+    const rotated = await admin(["rotate", "--node", name]);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.stdout).toMatch(/fetches a new credential/);
+    await expect
+      .poll(
+        async () => {
+          const node = await db().node.findFirstOrThrow({ where: { name } });
+          return (
+            node.credentialRotationRequestedAt === null &&
+            node.credentialHash !== before.credentialHash
+          );
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (await db().node.findFirstOrThrow({ where: { name } })).lastHeartbeatAt!.getTime(),
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBeGreaterThan(Date.now() - 8_000);
+
+    const token = await admin(["join-token", "--node", name]);
+    expect(token.code, token.stderr).toBe(0);
+    expect(token.stdout).toMatch(/^thawjoin_[0-9a-f]{12}_\S+\n$/);
+    const bound = await db().joinToken.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
+    expect(bound.nodeId).toBe(before.id);
+
+    const drained = await admin(["drain", "--node", name, "--reason", "maintenance"]);
+    expect(drained.code, drained.stderr).toBe(0);
+    expect(await db().node.findFirstOrThrow({ where: { name } })).toMatchObject({
+      state: "draining",
+      stateReason: "maintenance",
+    });
+    const revoked = await admin(["revoke", "--node", before.id]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const gone = await db().node.findFirstOrThrow({ where: { name } });
+    expect(gone.credentialRevokedAt).not.toBeNull();
+    expect(gone.credentialHash).toBeNull();
+    const actions = (
+      await db().auditLog.findMany({
+        where: { targetId: before.id },
+        orderBy: { createdAt: "asc" },
+      })
+    ).map((a) => a.action);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        "node.credential_rotation_requested",
+        "node.credential_rotated",
+        "node.drained",
+        "node.revoked",
+      ]),
+    );
+    const unknown = await admin(["rotate", "--node", "no-such-node"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/No node no-such-node in this org\. \(field: node\)/);
+  });
 });

@@ -41,7 +41,11 @@ export async function startStack({
       "apps/scheduler",
       [process.execPath, "--import", "tsx", "src/main.ts"],
       // The sim hosts capture into the operator's store, as start.sh's demo does.
-      { ...common, THAW_SNAPSHOT_REGISTRY: "localhost:5000/thaw-snapshots" },
+      {
+        ...common,
+        THAW_AGENT_CALL_KEY: web.agentCallKeys.privateKey,
+        THAW_SNAPSHOT_REGISTRY: "localhost:5000/thaw-snapshots",
+      },
       logs,
     ),
   );

@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { seedDemo } from "@thaw/db/seed";
+import { generateAgentCallKeyPair } from "@thaw/node-agent-client";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { freePort, startProcess, waitFor } from "./process.ts";
 
@@ -14,8 +15,13 @@ export interface WebServer {
   /** The seeded demo org and its owner. */
   orgId: string;
   userId: string;
-  /** The env every process of this server's stack shares (database, Redis, prefix, secrets). */
+  /** The env every process of this server's stack shares (database, Redis, prefix). */
   sharedEnv: Record<string, string>;
+  /**
+   * The scheduler's agent-call key pair: the web process has only the public half
+   * (THAW_AGENT_CALL_PUBLIC_KEY); a scheduler of this stack gets the private one.
+   */
+  agentCallKeys: { privateKey: string; publicKey: string };
   process: ChildProcess;
   /** The server's recent output, for failure messages. */
   logs: string[];
@@ -39,12 +45,11 @@ export async function startWebServer(options: StartWebServerOptions = {}): Promi
     throw new Error(
       "REDIS_URL is not set: run 'bash infra/dev/services.sh' and source .data/services.env.",
     );
+  const agentCallKeys = generateAgentCallKeyPair();
   const sharedEnv = {
     DATABASE_URL: database.url,
     REDIS_URL: redisUrl,
     NEXT_TELEMETRY_DISABLED: "1",
-    // Web derives node credentials from it; the scheduler derives them again to call agents.
-    THAW_NODE_CREDENTIAL_SECRET: randomBytes(32).toString("base64url"),
     // Web enqueues, the scheduler consumes: one prefix, of this stack alone.
     THAW_QUEUE_PREFIX: `e2e-${randomBytes(4).toString("hex")}`,
   };
@@ -56,6 +61,10 @@ export async function startWebServer(options: StartWebServerOptions = {}): Promi
       ...sharedEnv,
       BETTER_AUTH_SECRET: randomBytes(32).toString("base64url"),
       BETTER_AUTH_URL: baseUrl,
+      THAW_AGENT_CALL_PUBLIC_KEY: agentCallKeys.publicKey,
+      // Nothing that could derive a node's credential reaches the web tier, whatever the
+      // shell running the tests has (node credentials are random, kept as hashes).
+      THAW_NODE_CREDENTIAL_SECRET: undefined,
       ...options.env,
     },
     logs,
@@ -79,5 +88,15 @@ export async function startWebServer(options: StartWebServerOptions = {}): Promi
     await stop();
     throw error;
   }
-  return { baseUrl, database, orgId, userId, sharedEnv, process: child, logs, stop };
+  return {
+    baseUrl,
+    database,
+    orgId,
+    userId,
+    sharedEnv,
+    agentCallKeys,
+    process: child,
+    logs,
+    stop,
+  };
 }

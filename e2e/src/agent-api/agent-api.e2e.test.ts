@@ -52,9 +52,8 @@ describe("agent API /api/agent/v1", () => {
   };
 
   beforeAll(async () => {
-    server = await startWebServer({
-      env: { THAW_NODE_CREDENTIAL_SECRET: "test-node-credential-secret-32-chars-long" },
-    });
+    // No node-credential secret anywhere: startWebServer strips one from its environment.
+    server = await startWebServer();
     t = server.database;
     owner = { type: "user", userId: server.userId, orgId: server.orgId, role: "owner" };
     join = forwardTo(server);
@@ -62,6 +61,46 @@ describe("agent API /api/agent/v1", () => {
   });
   afterAll(async () => {
     await server?.stop();
+  });
+
+  describe("with no node-credential secret in the web tier", () => {
+    it("joins with a random credential that works, renews it once rotated, and answers the scheduler's public key", async () => {
+      const a = await joinNode("secretless-a");
+      const b = await joinNode("secretless-b");
+      expect(a.credential).not.toBe(b.credential);
+      expect(a.agentCallPublicKey).toBe(server.agentCallKeys.publicKey);
+      const bearer = (credential: string) => ({ authorization: `Bearer ${credential}` });
+      expect(
+        (await heartbeat(post("/api/agent/v1/heartbeat", beat, bearer(a.credential)))).status,
+      ).toBe(200);
+      // An operator rotates it: the heartbeat says so, the agent fetches a new credential, and
+      // its first use retires the old one.
+      await t.db.node.update({
+        where: { id: a.nodeId },
+        data: { credentialRotationRequestedAt: new Date() },
+      });
+      const asked = await heartbeat(post("/api/agent/v1/heartbeat", beat, bearer(a.credential)));
+      expect(((await asked.json()) as { rotateCredential: boolean }).rotateCredential).toBe(true);
+      const renewed = await heartbeat(post("/api/agent/v1/credential", {}, bearer(a.credential)));
+      expect(renewed.status).toBe(200);
+      const { credential } = (await renewed.json()) as { credential: string };
+      const next = await heartbeat(post("/api/agent/v1/heartbeat", beat, bearer(credential)));
+      expect(((await next.json()) as { rotateCredential: boolean }).rotateCredential).toBe(false);
+      expect(
+        (await heartbeat(post("/api/agent/v1/heartbeat", beat, bearer(a.credential)))).status,
+      ).toBe(401);
+      expect(
+        (
+          await heartbeat(
+            post(
+              "/api/agent/v1/credential",
+              {},
+              bearer("thawnode_000000000000_nope-nope-nope-nope-x"),
+            ),
+          )
+        ).status,
+      ).toBe(401);
+    });
   });
 
   describe("POST /join", () => {

@@ -58,8 +58,8 @@ describe("POST /api/agent/v1/telemetry", () => {
         figures,
       },
       db: t.db,
-      credentialSecret: "test-node-credential-secret-32-chars-long",
       network: TEST_AGENT_NETWORK,
+      agentCallPublicKey: server.agentCallKeys.publicKey,
     });
   };
   const placeColdStart = async (nodeId: string) => {
@@ -90,9 +90,7 @@ describe("POST /api/agent/v1/telemetry", () => {
   };
 
   beforeAll(async () => {
-    server = await startWebServer({
-      env: { THAW_NODE_CREDENTIAL_SECRET: "test-node-credential-secret-32-chars-long" },
-    });
+    server = await startWebServer();
     t = server.database;
     orgId = server.orgId;
     owner = { type: "user", userId: server.userId, orgId, role: "owner" };
