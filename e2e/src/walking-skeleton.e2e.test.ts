@@ -132,7 +132,14 @@ describe("walking skeleton", () => {
     await page.getByLabel("Desired replicas", { exact: true }).fill("0");
     await page.getByLabel("Maximum replicas", { exact: true }).fill("2");
     await next.click();
-    await next.click(); // allowed paths and objective: the defaults (every path, mean)
+    // Paths and objective: the defaults (every path, mean), and a price of waiting, checked
+    // before it is sent.
+    const price = page.getByLabel("Price of waiting (optional)", { exact: true });
+    await price.fill("-3");
+    await next.click();
+    await expect.poll(() => price.getAttribute("aria-invalid")).toBe("true");
+    await price.fill("12");
+    await next.click();
     await page.getByTestId("deploy-review").waitFor();
     await page.screenshot({ path: join(screenshots, "deploy-wizard-review.png"), fullPage: true });
     await page.getByTestId("deploy-submit").click();
@@ -143,7 +150,12 @@ describe("walking skeleton", () => {
       where: { slug: E2E_SLUG },
       include: { deployments: true },
     });
-    expect(stored).toMatchObject({ gpuType: "A10G", desiredReplicas: 0, maxReplicas: 2 });
+    expect(stored).toMatchObject({
+      gpuType: "A10G",
+      desiredReplicas: 0,
+      maxReplicas: 2,
+      gpuSecondsPerWaitSecond: 12,
+    });
     expect(stored.deployments).toHaveLength(1);
     expect(stored.deployments[0]).toMatchObject({
       status: "active",
@@ -240,6 +252,75 @@ describe("walking skeleton", () => {
       .toBeGreaterThanOrEqual(start.phases.filter((p) => (p.seconds ?? 0) > 0).length - 1);
     expect(await page.getByTestId("bottleneck-hint").count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(screenshots, "endpoint-breakdown.png"), fullPage: true });
+    await page.goto(`${stack.baseUrl}/`);
+    await page.getByTestId("endpoints-table").waitFor();
+  });
+
+  it("shows the endpoint's price of waiting and its predictor's calibration; the price changes from the dashboard", async () => {
+    const db = stack.database.db;
+    const slug = E2E_SLUG;
+    await page.goto(`${stack.baseUrl}/endpoints/${slug}`);
+    const price = page.getByTestId("wait-price");
+    await price.waitFor();
+    expect(await price.getAttribute("data-source")).toBe("endpoint");
+    expect(await page.getByTestId("wait-price-value").textContent()).toBe("12");
+
+    // The calibration rests on the succeeded starts that kept a predicted interval: the
+    // scale-up's at least (the page re-reads every 5 s; a snapshot restore may add one).
+    const withInterval = () =>
+      db.coldStart.count({
+        where: {
+          endpoint: { slug },
+          status: "succeeded",
+          actualSeconds: { not: null },
+          predictedP10Seconds: { not: null },
+        },
+      });
+    await expect
+      .poll(
+        async () => {
+          const starts = await withInterval();
+          const shown = (await page.getByTestId("calibration-starts").textContent())?.trim();
+          return starts > 0 && shown === String(starts);
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(true);
+    expect(await page.getByTestId("calibration-share").textContent()).toMatch(/^\d+%$/);
+    expect(await page.getByTestId("prediction-calibration").getAttribute("data-verdict")).toBe(
+      "too-few-starts",
+    );
+    // Cold starts show the predicted mean and its p10–p90 interval.
+    await expect
+      .poll(() => page.getByTestId("predicted-interval").first().textContent(), {
+        timeout: 15_000,
+      })
+      .toMatch(/^\([\d.]+ s–[\d.]+ s\)$/);
+    await page.screenshot({ path: join(screenshots, "endpoint-objective.png"), fullPage: true });
+
+    // The org's default, set on the overview's card, holds once the endpoint gives up its own.
+    await page.goto(`${stack.baseUrl}/`);
+    await page.getByTestId("org-wait-price").fill("6");
+    await page.getByTestId("org-settings-save").click();
+    await expect
+      .poll(
+        async () =>
+          (await db.org.findFirstOrThrow({ where: { id: stack.orgId } })).gpuSecondsPerWaitSecond,
+      )
+      .toBe(6);
+    await page.goto(`${stack.baseUrl}/endpoints/${slug}`);
+    await page.getByTestId("wait-price-default").click();
+    await expect.poll(() => price.getAttribute("data-source")).toBe("org");
+    expect(await page.getByTestId("wait-price-value").textContent()).toBe("6");
+    expect(
+      (await db.endpoint.findFirstOrThrow({ where: { slug } })).gpuSecondsPerWaitSecond,
+    ).toBeNull();
+
+    await page.getByTestId("wait-price-input").fill("20");
+    await page.getByTestId("wait-price-set").click();
+    await expect.poll(() => price.getAttribute("data-source")).toBe("endpoint");
+    expect(await page.getByTestId("wait-price-value").textContent()).toBe("20");
+    expect(await db.auditLog.count({ where: { action: "org.settings_changed" } })).toBe(1);
     await page.goto(`${stack.baseUrl}/`);
     await page.getByTestId("endpoints-table").waitFor();
   });

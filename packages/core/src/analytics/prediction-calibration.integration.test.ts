@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/index.ts";
 import { createEndpoint, getEndpointStatus } from "../endpoints/index.ts";
 import { TEST_DEPLOYMENT } from "../testing/index.ts";
+import { getDeploymentBreakdown } from "./get-deployment-breakdown.ts";
 import { getEndpointDetail } from "./get-endpoint-detail.ts";
 
 // The predictor's calibration as the endpoint page and REST's status answer show it: one
@@ -54,7 +55,8 @@ describe("an endpoint's prediction calibration", () => {
         replicaId: replica.id,
         path: "pull",
         locality: "cold",
-        predictedSeconds: 30,
+        // As a p90 endpoint records it: the objective's figure is the interval's top.
+        predictedSeconds: interval ? interval[1] : 30,
         predictedMeanSeconds: interval ? 30 : null,
         predictedP10Seconds: interval?.[0] ?? null,
         predictedP90Seconds: interval?.[1] ?? null,
@@ -96,5 +98,19 @@ describe("an endpoint's prediction calibration", () => {
       insideShare: 0,
       verdict: "too-few-starts",
     });
+  });
+
+  it("plots predicted against actual as the mean's error, not the objective's quantile", async () => {
+    const breakdown = await getDeploymentBreakdown({
+      actor,
+      input: { deploymentId: endpoint.deploymentId },
+      db: t.db,
+    });
+    // 21 succeeded starts: 20 predicted with a mean of 30 s (p90 40 s), one from before the
+    // mean was kept (its objective figure, 30 s).
+    expect(breakdown.predictedVsActual).toHaveLength(21);
+    expect(new Set(breakdown.predictedVsActual.map((p) => p.predictedSeconds))).toEqual(
+      new Set([30]),
+    );
   });
 });
