@@ -21,6 +21,7 @@ import { createTestDatabase } from "@thaw/db/testing";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { freePort, startProcess, waitFor } from "../src/stack.ts";
+import { generateAgentCallKeyPair } from "@thaw/node-agent-client";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 type Target = "bareRoute" | "scaleReplicas" | "signals";
@@ -89,7 +90,8 @@ try {
       LOG_LEVEL: "warn",
       BETTER_AUTH_SECRET: randomBytes(32).toString("base64url"),
       BETTER_AUTH_URL: baseUrl,
-      THAW_NODE_CREDENTIAL_SECRET: randomBytes(32).toString("base64url"),
+      // No agent joins here; the web tier only answers joins with the scheduler's public key.
+      THAW_AGENT_CALL_PUBLIC_KEY: generateAgentCallKeyPair().publicKey,
       // The key's own rate limit would turn the measurement into 429s.
       THAW_REST_RATE_LIMIT_PER_MINUTE: "1000000",
       THAW_REST_RATE_LIMIT_PER_ORG_PER_MINUTE: "1000000",
