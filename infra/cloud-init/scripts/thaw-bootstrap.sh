@@ -176,7 +176,7 @@ THAW_AGENT_INSTANCE_ID=$instance_id
 THAW_AGENT_HOST_NAME=$instance_id
 THAW_AGENT_INSTANCE_TYPE=$instance_type
 THAW_AGENT_ZONE=$zone
-THAW_AGENT_ADVERTISE_URL=http://$private_ip:$AGENT_PORT
+THAW_AGENT_ADVERTISE_URL=https://$private_ip:$AGENT_PORT
 EOF
 # The unit's ProtectSystem=strict allows writes only where it lists: create what it expects.
 install -d -m 0700 /var/log/thaw
