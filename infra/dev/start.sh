@@ -32,15 +32,22 @@ port_open 127.0.0.1 "$WEB_PORT" && die "port $WEB_PORT is taken by another proce
 # The session-signing secret is generated once per checkout and kept out of the repo.
 if [ ! -s "$DATA/auth-secret" ]; then (umask 077 && node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))' > "$DATA/auth-secret"); fi
 export BETTER_AUTH_SECRET="$(cat "$DATA/auth-secret")"
-# Node credentials are derived from this secret (web issues them, the scheduler uses them).
-if [ ! -s "$DATA/node-credential-secret" ]; then (umask 077 && node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))' > "$DATA/node-credential-secret"); fi
-export THAW_NODE_CREDENTIAL_SECRET="$(cat "$DATA/node-credential-secret")"
+# The scheduler signs its calls to agents with this Ed25519 key (generated once); the web tier
+# gets only the public half, which it hands to agents when they join. Node credentials are
+# random per node: no secret derives them (the old node-credential secret is removed).
+rm -f "$DATA/node-credential-secret"
+if [ ! -s "$DATA/agent-call-key" ]; then (umask 077 && node -e 'console.log(require("crypto").generateKeyPairSync("ed25519").privateKey.export({format:"der",type:"pkcs8"}).toString("base64"))' > "$DATA/agent-call-key"); fi
+AGENT_CALL_KEY="$(cat "$DATA/agent-call-key")"
+export THAW_AGENT_CALL_PUBLIC_KEY="$(node -e 'const c=require("crypto");console.log(c.createPublicKey(c.createPrivateKey({key:Buffer.from(process.argv[1],"base64"),format:"der",type:"pkcs8"})).export({format:"der",type:"spki"}).toString("base64"))' "$AGENT_CALL_KEY")"
 export BETTER_AUTH_URL="http://localhost:$WEB_PORT"
 # The sim cloud's shared secret (the scheduler's sim fleet provider and the agent).
 if [ ! -s "$DATA/sim-cloud-token" ]; then (umask 077 && node -e 'console.log(require("crypto").randomBytes(24).toString("base64url"))' > "$DATA/sim-cloud-token"); fi
 export THAW_SIM_CLOUD_TOKEN="$(cat "$DATA/sim-cloud-token")"
 AGENT_LISTEN="${THAW_AGENT_LISTEN:-127.0.0.1:7070}"
 port_open "${AGENT_LISTEN%:*}" "${AGENT_LISTEN##*:}" && die "port ${AGENT_LISTEN##*:} (the sim agent) is taken by another process. Stop it, or run with THAW_AGENT_LISTEN=127.0.0.1:<free port>."
+# The sim agent serves https with a certificate it keeps in its state directory (made now if
+# there is none): the scheduler calls its sim cloud pinned to it, as it calls every agent.
+AGENT_CERT_SHA256="$(cd "$ROOT/apps/agent" && THAW_AGENT_STATE_DIR="$DATA/agent" node --import tsx src/cli/agent-certificate.ts)" || die "could not make the sim agent's TLS certificate"
 if [ -z "${THAW_FLEET_CONFIG:-}" ]; then
   cat > "$DATA/fleet.json" <<FLEET
 {
@@ -51,7 +58,7 @@ if [ -z "${THAW_FLEET_CONFIG:-}" ]; then
   ],
   "idleCooldownSeconds": 120,
   "bootSeconds": 90,
-  "sim": { "cloudUrl": "http://$AGENT_LISTEN" }
+  "sim": { "cloudUrl": "https://$AGENT_LISTEN", "cloudCertSha256": "$AGENT_CERT_SHA256" }
 }
 FLEET
   export THAW_FLEET_CONFIG="$DATA/fleet.json"
@@ -87,7 +94,8 @@ export THAW_WARM_POOL_GPU_BUDGET="${THAW_WARM_POOL_GPU_BUDGET:-2}"
 export THAW_SNAPSHOT_REGISTRY="${THAW_SNAPSHOT_REGISTRY-localhost:5000/thaw-snapshots}"
 
 # Each process writes its own log; `exec` makes the PID we hold the process itself.
-(cd "$ROOT/apps/scheduler" && exec node --import tsx src/main.ts) >"$LOGS/scheduler.log" 2>&1 &
+# Only the scheduler gets the agent-call key.
+(cd "$ROOT/apps/scheduler" && THAW_AGENT_CALL_KEY="$AGENT_CALL_KEY" exec node --import tsx src/main.ts) >"$LOGS/scheduler.log" 2>&1 &
 PIDS+=($!)
 (cd "$ROOT/apps/web" && exec "${WEB_CMD[@]}") >"$LOGS/web.log" 2>&1 &
 PIDS+=($!)
