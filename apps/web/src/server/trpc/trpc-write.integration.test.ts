@@ -96,4 +96,57 @@ describe("tRPC: creating, changing, rolling and deleting endpoints", () => {
       code: "NOT_FOUND",
     });
   });
+
+  it("tRPC: the price of waiting through endpoints.create/update and the org's settings, bad values refused by field", async () => {
+    const caller = root.createCaller({
+      db: t.db,
+      user: demoUser,
+      orgSlug: undefined,
+    } satisfies TrpcContext);
+    const created = await caller.endpoints.create(
+      endpointBody("trpc-priced", { gpuSecondsPerWaitSecond: 3 }),
+    );
+    expect(created.effectiveGpuSecondsPerWaitSecond).toEqual({ value: 3, source: "endpoint" });
+    await caller.org.setSettings({ gpuSecondsPerWaitSecond: 9, warmPoolGpuBudget: 4 });
+    expect(await caller.org.settings()).toMatchObject({
+      gpuSecondsPerWaitSecond: 9,
+      warmPoolGpuBudget: 4,
+    });
+    const cleared = await caller.endpoints.update({
+      endpoint: "trpc-priced",
+      changes: { gpuSecondsPerWaitSecond: null },
+    });
+    expect(cleared.effectiveGpuSecondsPerWaitSecond).toEqual({ value: 9, source: "org" });
+    const detail = await caller.analytics.endpointDetail({ endpoint: "trpc-priced" });
+    expect(detail.endpoint.effectiveGpuSecondsPerWaitSecond).toEqual({ value: 9, source: "org" });
+    expect(detail.calibration).toMatchObject({ starts: 0, verdict: "no-starts" });
+
+    const before = await stored();
+    const settingsBefore = await caller.org.settings();
+    for (const [call, field] of [
+      [
+        () =>
+          caller.endpoints.create(endpointBody("trpc-bad-price", { gpuSecondsPerWaitSecond: -1 })),
+        "input.gpuSecondsPerWaitSecond",
+      ],
+      [
+        () =>
+          caller.endpoints.update({
+            endpoint: "trpc-priced",
+            changes: { gpuSecondsPerWaitSecond: Number.NaN },
+          }),
+        "changes.gpuSecondsPerWaitSecond",
+      ],
+      [
+        () => caller.org.setSettings({ gpuSecondsPerWaitSecond: Infinity }),
+        "input.gpuSecondsPerWaitSecond",
+      ],
+      [() => caller.org.setSettings({ warmPoolGpuBudget: 2.5 }), "input.warmPoolGpuBudget"],
+    ] as const) {
+      const error = await (call as () => Promise<unknown>)().catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "BAD_REQUEST", cause: { details: { field } } });
+    }
+    expect(await stored()).toEqual(before);
+    expect(await caller.org.settings()).toEqual(settingsBefore);
+  });
 });
