@@ -208,6 +208,10 @@ deployment:
     const status = await thaw(["status", "cli-qwen"]);
     expect(status.stdout).toMatch(/^cli-qwen: desired 1 \(min 0, max 3\)/);
     expect(status.stdout).toMatch(/time to ready: p50 \d+\.\ds, p95 \d+\.\ds over 1 starts/);
+    // The predictor's calibration rests on the same succeeded starts (each kept its interval).
+    expect(status.stdout).toMatch(
+      /predictions: \d+% inside p10–p90 over 1 starts \(too-few-starts\)/,
+    );
     // The replica is marked ready by the same telemetry, a moment after its start closes.
     await expect
       .poll(async () => (await thaw(["status", "cli-qwen"])).stdout, { timeout: 15_000 })

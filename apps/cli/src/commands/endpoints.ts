@@ -97,6 +97,7 @@ export async function endpointStatus(endpoint: string, options: GlobalOptions): 
       `${s.endpoint.slug}: desired ${s.desiredReplicas} (min ${s.minReplicas}, max ${s.maxReplicas})`,
       `  replicas: ${s.replicas.ready} ready, ${s.replicas.starting} starting, ${s.replicas.pending} pending, ${s.replicas.warm} warm, ${s.replicas.draining} draining, ${s.replicas.failed} failed`,
       `  time to ready: p50 ${secs(s.timeToReadySeconds.p50)}, p95 ${secs(s.timeToReadySeconds.p95)} over ${s.timeToReadySeconds.samples} starts`,
+      `  predictions: ${s.predictionCalibration.insideShare === null ? "-" : `${Math.round(s.predictionCalibration.insideShare * 100)}%`} inside p10–p90 over ${s.predictionCalibration.starts} starts (${s.predictionCalibration.verdict})`,
       s.lastColdStart
         ? `  last cold start: ${s.lastColdStart.path}, ${s.lastColdStart.status}, at ${s.lastColdStart.requestedAt}`
         : "  last cold start: none yet",
