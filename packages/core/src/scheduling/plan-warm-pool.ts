@@ -166,6 +166,8 @@ export interface WarmPoolEndpointInput {
   maxReplicas: number;
   gpusPerReplica: number;
   bestNonWarmSeconds: number;
+  /** The endpoint's price of a second of wait (expected-cost windows); default: the platform's. */
+  gpuSecondsPerWaitSecond?: number;
 }
 
 export interface WarmPoolPlan {
