@@ -21,9 +21,15 @@ const Env = z.object({
   THAW_SIM_CLOUD_TOKEN: z.string().min(16, "must be at least 16 characters long").optional(),
   /** GPUs an org's warm pools may hold idle beyond minReplicas (0: scaled-down replicas stop). */
   THAW_WARM_POOL_GPU_BUDGET: z.coerce.number().int().min(0).default(0),
-  /** The warm pool's fixed keep-alive (Shahrad et al.'s fallback), before the miss-cost weight. */
+  /**
+   * How the warm pool chooses its windows: by expected cost at each endpoint's price of a
+   * second of wait (the default), or the hybrid histogram rule of Shahrad et al. with the two
+   * settings below (an operator's fallback, and what the tests that pin windows use).
+   */
+  THAW_WARM_POOL_WINDOWS: z.enum(["expected-cost", "hybrid-histogram"]).default("expected-cost"),
+  /** Hybrid windows only: the fixed keep-alive (Shahrad et al.'s fallback), before the miss-cost weight. */
   THAW_WARM_POOL_KEEP_ALIVE_SECONDS: z.coerce.number().positive().optional(),
-  /** A predicted miss this long or longer gets the whole keep-alive window (shorter: a share). */
+  /** Hybrid windows only: a miss this long or longer gets the whole keep-alive window. */
   THAW_WARM_POOL_FULL_VALUE_MISS_SECONDS: z.coerce.number().positive().optional(),
   /**
    * Networks (CIDRs) where node agents may be (the web app's setting): an agent address

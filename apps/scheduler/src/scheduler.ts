@@ -26,6 +26,7 @@ function warmPoolOptions(env: SchedulerEnv) {
   return {
     gpuBudget: env.THAW_WARM_POOL_GPU_BUDGET,
     settings: {
+      windows: env.THAW_WARM_POOL_WINDOWS,
       ...(env.THAW_WARM_POOL_KEEP_ALIVE_SECONDS
         ? { fixedKeepAliveSeconds: env.THAW_WARM_POOL_KEEP_ALIVE_SECONDS }
         : {}),

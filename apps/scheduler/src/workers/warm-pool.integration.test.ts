@@ -49,6 +49,8 @@ describe("warm pool with a real sim agent", () => {
       prefix,
       extra: {
         THAW_WARM_POOL_GPU_BUDGET: "2",
+        // The hybrid windows: the keep-alive and pre-warm point are what these tests set.
+        THAW_WARM_POOL_WINDOWS: "hybrid-histogram",
         THAW_WARM_POOL_KEEP_ALIVE_SECONDS: String(KEEP_ALIVE_SECONDS),
         // Every miss counts in full: the keep-alive is exactly the setting above.
         THAW_WARM_POOL_FULL_VALUE_MISS_SECONDS: "0.001",

@@ -15,7 +15,12 @@ export {
   parseColdStartScenario,
   type ColdStartScenarioInput,
 } from "./scenario-schema";
-export { simulateColdStart, type FailureInjection } from "./simulate-cold-start";
+export {
+  noiselessPhases,
+  noisyTotalSeconds,
+  simulateColdStart,
+  type FailureInjection,
+} from "./simulate-cold-start";
 export {
   HOST_PROFILES,
   scenarioHostFromProfile,

@@ -48,6 +48,35 @@ export function simulateColdStart(
     : { path: scenario.path, phases, totalSeconds };
 }
 
+/**
+ * A scenario's phases without noise, for callers that simulate the same start many times
+ * with different seeds (bench:replay): pass them to `noisyTotalSeconds` with each seed and
+ * get exactly what simulateColdStart's totalSeconds would be, without parsing and
+ * re-deriving the physics every time.
+ */
+export function noiselessPhases(
+  input: ColdStartScenarioInput,
+  physics: Physics = PHYSICS,
+): PhaseTiming[] {
+  return basePhases(parseColdStartScenario(input), physics);
+}
+
+/**
+ * simulateColdStart's total for these noiseless phases under `seed` (noise on, no failure
+ * injection), leaving out the phases `skip` names (e.g. a pull whose image is cached).
+ */
+export function noisyTotalSeconds(
+  phases: readonly PhaseTiming[],
+  seed: number,
+  skip: ReadonlySet<PhaseTiming["phase"]> = new Set(),
+  physics: Physics = PHYSICS,
+): number {
+  let total = 0;
+  for (const timing of applyNoise([...phases], seed, physics))
+    if (!skip.has(timing.phase)) total += roundSeconds(timing.seconds);
+  return roundSeconds(total);
+}
+
 function basePhases(scenario: ColdStartScenario, physics: Physics): PhaseTiming[] {
   const rates = hostRates(scenario.host, physics);
   switch (scenario.path) {

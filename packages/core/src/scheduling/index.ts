@@ -6,5 +6,6 @@ export * from "./enumerate-start-options";
 export * from "./choose-start-option";
 export * from "./autoscale-from-signal";
 export * from "./plan-warm-pool";
+export * from "./cost-optimal-windows";
 export * from "./decide-snapshot-capture";
 export * from "./wait-price";

@@ -6,6 +6,7 @@ import {
   idleForSeconds,
   keepAliveWindows,
   observeCapacity,
+  CAPPED_HYBRID_SETTINGS,
   PAPER_HYBRID_SETTINGS,
   planWarmPool,
   recordIdleTime,
@@ -107,23 +108,38 @@ describe("keepAliveWindows", () => {
 });
 
 describe("planWarmPool", () => {
-  it("holds a replica inside the window and releases it outside", () => {
+  it("holds a replica inside the window and releases it outside (hybrid windows, capped)", () => {
     const [inside] = planWarmPool({
       endpoints: [endpointInput({ idleForSeconds: 28 * 60 })],
       gpuBudget: 8,
+      settings: CAPPED_HYBRID_SETTINGS,
     });
     const [released] = planWarmPool({
       endpoints: [endpointInput({ idleForSeconds: 5 * 60 })],
       gpuBudget: 8,
+      settings: CAPPED_HYBRID_SETTINGS,
     });
     // Past the capped hold (pre-warm at 27 min + one 120 s start), released again.
     const [after] = planWarmPool({
       endpoints: [endpointInput({ idleForSeconds: 30 * 60 })],
       gpuBudget: 8,
+      settings: CAPPED_HYBRID_SETTINGS,
     });
     expect(inside?.warmReplicas).toBe(1);
     expect(released?.warmReplicas).toBe(0);
     expect(after?.warmReplicas).toBe(0);
+  });
+
+  it("holds a replica inside the window and releases it outside (expected-cost windows, the default)", () => {
+    const at = (idleForSeconds: number) =>
+      planWarmPool({ endpoints: [endpointInput({ idleForSeconds })], gpuBudget: 8 })[0]!;
+    // Requests come 30–32 minutes apart: released at once, re-warmed one start (120 s) before
+    // 30 minutes, held until the last of them is due.
+    expect(at(5 * 60).warmReplicas).toBe(0);
+    expect(at(28 * 60).warmReplicas).toBe(1);
+    expect(at(32 * 60).warmReplicas).toBe(1);
+    expect(at(34 * 60).warmReplicas).toBe(0);
+    expect(at(28 * 60).windows).toMatchObject({ policy: "expected-cost", preWarmSeconds: 1800 });
   });
 
   it("spends a scarce GPU budget on the endpoint whose miss costs most", () => {

@@ -25,35 +25,35 @@
 // restore, as bench:replay's multi-endpoint trace showed. The paper's policy is uncapped
 // (keepAliveStartMultiple = Infinity: PAPER_HYBRID_SETTINGS, bench:replay's baseline).
 // Finally min/max replicas, and a fleet-wide GPU budget handed out by miss cost, dearest first.
+//
+// That is the baseline (`windows: "hybrid-histogram"`). Thaw itself chooses its windows by
+// expected cost at the endpoint's price for a second of wait (cost-optimal-windows.ts,
+// `windows: "expected-cost"`, the default): the same histogram, no hand-set weights or caps.
 
-export const HISTOGRAM_BIN_SECONDS = 60;
-export const HISTOGRAM_BINS = 240;
+import { costOptimalWindows, DEFAULT_PRIOR_WEIGHT } from "./cost-optimal-windows.ts";
+import {
+  emptyIdleTimeHistogram,
+  HISTOGRAM_BIN_SECONDS,
+  recordIdleTime,
+  type IdleTimeHistogram,
+  type KeepAliveWindows,
+} from "./idle-time-histogram.ts";
+import { DEFAULT_GPU_SECONDS_PER_WAIT_SECOND } from "./wait-price.ts";
 
-export interface IdleTimeHistogram {
-  /** HISTOGRAM_BINS counts; bin i holds idle times in [i, i+1) minutes. */
-  bins: number[];
-  /** Idle times of 4 h or more. */
-  outOfBounds: number;
-}
-
-export function emptyIdleTimeHistogram(): IdleTimeHistogram {
-  return { bins: new Array<number>(HISTOGRAM_BINS).fill(0), outOfBounds: 0 };
-}
-
-/** The histogram with one more idle time (returns a new histogram). */
-export function recordIdleTime(
-  histogram: IdleTimeHistogram,
-  idleSeconds: number,
-): IdleTimeHistogram {
-  const bin = Math.floor(Math.max(0, idleSeconds) / HISTOGRAM_BIN_SECONDS);
-  if (bin >= HISTOGRAM_BINS)
-    return { bins: [...histogram.bins], outOfBounds: histogram.outOfBounds + 1 };
-  const bins = [...histogram.bins];
-  bins[bin] = (bins[bin] ?? 0) + 1;
-  return { bins, outOfBounds: histogram.outOfBounds };
-}
+export {
+  emptyIdleTimeHistogram,
+  HISTOGRAM_BIN_SECONDS,
+  HISTOGRAM_BINS,
+  recordIdleTime,
+  type IdleTimeHistogram,
+  type KeepAliveWindows,
+} from "./idle-time-histogram.ts";
 
 export interface WarmPoolSettings {
+  /** How windows are chosen: by expected cost at the endpoint's price, or the paper's rule. */
+  windows: "expected-cost" | "hybrid-histogram";
+  /** Pseudo-samples the pooled idle times of similar endpoints are worth (expected cost). */
+  priorWeight: number;
   minSamples: number;
   minBinCountCv: number;
   /** Share of idle times beyond 4 h above which the histogram cannot say when to re-warm. */
@@ -67,6 +67,8 @@ export interface WarmPoolSettings {
 }
 
 export const DEFAULT_WARM_POOL_SETTINGS: WarmPoolSettings = {
+  windows: "expected-cost",
+  priorWeight: DEFAULT_PRIOR_WEIGHT,
   minSamples: 10,
   minBinCountCv: 2,
   maxOutOfBoundsShare: 0.5,
@@ -79,17 +81,15 @@ export const DEFAULT_WARM_POOL_SETTINGS: WarmPoolSettings = {
 /** Shahrad et al.'s policy as published: no cap on the keep-alive. */
 export const PAPER_HYBRID_SETTINGS: WarmPoolSettings = {
   ...DEFAULT_WARM_POOL_SETTINGS,
+  windows: "hybrid-histogram",
   keepAliveStartMultiple: Number.POSITIVE_INFINITY,
 };
 
-export interface KeepAliveWindows {
-  policy: "histogram" | "fixed-keep-alive";
-  preWarmSeconds: number;
-  keepAliveSeconds: number;
-  /** When, after going idle, to start re-warming (preWarm minus the time a start takes). */
-  reWarmAtSeconds: number;
-  missCostWeight: number;
-}
+/** The hybrid histogram policy with the ski-rental cap (Thaw's policy before issue 15). */
+export const CAPPED_HYBRID_SETTINGS: WarmPoolSettings = {
+  ...DEFAULT_WARM_POOL_SETTINGS,
+  windows: "hybrid-histogram",
+};
 
 function percentileBinUpperSeconds(
   bins: readonly number[],
@@ -168,6 +168,51 @@ export interface WarmPoolEndpointInput {
   bestNonWarmSeconds: number;
   /** The endpoint's price of a second of wait (expected-cost windows); default: the platform's. */
   gpuSecondsPerWaitSecond?: number;
+  /** Idle times of similar endpoints together: the prior of a thin histogram. */
+  priorHistogram?: IdleTimeHistogram;
+  /** Request wait-seconds one miss has cost (bursts make it more than one start). */
+  waitSecondsPerMiss?: number;
+}
+
+/** The windows of one endpoint under `settings`: by expected cost, or the paper's rule. */
+export function windowsFor(
+  endpoint: Pick<
+    WarmPoolEndpointInput,
+    | "histogram"
+    | "bestNonWarmSeconds"
+    | "gpusPerReplica"
+    | "gpuSecondsPerWaitSecond"
+    | "priorHistogram"
+    | "waitSecondsPerMiss"
+  >,
+  settings: WarmPoolSettings,
+): KeepAliveWindows {
+  if (settings.windows === "hybrid-histogram")
+    return keepAliveWindows({
+      histogram: endpoint.histogram,
+      bestNonWarmSeconds: endpoint.bestNonWarmSeconds,
+      settings,
+    });
+  return costOptimalWindows({
+    histogram: endpoint.histogram,
+    ...(endpoint.priorHistogram ? { prior: endpoint.priorHistogram } : {}),
+    priorWeight: settings.priorWeight,
+    bestNonWarmSeconds: endpoint.bestNonWarmSeconds,
+    gpusPerReplica: endpoint.gpusPerReplica,
+    gpuSecondsPerWaitSecond:
+      endpoint.gpuSecondsPerWaitSecond ?? DEFAULT_GPU_SECONDS_PER_WAIT_SECOND,
+    ...(endpoint.waitSecondsPerMiss !== undefined
+      ? { waitSecondsPerMiss: endpoint.waitSecondsPerMiss }
+      : {}),
+  });
+}
+
+/** What a miss of this endpoint costs per GPU of a replica, in GPU-seconds: who gets the budget first. */
+function missCostPerGpu(endpoint: WarmPoolEndpointInput, settings: WarmPoolSettings): number {
+  if (settings.windows === "hybrid-histogram") return endpoint.bestNonWarmSeconds;
+  const price = endpoint.gpuSecondsPerWaitSecond ?? DEFAULT_GPU_SECONDS_PER_WAIT_SECOND;
+  const wait = endpoint.waitSecondsPerMiss ?? endpoint.bestNonWarmSeconds;
+  return (price * wait) / Math.max(1, endpoint.gpusPerReplica) + endpoint.bestNonWarmSeconds;
 }
 
 export interface WarmPoolPlan {
@@ -187,11 +232,7 @@ export function planWarmPool(input: {
 }): WarmPoolPlan[] {
   const settings = input.settings ?? DEFAULT_WARM_POOL_SETTINGS;
   const drafts = input.endpoints.map((endpoint) => {
-    const windows = keepAliveWindows({
-      histogram: endpoint.histogram,
-      bestNonWarmSeconds: endpoint.bestNonWarmSeconds,
-      settings,
-    });
+    const windows = windowsFor(endpoint, settings);
     const idle = Math.max(0, endpoint.idleForSeconds);
     const inWindow =
       windows.preWarmSeconds === 0
@@ -208,7 +249,7 @@ export function planWarmPool(input: {
   let budget = Math.max(0, input.gpuBudget);
   const granted = new Map<string, number>();
   for (const draft of [...drafts].sort(
-    (a, b) => b.endpoint.bestNonWarmSeconds - a.endpoint.bestNonWarmSeconds,
+    (a, b) => missCostPerGpu(b.endpoint, settings) - missCostPerGpu(a.endpoint, settings),
   )) {
     const optional = draft.wanted - draft.forced;
     const gpus = Math.max(0, draft.endpoint.gpusPerReplica);

@@ -1,0 +1,197 @@
+import {
+  HISTOGRAM_BIN_SECONDS,
+  HISTOGRAM_BINS,
+  type IdleTimeHistogram,
+  type KeepAliveWindows,
+} from "./idle-time-histogram.ts";
+
+// The warm pool's windows chosen by expected cost (issue 15): a second of a request's wait is
+// worth `gpuSecondsPerWaitSecond` GPU-seconds of idle capacity (the endpoint's price), and
+// every window — keep the replica from the moment it goes idle, or release it and re-warm it
+// ahead of the next request — is weighed by what it is expected to cost over the endpoint's
+// idle-time distribution:
+//
+//   cost = price · (seconds requests wait) + GPU-seconds held idle
+//
+// A replica that is starting is working, not idle: its GPU time is what any start costs, the
+// same under every window, and it is reported apart (bench:replay's gpuHours). For an idle
+// gap G (from the scale-down to the next request; S the best non-warm start, W the request
+// wait-seconds one miss costs, g the GPUs of a replica):
+//   keep for K from the start (P = 0):
+//     G < K            g · G                       served warm
+//     G ≥ K            g · K + price · W           released, then a cold start
+//   release at once, re-warm at R = P − S so the replica is ready at P, keep it until P + K:
+//     G < R            price · W                   a miss before the re-warm began
+//     R ≤ G < P        price · W · (P − G)/S       the re-warm still starting
+//     P ≤ G < P + K    g · (G − P)                 served by the re-warmed replica
+//     G ≥ P + K        g · K + price · W           re-warmed for nothing, then a miss
+//
+// Idle times come in 1-minute bins (a gap is taken at its bin's middle); P and K are bin edges,
+// K up to the histogram's 4 h. The histogram borrows from similar endpoints' pooled one as
+// `priorWeight` pseudo-samples, so an endpoint with little history starts from theirs and
+// moves to its own as it accumulates (the same shrinkage the path predictor uses). With no
+// history at all the window is ski rental's break-even: keep while keeping costs less than one
+// miss (2-competitive against any future).
+//
+// Whatever the price, the plan minimises price·wait + idle GPU time over the same choices, so
+// a higher price never plans more expected wait nor less expected idle GPU time (revealed
+// preference: property-tested).
+
+export interface CostOptimalWindowsInput {
+  histogram: IdleTimeHistogram;
+  /** Similar endpoints' idle times together (e.g. the org's), the prior of a thin histogram. */
+  prior?: IdleTimeHistogram;
+  /** How many of the endpoint's own idle times the prior is worth. */
+  priorWeight?: number;
+  /** S: predicted seconds of the best start that is not a handover. */
+  bestNonWarmSeconds: number;
+  /** g: GPUs one replica holds. */
+  gpusPerReplica: number;
+  /** The price: GPU-seconds one second of one request's wait is worth. */
+  gpuSecondsPerWaitSecond: number;
+  /** W: request wait-seconds one miss costs (more than S when requests come in bursts). */
+  waitSecondsPerMiss?: number;
+  /**
+   * Whether releasing and re-warming ahead of the next request is a choice (false for a
+   * surplus replica of a busy endpoint: only how long to keep it).
+   */
+  preWarm?: boolean;
+}
+
+export interface CostOptimalWindows extends KeepAliveWindows {
+  policy: "expected-cost";
+  /** Expected price·wait + GPU-seconds per idle gap under the chosen windows. */
+  expectedCost: number;
+  /** Its parts: expected request wait-seconds and idle GPU-seconds per idle gap. */
+  expectedWaitSeconds: number;
+  expectedIdleGpuSeconds: number;
+}
+
+export const DEFAULT_PRIOR_WEIGHT = 3;
+/** Pre-warm points tried: every bin edge up to the idle times' this quantile. */
+const PREWARM_QUANTILE = 0.25;
+
+export function costOptimalWindows(input: CostOptimalWindowsInput): CostOptimalWindows {
+  const S = Math.max(0, input.bestNonWarmSeconds);
+  const g = Math.max(1, input.gpusPerReplica);
+  const price = Math.max(0, input.gpuSecondsPerWaitSecond);
+  const W = Math.max(0, input.waitSecondsPerMiss ?? S);
+  const missCost = price * W;
+  const mass = idleTimeMass(
+    input.histogram,
+    input.prior,
+    input.priorWeight ?? DEFAULT_PRIOR_WEIGHT,
+  );
+  if (!mass) {
+    // Ski rental's break-even: keeping for K costs g·K, one miss costs missCost.
+    const keep = Math.min(HISTOGRAM_BINS * HISTOGRAM_BIN_SECONDS, missCost / g);
+    return {
+      policy: "expected-cost",
+      preWarmSeconds: 0,
+      keepAliveSeconds: keep,
+      reWarmAtSeconds: 0,
+      missCostWeight: 1,
+      expectedCost: missCost,
+      expectedWaitSeconds: W,
+      expectedIdleGpuSeconds: 0,
+    };
+  }
+  const { p, beyond } = mass;
+  const n = p.length;
+  const mid = (i: number) => (i + 0.5) * HISTOGRAM_BIN_SECONDS;
+  // Prefix sums: mass below bin j, and mass × gap below bin j.
+  const below = new Float64Array(n + 1);
+  const gapBelow = new Float64Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    below[i + 1] = below[i]! + p[i]!;
+    gapBelow[i + 1] = gapBelow[i]! + p[i]! * mid(i);
+  }
+  const total = below[n]! + beyond;
+  const massFrom = (j: number) => total - below[Math.min(j, n)]!;
+
+  let best = {
+    cost: Number.POSITIVE_INFINITY,
+    wait: 0,
+    gpu: 0,
+    P: 0,
+    K: 0,
+  };
+  const consider = (P: number, K: number, wait: number, gpu: number) => {
+    // (gpu: idle GPU-seconds)
+    const cost = price * wait + gpu;
+    // Of windows that cost the same (no idle time falls between them), the shorter one.
+    if (cost < best.cost - 1e-9 || (Math.abs(cost - best.cost) <= 1e-9 && P + K < best.P + best.K))
+      best = { cost, wait, gpu, P, K };
+  };
+
+  // Keep from the start for K = k bins.
+  for (let k = 0; k <= n; k++) {
+    const K = k * HISTOGRAM_BIN_SECONDS;
+    const missed = massFrom(k);
+    consider(0, K, missed * W, g * (gapBelow[k]! + missed * K));
+  }
+
+  // Release, re-warm ready at P = j bins, keep K = k bins after it.
+  let jMax = 0;
+  if (input.preWarm !== false)
+    while (jMax < n && below[jMax + 1]! <= PREWARM_QUANTILE * total) jMax++;
+  for (let j = 1; j <= jMax; j++) {
+    const P = j * HISTOGRAM_BIN_SECONDS;
+    const R = Math.max(0, P - S);
+    // Bins before P: a miss (before R) or a partial wait (re-warm still starting).
+    let waitBefore = 0;
+    for (let i = 0; i < j; i++) {
+      const G = mid(i);
+      const m = p[i]!;
+      if (G < R) waitBefore += m * W;
+      else waitBefore += m * (S > 0 ? (W * (P - G)) / S : 0);
+    }
+    for (let k = 0; j + k <= n; k++) {
+      const K = k * HISTOGRAM_BIN_SECONDS;
+      const servedMass = below[j + k]! - below[j]!;
+      const servedIdle = gapBelow[j + k]! - gapBelow[j]! - servedMass * P;
+      const late = massFrom(j + k);
+      const wait = waitBefore + late * W;
+      const idle = g * servedIdle + late * g * K;
+      consider(P, K, wait, idle);
+    }
+  }
+  const norm = total > 0 ? total : 1;
+  return {
+    policy: "expected-cost",
+    preWarmSeconds: best.P,
+    keepAliveSeconds: best.K,
+    reWarmAtSeconds: best.P > 0 ? Math.max(0, best.P - S) : 0,
+    missCostWeight: 1,
+    expectedCost: best.cost / norm,
+    expectedWaitSeconds: best.wait / norm,
+    expectedIdleGpuSeconds: best.gpu / norm,
+  };
+}
+
+/**
+ * The idle-time distribution as mass per bin (own counts plus the prior's shape worth
+ * `priorWeight` samples) and the mass beyond the histogram; undefined when there is none.
+ */
+function idleTimeMass(
+  own: IdleTimeHistogram,
+  prior: IdleTimeHistogram | undefined,
+  priorWeight: number,
+): { p: Float64Array; beyond: number } | undefined {
+  const n = own.bins.length;
+  const p = new Float64Array(n);
+  let ownTotal = own.outOfBounds;
+  for (let i = 0; i < n; i++) {
+    p[i] = own.bins[i] ?? 0;
+    ownTotal += p[i]!;
+  }
+  let beyond = own.outOfBounds;
+  const priorTotal = prior ? prior.bins.reduce((a, b) => a + b, 0) + prior.outOfBounds : 0;
+  if (prior && priorTotal > 0 && priorWeight > 0) {
+    const scale = priorWeight / priorTotal;
+    for (let i = 0; i < n; i++) p[i]! += (prior.bins[i] ?? 0) * scale;
+    beyond += prior.outOfBounds * scale;
+  }
+  if (ownTotal === 0 && !(priorTotal > 0 && priorWeight > 0)) return undefined;
+  return { p, beyond };
+}
