@@ -2,8 +2,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { packOnto, replay } from "./replay-engine.ts";
 import { InputError, parseFleet, parseTrace, type TraceRequest } from "./replay-input.ts";
+import { clairvoyant, pullKeepAlive, thaw } from "./replay-policies.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "thaw-replay-"));
 const file = (name: string, text: string) => {
@@ -27,11 +29,11 @@ describe("replay engine", () => {
     const startSeconds = replay({
       requests: [first],
       fleet,
-      policy: "pull-keepalive-10m",
+      policy: pullKeepAlive(10),
     }).p99WaitSeconds;
     // The second request comes 5 minutes into the replica's 10-minute keep-alive.
     const requests = [first, { at: startSeconds + 300, endpoint: "e", seconds: 1 }];
-    const result = replay({ requests, fleet, policy: "pull-keepalive-10m" });
+    const result = replay({ requests, fleet, policy: pullKeepAlive(10) });
     expect(result.coldStartsByPath.pull).toBe(1);
     expect(result.p99WaitSeconds).toBeGreaterThan(10);
     expect(result.meanWaitSeconds).toBeCloseTo(startSeconds / 2, 2);
@@ -43,13 +45,13 @@ describe("replay engine", () => {
       { at: 0, endpoint: "e", seconds: 5_000 },
       { at: 4_000, endpoint: "e", seconds: 1 },
     ];
-    const result = replay({ requests, fleet, policy: "pull-keepalive-10m" });
+    const result = replay({ requests, fleet, policy: pullKeepAlive(10) });
     expect(result.coldStartsByPath.pull).toBe(2);
   });
 
   it("accounts GPU-hours: held from the start to the release after the keep-alive", () => {
     const requests: TraceRequest[] = [{ at: 0, endpoint: "e", seconds: 1 }];
-    const result = replay({ requests, fleet, policy: "pull-keepalive-10m" });
+    const result = replay({ requests, fleet, policy: pullKeepAlive(10) });
     const held = result.gpuHours * 3600;
     // start + 1 s of service + 600 s keep-alive, on one GPU.
     expect(held).toBeGreaterThan(600);
@@ -89,7 +91,7 @@ describe("replay engine", () => {
       endpoint: "e",
       seconds: 1,
     }));
-    const policy = "pull-keepalive-10m";
+    const policy = pullKeepAlive(10);
     const startA = replay({ requests: [first], fleet, policy }).p99WaitSeconds;
     const burstOnly = replay({ requests: burst, fleet, policy });
     const result = replay({ requests: [...burst, ...light], fleet, policy });
@@ -114,9 +116,107 @@ describe("replay engine", () => {
       endpoint: "e",
       seconds: 1,
     }));
-    const a = replay({ requests, fleet, policy: "thaw", seed: 7 });
-    expect(replay({ requests, fleet, policy: "thaw", seed: 7 })).toEqual(a);
+    const a = replay({ requests, fleet, policy: thaw(), seed: 7 });
+    expect(replay({ requests, fleet, policy: thaw(), seed: 7 })).toEqual(a);
     expect(a.coldStartsByPath.restore).toBeGreaterThan(0);
+  });
+});
+
+describe("the clairvoyant bound", () => {
+  // One host, one path, one request at a time: every idle gap is one keep-or-release choice,
+  // and the bound's is the cheapest at its price. Common random numbers make its restarts
+  // the ones the other policies meet.
+  const oneHost = parseFleet(
+    file(
+      "one-host.json",
+      JSON.stringify({
+        hosts: [{ profile: "g5.xlarge", count: 1 }],
+        defaults: { endpoint: { gpuType: "A10G", concurrency: 1, estargz: false, snapshot: null } },
+      }),
+    ),
+  );
+  const pullOnly = (price: number) => ({ ...clairvoyant(price), paths: () => ["pull" as const] });
+  /** The policies' common objective: price × request wait-seconds + idle GPU-seconds. */
+  const cost = (r: ReturnType<typeof replay>, price: number) =>
+    price * r.meanWaitSeconds * r.requests + r.idleGpuHours * 3600;
+
+  it("keeps a replica over a short gap and releases it over a long one, by the price", () => {
+    // The first start pulls 22 GB (about 14 minutes); the second request comes more than an
+    // hour after the first was served: worth holding for only at a dear price.
+    const requests: TraceRequest[] = [
+      { at: 0, endpoint: "e", seconds: 1 },
+      { at: 5_000, endpoint: "e", seconds: 1 },
+    ];
+    const dear = replay({ requests, fleet: oneHost, policy: pullOnly(100) });
+    expect(dear.coldStartsByPath.pull).toBe(1);
+    expect(dear.servedByIdleReplica).toBe(1);
+    const cheap = replay({ requests, fleet: oneHost, policy: pullOnly(0) });
+    expect(cheap.coldStartsByPath.pull).toBe(2);
+    expect(cheap.idleGpuHours).toBeLessThan(dear.idleGpuHours);
+  });
+
+  it("is never beaten at its price by a fixed keep-alive on the same path", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 700, max: 20_000 }), { minLength: 1, maxLength: 12 }),
+        fc.constantFrom(0, 0.5, 2, 8, 64),
+        fc.constantFrom(1, 5, 20, 60),
+        (gaps, price, minutes) => {
+          // Requests far enough apart that each finds the previous one done.
+          let at = 0;
+          const requests: TraceRequest[] = gaps.map((gap) => {
+            at += gap;
+            return { at, endpoint: "e", seconds: 1 };
+          });
+          const bound = replay({ requests, fleet: oneHost, policy: pullOnly(price) });
+          const fixed = replay({ requests, fleet: oneHost, policy: pullKeepAlive(minutes) });
+          expect(cost(bound, price)).toBeLessThanOrEqual(cost(fixed, price) + 1e-6);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe("the warm pool in the replay", () => {
+  it("parks a replica at a scale-down and hands it over on the next request, counted apart", () => {
+    // Every 10 minutes, a request: at a dear price thaw keeps a replica parked between them.
+    const requests: TraceRequest[] = Array.from({ length: 12 }, (_, i) => ({
+      at: i * 600,
+      endpoint: "e",
+      seconds: 1,
+    }));
+    const r = replay({ requests, fleet, policy: thaw(64) });
+    expect(r.warmHandovers).toBeGreaterThan(5);
+    expect(r.coldStartsByPath.warm).toBe(r.warmHandovers);
+    // A handover waits the handover's half second, not a start.
+    expect(r.p50WaitSeconds).toBeLessThan(1);
+    // Free waits: a replica is parked only when the gap would cost less than restarting it.
+    const cheap = replay({ requests, fleet, policy: thaw(0) });
+    expect(cheap.warmHandovers).toBeLessThan(r.warmHandovers);
+    expect(cheap.idleGpuHours).toBeLessThan(r.idleGpuHours);
+    expect(cheap.meanWaitSeconds).toBeGreaterThan(r.meanWaitSeconds);
+  });
+
+  it("queues a request that finds no GPU until one comes free, rather than dropping it", () => {
+    const tiny = parseFleet(
+      file(
+        "tiny.json",
+        JSON.stringify({
+          hosts: [{ profile: "g5.xlarge", count: 1 }],
+          defaults: { endpoint: { gpuType: "A10G", concurrency: 1 } },
+        }),
+      ),
+    );
+    const requests: TraceRequest[] = [
+      { at: 0, endpoint: "a", seconds: 10 },
+      { at: 1, endpoint: "b", seconds: 10 },
+    ];
+    const r = replay({ requests, fleet: tiny, policy: pullKeepAlive(1) });
+    expect(r.unservedRequests).toBe(0);
+    expect(r.coldStartsByPath.pull).toBe(2);
+    // b waited for a's keep-alive to end, then for its own start.
+    expect(r.p99WaitSeconds).toBeGreaterThan(60);
   });
 });
 

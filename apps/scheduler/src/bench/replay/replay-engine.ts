@@ -1,49 +1,44 @@
 import {
   mulberry32,
-  simulateColdStart,
+  noiselessPhases,
+  noisyTotalSeconds,
+  PHYSICS,
   type ColdStartScenarioInput,
+  type PhaseTiming,
   type ScenarioHost,
 } from "@thaw/core/cold-start-model";
 import {
   chooseStartOption,
+  costOptimalWindows,
   DEFAULT_EXPLORATION,
   EMPTY_HISTORY_CELL,
   emptyIdleTimeHistogram,
-  enumerateStartOptions,
-  keepAliveWindows,
-  DEFAULT_WARM_POOL_SETTINGS,
-  PAPER_HYBRID_SETTINGS,
   KPA_DEFAULTS,
-  physicsPriorSeconds,
   planWarmPool,
-  warmPoolActions,
   predictTimeToReady,
-  observeCapacity,
+  recordIdleTime,
   updateHistoryStat,
+  windowsFor,
+  enumerateStartOptions,
   type HistoryCell,
   type IdleTimeHistogram,
+  type KeepAliveWindows,
   type SchedulingDeployment,
   type SchedulingNode,
   type SchedulingSnapshot,
   type StartOption,
 } from "@thaw/core/scheduling";
 import type { StartPath } from "@thaw/core/vocabulary";
+import { EventQueue } from "./event-queue.ts";
 import type { EndpointSpec, ReplayFleet, TraceRequest } from "./replay-input.ts";
+import type { KeepAliveRule, ReplayPolicy } from "./replay-policies.ts";
 
-// A discrete-event replay of request arrivals in virtual time (bench-contracts.md). Every
-// decision comes from the same pure functions the live scheduler calls (enumerate, predict,
-// choose, keep-alive windows, history updates); every cold start's true duration comes from
-// the cold-start physics model with seeded noise — never from the answer a policy expects.
-
-export type PolicyName =
-  "thaw" | "pull-keepalive-10m" | "lazy-keepalive-10m" | "hybrid-histogram-pull" | "oracle";
-export const POLICIES: PolicyName[] = [
-  "thaw",
-  "pull-keepalive-10m",
-  "lazy-keepalive-10m",
-  "hybrid-histogram-pull",
-  "oracle",
-];
+// A discrete-event replay of request arrivals in virtual time (bench-contracts.md), for any
+// policy of replay-policies.ts. Every decision comes from the pure functions the live
+// scheduler calls (enumerate, predict, choose, the warm pool's windows and plan, history
+// updates); every start's true duration comes from the cold-start physics model with seeded
+// noise — never from the answer a policy expects. Timers (keep-alives, scale-downs, pre-warms)
+// live in one event queue, so a request costs the same however many endpoints are idle.
 
 export interface PolicyResult {
   requests: number;
@@ -52,54 +47,104 @@ export interface PolicyResult {
   p50WaitSeconds: number;
   p99WaitSeconds: number;
   coldStartsByPath: Record<StartPath, number>;
+  /** Requests served at once by a replica that was idle and kept (not a handover). */
+  servedByIdleReplica: number;
+  /** Requests that found the endpoint scaled down and a parked replica handed over. */
+  warmHandovers: number;
+  /** Requests that found no GPU free for the whole replay (none expected on a fitting fleet). */
+  unservedRequests: number;
   idleGpuHours: number;
   gpuHours: number;
 }
 
 interface Replica {
   host: SimHost;
-  endpoint: string;
+  endpoint: EndpointState;
   gpus: number;
   /** Since when it holds its GPUs. */
   since: number;
   readyAt: number;
   /** When each of its request slots is next free. */
   slots: number[];
+  /** When its last slot frees (idle from then on). */
+  busyUntil: number;
   /** Seconds its slots were busy (for idle GPU-hours). */
   busySeconds: number;
   released: boolean;
-  /** Kept idle by the warm-pool plan until then (thaw, oracle, hybrid-histogram-pull). */
-  keptUntil?: number;
+  /** Bumped on every request it takes: timers set before are stale. */
+  version: number;
+  /** Parked by the warm pool after a scale-down: its next request is a handover. */
+  parked: boolean;
 }
 
 interface SimHost {
   node: SchedulingNode;
+  /** Host figures as a cache key (hosts of one profile share their physics). */
+  key: string;
   freeGpus: number;
   cachedImages: Set<string>;
   localSnapshots: Set<string>;
-  startsInFlight: number[];
 }
 
 interface EndpointState {
+  index: number;
+  name: string;
   spec: EndpointSpec;
   deployment: SchedulingDeployment;
   replicas: Replica[];
+  /** The warm pool's idle times: from capacity going spare to it being needed again. */
   histogram: IdleTimeHistogram;
-  /** When the endpoint last had no request in service (NaN while busy / never). */
-  idleSince: number;
+  /**
+   * When each unit of capacity that is spare now went spare, latest last: a need takes the
+   * latest (the capacity of the deepest level comes back first), so a replica of a burst is
+   * paired with the next burst, and the last replica with the next request after a quiet.
+   */
+  spare: number[];
+  /** Scaled down to nothing in service: its replicas are parked (handovers). */
+  scaledDown: boolean;
   snapshot: SchedulingSnapshot | null;
-  /** Seconds of the best non-warm start, as the policy predicts it (warm-pool weighting). */
+  /** Seconds of the best non-warm start, as the policy predicts it (what a miss costs). */
   bestNonWarmSeconds: number;
-  /** The idle period (its start) the warm-pool plan was last applied to. */
-  plannedIdleSince: number;
-  /** When the pre-warm of this idle period is due (NaN: none). */
-  preWarmAt: number;
+  /**
+   * Request wait-seconds one miss cost, as observed (moving averages): a miss from zero (every
+   * request waits for the start) and a miss of a surplus replica (others serve meanwhile).
+   */
+  waitPerMiss: { zero: number; surplus: number };
+  /** The start being watched: the waits of requests arriving before it is ready are its cost. */
+  watchedMiss: { until: number; wait: number; fromZero: boolean } | null;
+  /** Bumped whenever a request arrives: a scale-down planned before is stale. */
+  busyVersion: number;
+  /** Requests waiting for a GPU anywhere (no replica, none startable). */
+  pending: TraceRequest[];
+  /** Position of the endpoint's next request in `arrivals` (the clairvoyant's future). */
+  cursor: number;
+  arrivals: TraceRequest[];
+  /** Windows last computed, and the histogram they were computed from. */
+  windows?: {
+    histogram: IdleTimeHistogram;
+    surplus: boolean;
+    best: number;
+    wait: number;
+    value: KeepAliveWindows;
+  };
 }
 
+type TimedEvent =
+  | { kind: "idle"; replica: Replica; version: number }
+  | { kind: "surplus"; replica: Replica; version: number }
+  | { kind: "release"; replica: Replica; version: number }
+  | { kind: "prewarm"; endpoint: EndpointState; version: number; keepUntil: number };
+
 const DRIVER = "570.133.20";
-/** The live autoscaler scales down a stable window after the load went away. */
-const SCALE_DOWN_AFTER_SECONDS = KPA_DEFAULTS.stableWindowSeconds;
 const CUDA = "12.8";
+/** The live autoscaler scales down a stable window after the load went away. */
+const STABLE_WINDOW_SECONDS = KPA_DEFAULTS.stableWindowSeconds;
+/** Weight of the latest miss in the moving average of wait-seconds per miss. */
+const MISS_AVERAGE_WEIGHT = 0.2;
+/** Future requests the clairvoyant looks through for one idle replica, at most. */
+const LOOKAHEAD_REQUESTS = 20_000;
+/** Spare units remembered per endpoint (the deepest are forgotten first). */
+const MAX_SPARE_UNITS = 256;
 
 function hash(text: string): number {
   let h = 2166136261;
@@ -107,38 +152,88 @@ function hash(text: string): number {
   return h >>> 0;
 }
 
-/** The true duration of one start: the physics model with noise, seeded by what it is. */
-export function trueStartSeconds(
-  host: ScenarioHost,
-  deployment: SchedulingDeployment,
-  option: Pick<StartOption, "path" | "locality">,
-  snapshot: SchedulingSnapshot | null,
-  seed: number,
-): number {
-  const cached = option.locality === "image-cached" && option.path !== "restore";
-  const path: StartPath = option.path === "warm" ? "warm" : cached ? "pull" : option.path;
-  const scenario: ColdStartScenarioInput = {
-    seed,
-    noise: true,
-    host,
-    image: {
-      format: path === "lazy" ? "estargz" : "oci",
-      layers: [...deployment.imageLayers],
-      readFraction: deployment.imageReadFraction,
-    },
-    engine: deployment.engine,
-    path,
-    restore: {
-      local: option.locality !== "snapshot-store",
-      ...(snapshot ? { snapshotBytes: snapshot.bytes, sleepLevel: snapshot.sleepLevel } : {}),
-    },
-  };
-  const result = simulateColdStart(scenario);
-  const skipped = cached
-    ? result.phases.filter((p) => p.phase === "pull").reduce((s, p) => s + p.seconds, 0)
-    : 0;
-  return Math.max(0.01, result.totalSeconds - skipped);
+/**
+ * Physics of starts, cached: a start's noiseless phases depend on the host's figures, the
+ * deployment, the path and what is local — not on which of a profile's hosts it is — so each
+ * is derived once, and each start applies its own seed's noise (exactly simulateColdStart's).
+ */
+class StartPhysics {
+  private readonly phases = new Map<string, PhaseTiming[]>();
+
+  private phasesOf(
+    host: ScenarioHost,
+    hostKey: string,
+    deployment: SchedulingDeployment,
+    option: Pick<StartOption, "path" | "locality">,
+    snapshot: SchedulingSnapshot | null,
+  ): { phases: PhaseTiming[]; skipPull: boolean } {
+    const cached = option.locality === "image-cached" && option.path !== "restore";
+    const path: StartPath = option.path === "warm" ? "warm" : cached ? "pull" : option.path;
+    const local = option.locality !== "snapshot-store";
+    const key = `${hostKey}|${deployment.id}|${path}|${local}|${snapshot?.bytes ?? 0}`;
+    let phases = this.phases.get(key);
+    if (!phases) {
+      const scenario: ColdStartScenarioInput = {
+        seed: 1,
+        noise: false,
+        host,
+        image: {
+          format: path === "lazy" ? "estargz" : "oci",
+          layers: [...deployment.imageLayers],
+          readFraction: deployment.imageReadFraction,
+        },
+        engine: deployment.engine,
+        path,
+        restore: {
+          local,
+          ...(snapshot ? { snapshotBytes: snapshot.bytes, sleepLevel: snapshot.sleepLevel } : {}),
+        },
+      };
+      phases = noiselessPhases(scenario);
+      this.phases.set(key, phases);
+    }
+    return { phases, skipPull: cached };
+  }
+
+  /** The physics model's seconds without noise: the predictor's prior. */
+  prior(
+    host: SimHost,
+    deployment: SchedulingDeployment,
+    option: Pick<StartOption, "path" | "locality">,
+    snapshot: SchedulingSnapshot | null,
+  ): number {
+    const { phases, skipPull } = this.phasesOf(
+      host.node.host,
+      host.key,
+      deployment,
+      option,
+      snapshot,
+    );
+    let total = 0;
+    for (const p of phases) if (!(skipPull && p.phase === "pull")) total += p.seconds;
+    return Math.max(0.01, total);
+  }
+
+  /** The start's true duration under `seed`. */
+  truth(
+    host: SimHost,
+    deployment: SchedulingDeployment,
+    option: Pick<StartOption, "path" | "locality">,
+    snapshot: SchedulingSnapshot | null,
+    seed: number,
+  ): number {
+    const { phases, skipPull } = this.phasesOf(
+      host.node.host,
+      host.key,
+      deployment,
+      option,
+      snapshot,
+    );
+    return Math.max(0.01, noisyTotalSeconds(phases, seed, skipPull ? SKIP_PULL : NO_SKIP));
+  }
 }
+const SKIP_PULL: ReadonlySet<PhaseTiming["phase"]> = new Set(["pull"]);
+const NO_SKIP: ReadonlySet<PhaseTiming["phase"]> = new Set();
 
 /**
  * Where a request goes, as a scale-down-aware router sends it (the same for every policy):
@@ -176,13 +271,14 @@ export function packOnto<R extends Pick<Replica, "readyAt" | "since" | "slots">>
 export function replay(input: {
   requests: readonly TraceRequest[];
   fleet: ReplayFleet;
-  policy: PolicyName;
+  policy: ReplayPolicy;
   seed?: number;
 }): PolicyResult {
   const { requests, fleet, policy } = input;
   const seed = input.seed ?? 1;
   const random = mulberry32(seed);
-  const usesHistory = policy === "thaw" || policy === "oracle";
+  const physics = new StartPhysics();
+  const rule: KeepAliveRule = policy.keepAlive;
   const hosts: SimHost[] = fleet.hosts.map((h, i) => ({
     node: {
       id: `host-${i}`,
@@ -200,49 +296,73 @@ export function replay(input: {
       idleWarmReplicas: [],
       startsInFlight: 0,
     },
+    key: JSON.stringify(h.host),
     freeGpus: h.gpus,
     cachedImages: new Set(),
     localSnapshots: new Set(),
-    startsInFlight: [],
   }));
   const endpoints = new Map<string, EndpointState>();
+  const byIndex: EndpointState[] = [];
   const history = new Map<string, HistoryCell>();
+  const events = new EventQueue<TimedEvent>();
+  /** Endpoints with requests waiting for a GPU, in the order they began waiting. */
+  const starved: EndpointState[] = [];
+  let pooled: IdleTimeHistogram | undefined;
   const waits: number[] = [];
   const byPath: Record<StartPath, number> = { warm: 0, restore: 0, lazy: 0, pull: 0 };
   let coldRequests = 0;
+  let servedByIdleReplica = 0;
+  let warmHandovers = 0;
   let gpuSeconds = 0;
   let idleGpuSeconds = 0;
   let startIndex = 0;
+
+  // Each endpoint's arrivals, for the clairvoyant's look ahead.
+  const arrivalsOf = new Map<string, TraceRequest[]>();
+  for (const request of requests) {
+    let list = arrivalsOf.get(request.endpoint);
+    if (!list) arrivalsOf.set(request.endpoint, (list = []));
+    list.push(request);
+  }
 
   const endpointState = (name: string): EndpointState => {
     let state = endpoints.get(name);
     if (!state) {
       const spec = fleet.endpoint(name);
-      const deployment: SchedulingDeployment = {
-        id: `deployment-${name}`,
-        endpointId: name,
-        imageDigest: `sha256:${name}`,
-        estargzDigest: spec.estargz ? `sha256:${name}-esgz` : null,
-        modelBytes: spec.engine.weightsBytes,
-        imageLayers: spec.image.layers,
-        imageReadFraction: spec.image.readFraction,
-        engine: spec.engine,
-      };
       state = {
+        index: byIndex.length,
+        name,
         spec,
-        deployment,
+        deployment: {
+          id: `deployment-${name}`,
+          endpointId: name,
+          imageDigest: `sha256:${name}`,
+          estargzDigest: spec.estargz ? `sha256:${name}-esgz` : null,
+          modelBytes: spec.engine.weightsBytes,
+          imageLayers: spec.image.layers,
+          imageReadFraction: spec.image.readFraction,
+          engine: spec.engine,
+        },
         replicas: [],
         histogram: emptyIdleTimeHistogram(),
-        idleSince: Number.NaN,
+        spare: [],
+        scaledDown: false,
         snapshot: null,
-        bestNonWarmSeconds: 60,
-        plannedIdleSince: Number.NaN,
-        preWarmAt: Number.NaN,
+        bestNonWarmSeconds: Number.NaN,
+        waitPerMiss: { zero: Number.NaN, surplus: Number.NaN },
+        watchedMiss: null,
+        busyVersion: 0,
+        pending: [],
+        cursor: 0,
+        arrivals: arrivalsOf.get(name) ?? [],
       };
       endpoints.set(name, state);
+      byIndex.push(state);
     }
     return state;
   };
+
+  // --- GPUs held and released -------------------------------------------------------------
 
   const release = (replica: Replica, at: number) => {
     if (replica.released) return;
@@ -253,180 +373,113 @@ export function replay(input: {
     const serving = Math.max(0, at - replica.readyAt);
     idleGpuSeconds +=
       Math.max(0, serving - replica.busySeconds / replica.slots.length) * replica.gpus;
+    const list = replica.endpoint.replicas;
+    list.splice(list.indexOf(replica), 1);
+    // A GPU came free: endpoints waiting for one get their start now.
+    while (starved.length > 0) {
+      const waiting = starved[0]!;
+      if (waiting.pending.length === 0) {
+        starved.shift();
+        continue;
+      }
+      const started = startReplica(waiting, at);
+      if (!started) break;
+      starved.shift();
+      const queued = waiting.pending.splice(0);
+      for (const request of queued) serve(waiting, request, at, started);
+    }
   };
 
-  // hybrid-histogram-pull is the paper's policy as published: its keep-alive is not capped.
-  const warmPoolSettings =
-    policy === "hybrid-histogram-pull" ? PAPER_HYBRID_SETTINGS : DEFAULT_WARM_POOL_SETTINGS;
+  /** Whether the endpoint may lose this replica (minReplicas holds the rest). */
+  const releasable = (replica: Replica) =>
+    replica.endpoint.replicas.length > replica.endpoint.spec.minReplicas;
 
-  /** Keep-alive of one endpoint under the policy, measured from when it went idle. */
-  const keepAliveSeconds = (state: EndpointState): number => {
-    if (policy === "pull-keepalive-10m" || policy === "lazy-keepalive-10m") return 600;
-    const windows = keepAliveWindows({
-      histogram: state.histogram,
-      // hybrid-histogram-pull is the paper's policy: every miss counts in full.
-      bestNonWarmSeconds: policy === "hybrid-histogram-pull" ? 60 : state.bestNonWarmSeconds,
-      settings: warmPoolSettings,
-    });
-    return windows.preWarmSeconds + windows.keepAliveSeconds;
-  };
-
-  const usesWarmPoolPlan = policy !== "pull-keepalive-10m" && policy !== "lazy-keepalive-10m";
-  const windowsOf = (state: EndpointState) =>
-    keepAliveWindows({
-      histogram: state.histogram,
-      bestNonWarmSeconds: policy === "hybrid-histogram-pull" ? 60 : state.bestNonWarmSeconds,
-      settings: warmPoolSettings,
-    });
+  // --- Starts -----------------------------------------------------------------------------
 
   /**
-   * An endpoint with nothing in service is what the live warm-pool worker sees after a
-   * scale-down: the same plan (planWarmPool → warmPoolActions) decides which replicas stay
-   * warm and for how long, the rest are released when the idle period starts, and a histogram
-   * that predicts the next request releases everything and pre-warms one replica when due.
+   * The hosts a start of `state` could use, one per kind: hosts with the same figures, GPU and
+   * the same bytes of this deployment on disk offer the same options, so the first of each
+   * stands for the rest (a fleet of hundreds costs what a fleet of a few kinds does).
+   * `freed`'s GPUs count as free (the clairvoyant asking what a restart would be).
    */
-  const tendIdleEndpoint = (state: EndpointState, name: string, now: number) => {
-    // Live, desired drops only after the autoscaler's stable window: that is the scale-down.
-    const idleSince = state.idleSince + SCALE_DOWN_AFTER_SECONDS;
-    if (Number.isNaN(idleSince) || idleSince >= now) return;
-    if (state.replicas.some((r) => Math.max(r.readyAt, ...r.slots) > idleSince)) return;
-    const windows = windowsOf(state);
-    if (state.plannedIdleSince !== idleSince) {
-      state.plannedIdleSince = idleSince;
-      const [plan] = planWarmPool({
-        endpoints: [
-          {
-            endpointId: name,
-            histogram: state.histogram,
-            idleForSeconds: 0,
-            busyReplicas: 0,
-            minReplicas: state.spec.minReplicas,
-            maxReplicas: state.spec.maxReplicas,
-            gpusPerReplica: state.spec.gpus,
-            bestNonWarmSeconds: policy === "hybrid-histogram-pull" ? 60 : state.bestNonWarmSeconds,
-          },
-        ],
-        gpuBudget: Number.POSITIVE_INFINITY,
-        settings: warmPoolSettings,
+  const nodesFor = (
+    state: EndpointState,
+    freed?: Replica,
+    /** Every host of the GPU, as if idle (what a start could take at best). */
+    anyHost = false,
+  ): SchedulingNode[] => {
+    const { imageDigest, estargzDigest } = state.deployment;
+    const snapshotId = state.snapshot?.id;
+    const kinds = new Set<string>();
+    const nodes: SchedulingNode[] = [];
+    for (const h of hosts) {
+      const free = anyHost
+        ? h.node.gpuCount
+        : h.freeGpus + (freed && freed.host === h ? freed.gpus : 0);
+      if (free < state.spec.gpus || h.node.gpuModel !== state.spec.gpuType) continue;
+      const image = h.cachedImages.has(imageDigest);
+      const esgz = estargzDigest !== null && h.cachedImages.has(estargzDigest);
+      const snapshot = snapshotId !== undefined && h.localSnapshots.has(snapshotId);
+      const kind = `${h.key}|${image}|${esgz}|${snapshot}`;
+      if (kinds.has(kind)) continue;
+      kinds.add(kind);
+      nodes.push({
+        ...h.node,
+        freeGpus: free,
+        cachedImageDigests: [...(image ? [imageDigest] : []), ...(esgz ? [estargzDigest] : [])],
+        localSnapshotIds: snapshot ? [snapshotId] : [],
+        startsInFlight: 0,
       });
-      const alive = state.replicas
-        .filter((r) => !r.released)
-        .sort((a, b) => Math.max(a.readyAt, ...a.slots) - Math.max(b.readyAt, ...b.slots));
-      const ids = alive.map((_, i) => String(i));
-      const actions = warmPoolActions({
-        plan: plan!,
-        idleForSeconds: 0,
-        warm: ids,
-        incoming: 0,
-        surplusReady: 0,
-      });
-      alive.forEach((replica, i) => {
-        if (actions.release.includes(String(i))) release(replica, idleSince);
-        else if (windows.preWarmSeconds === 0 || i < state.spec.minReplicas)
-          replica.keptUntil = idleSince + windows.keepAliveSeconds;
-        else release(replica, idleSince);
-      });
-      state.preWarmAt =
-        windows.preWarmSeconds > 0 && windows.keepAliveSeconds > 0
-          ? idleSince + windows.reWarmAtSeconds
-          : Number.NaN;
     }
-    if (!Number.isNaN(state.preWarmAt) && state.preWarmAt <= now) {
-      const at = state.preWarmAt;
-      state.preWarmAt = Number.NaN;
-      if (state.replicas.every((r) => r.released)) {
-        const replica = startReplica(state, name, at);
-        if (replica)
-          replica.keptUntil = idleSince + windows.preWarmSeconds + windows.keepAliveSeconds;
-      }
-    }
-    for (const replica of state.replicas)
-      if (!replica.released && replica.keptUntil !== undefined && replica.keptUntil <= now)
-        release(replica, Math.max(replica.readyAt, replica.keptUntil));
-    state.replicas = state.replicas.filter((r) => !r.released);
+    return nodes;
   };
+  const hostOf = (option: StartOption) => hosts[Number(option.nodeId.slice(5))]!;
 
-  /** Releases every idle replica whose keep-alive ran out before `now`, in time order. */
-  const expire = (now: number) => {
-    if (usesWarmPoolPlan) for (const [name, state] of endpoints) tendIdleEndpoint(state, name, now);
-    for (const state of endpoints.values()) {
-      const alive = state.replicas.filter((r) => !r.released);
-      const keep = keepAliveSeconds(state);
-      for (const replica of alive) {
-        const idleFrom = Math.max(replica.readyAt, ...replica.slots);
-        const minimum = alive.filter((r) => !r.released).length <= state.spec.minReplicas;
-        if (!minimum && idleFrom + keep <= now) release(replica, idleFrom + keep);
-      }
-      state.replicas = state.replicas.filter((r) => !r.released);
-    }
-  };
-
-  const startReplica = (state: EndpointState, name: string, now: number): Replica | null => {
-    const nodes: SchedulingNode[] = hosts.map((h) => ({
-      ...h.node,
-      freeGpus: h.freeGpus,
-      cachedImageDigests: [...h.cachedImages],
-      localSnapshotIds: [...h.localSnapshots],
-      startsInFlight: h.startsInFlight.filter((t) => t > now).length,
-    }));
-    const allowed: StartPath[] =
-      policy === "pull-keepalive-10m" || policy === "hybrid-histogram-pull"
-        ? ["pull"]
-        : policy === "lazy-keepalive-10m"
-          ? state.deployment.estargzDigest
-            ? ["lazy"]
-            : ["pull"]
-          : ["restore", "lazy", "pull"];
-    const snapshots = state.snapshot ? [state.snapshot] : [];
+  const startReplica = (state: EndpointState, now: number): Replica | null => {
     const { feasible } = enumerateStartOptions({
       endpoint: {
-        id: name,
+        id: state.name,
         gpuType: state.spec.gpuType,
         gpuCount: state.spec.gpus,
-        allowedPaths: allowed,
+        allowedPaths: policy.paths(state.spec),
         objective: "mean",
       },
       deployment: state.deployment,
-      nodes,
-      snapshots,
+      nodes: nodesFor(state),
+      snapshots: state.snapshot ? [state.snapshot] : [],
     });
     if (feasible.length === 0) return null;
     const index = startIndex++;
-    const seedOf = (option: StartOption) =>
-      hash(`${seed}|${index}|${option.nodeId}|${option.path}`);
-    const truth = (option: StartOption) =>
-      trueStartSeconds(
-        nodes.find((n) => n.id === option.nodeId)!.host,
-        state.deployment,
-        option,
-        option.path === "restore" ? state.snapshot : null,
-        seedOf(option),
-      );
+    const snapshotFor = (option: StartOption) =>
+      option.path === "restore" ? state.snapshot : null;
+    const truth = (option: StartOption) => trueSeconds(state, option, now);
     let chosen: StartOption;
     let seconds: number;
-    if (policy === "oracle") {
-      const scored = feasible.map((option) => ({ option, seconds: truth(option) }));
-      scored.sort((a, b) => a.seconds - b.seconds);
-      chosen = scored[0]!.option;
-      seconds = scored[0]!.seconds;
-      // Its warm pool weighs a miss by the true cost of the best non-warm start, as thaw's
-      // does by the predicted one (left unset, it weighed every miss as 60 s).
-      const bestNonWarm = scored.find((s) => s.option.path !== "warm");
-      if (bestNonWarm) state.bestNonWarmSeconds = bestNonWarm.seconds;
+    if (policy.choosePath === "true-fastest") {
+      let best = { option: feasible[0]!, seconds: Number.POSITIVE_INFINITY };
+      for (const option of feasible) {
+        const s = truth(option);
+        if (s < best.seconds) best = { option, seconds: s };
+      }
+      chosen = best.option;
+      seconds = best.seconds;
+      // What a miss costs next time: the true best start.
+      state.bestNonWarmSeconds = best.seconds;
     } else {
       const predicted = feasible.map((option) => {
-        const cell = history.get(`${name}|${option.path}|${option.locality}`);
+        const cell = policy.learnsHistory
+          ? history.get(`${state.name}|${option.path}|${option.locality}`)
+          : undefined;
         return {
           option,
           prediction: predictTimeToReady({
-            priorSeconds: physicsPriorSeconds({
-              host: nodes.find((n) => n.id === option.nodeId)!.host,
-              deployment: state.deployment,
-              path: option.path,
-              locality: option.locality,
-              ...(option.path === "restore" && state.snapshot ? { snapshot: state.snapshot } : {}),
-            }),
-            history: usesHistory && cell ? { deployment: cell } : {},
+            priorSeconds: physics.prior(
+              hostOf(option),
+              state.deployment,
+              option,
+              snapshotFor(option),
+            ),
+            history: cell ? { deployment: cell } : {},
           }),
         };
       });
@@ -440,23 +493,24 @@ export function replay(input: {
       chosen = choice.chosen!.option;
       seconds = truth(chosen);
       // What a miss would cost next time: the best predicted non-warm option.
-      state.bestNonWarmSeconds = Math.min(...predicted.map((p) => p.prediction.meanSeconds));
+      let best = Number.POSITIVE_INFINITY;
+      for (const p of predicted) best = Math.min(best, p.prediction.meanSeconds);
+      state.bestNonWarmSeconds = best;
     }
-    if (usesHistory) {
-      const key = `${name}|${chosen.path}|${chosen.locality}`;
+    if (policy.learnsHistory) {
+      const key = `${state.name}|${chosen.path}|${chosen.locality}`;
       history.set(key, updateHistoryStat(history.get(key) ?? EMPTY_HISTORY_CELL, seconds));
     }
-    const host = hosts.find((h) => h.node.id === chosen.nodeId)!;
+    const host = hostOf(chosen);
     host.freeGpus -= state.spec.gpus;
-    host.startsInFlight.push(now + seconds);
     if (chosen.path === "pull") host.cachedImages.add(state.deployment.imageDigest);
     if (chosen.path === "lazy" && state.deployment.estargzDigest)
       host.cachedImages.add(state.deployment.estargzDigest);
-    // thaw and oracle capture a snapshot after the first start of a deployment that can have
-    // one (the snapshot worker's job); it lands in the store and on this host.
-    if (usesHistory && state.spec.snapshot && !state.snapshot) {
+    // A deployment that can have a snapshot gets one after its first start (the snapshot
+    // worker's job); it lands in the store and on this host.
+    if (policy.capturesSnapshots && state.spec.snapshot && !state.snapshot) {
       state.snapshot = {
-        id: `snapshot-${name}`,
+        id: `snapshot-${state.name}`,
         deploymentId: state.deployment.id,
         gpuModel: host.node.gpuModel,
         driverVersion: DRIVER,
@@ -472,79 +526,485 @@ export function replay(input: {
     byPath[chosen.path]++;
     const replica: Replica = {
       host,
-      endpoint: name,
+      endpoint: state,
       gpus: state.spec.gpus,
       since: now,
       readyAt: now + seconds,
       slots: new Array<number>(state.spec.concurrency).fill(now + seconds),
+      busyUntil: now + seconds,
       busySeconds: 0,
       released: false,
+      version: 0,
+      parked: false,
     };
     state.replicas.push(replica);
+    watchMiss(state, now, replica.readyAt, state.replicas.length === 1);
+    // Idle from when it is ready, unless a request takes it first.
+    events.push(replica.readyAt, { kind: "idle", replica, version: 0 });
     return replica;
   };
 
+  /**
+   * A start began: the previous one's cost is known now (its requests have been placed), so
+   * it goes into the endpoint's averages, and this one is watched until it is ready.
+   */
+  const watchMiss = (state: EndpointState, now: number, until: number, fromZero: boolean) => {
+    const done = state.watchedMiss;
+    if (done) {
+      const key = done.fromZero ? "zero" : "surplus";
+      const old = state.waitPerMiss[key];
+      state.waitPerMiss[key] = Number.isNaN(old)
+        ? done.wait
+        : (1 - MISS_AVERAGE_WEIGHT) * old + MISS_AVERAGE_WEIGHT * done.wait;
+    }
+    state.watchedMiss = { until, wait: 0, fromZero };
+    void now;
+  };
+
+  // --- Serving ----------------------------------------------------------------------------
+
+  /** Puts `request` on the target slot (by default its replica's earliest) and records its wait. */
+  const serve = (
+    state: EndpointState,
+    request: TraceRequest,
+    now: number,
+    onto: Replica | { replica: Replica; slot: number; at: number },
+  ): void => {
+    const target = "slots" in onto ? { replica: onto, ...earliestSlot(onto, now) } : onto;
+    const replica = target.replica;
+    let begin = Math.max(now, target.at);
+    if (replica.parked) {
+      // The endpoint had scaled down: the parked replica is handed over (the warm path).
+      replica.parked = false;
+      for (const other of state.replicas) other.parked = false;
+      state.scaledDown = false;
+      const handover = PHYSICS.handoverSeconds;
+      begin = Math.max(begin, now + handover);
+      warmHandovers++;
+      byPath.warm++;
+    } else if (target.at <= now && replica.busyUntil <= now && replica.readyAt <= now) {
+      servedByIdleReplica++;
+    }
+    if (begin > request.at && replica.readyAt > request.at) coldRequests++;
+    waits.push(begin - request.at);
+    const watched = state.watchedMiss;
+    if (watched && request.at < watched.until) watched.wait += begin - request.at;
+    replica.slots[target.slot] = begin + request.seconds;
+    replica.busySeconds += request.seconds;
+    if (begin + request.seconds > replica.busyUntil) replica.busyUntil = begin + request.seconds;
+    replica.version++;
+    events.push(replica.busyUntil, { kind: "idle", replica, version: replica.version });
+  };
+
+  const earliestSlot = (replica: Replica, now: number) => {
+    let slot = 0;
+    for (let i = 1; i < replica.slots.length; i++)
+      if (replica.slots[i]! < replica.slots[slot]!) slot = i;
+    return { slot, at: Math.max(now, replica.slots[slot]!, replica.readyAt) };
+  };
+
+  // --- Keep-alive and the warm pool -------------------------------------------------------
+
+  /** A unit of capacity went spare at `at`. */
+  const capacitySpare = (state: EndpointState, at: number) => {
+    state.spare.push(at);
+    if (state.spare.length > MAX_SPARE_UNITS) state.spare.shift();
+  };
+
+  /** A unit of capacity beyond what is busy is needed again: one idle time ends. */
+  const capacityNeeded = (state: EndpointState, at: number) => {
+    const since = state.spare.pop();
+    if (since === undefined) return;
+    const idle = Math.max(0, at - since);
+    state.histogram = recordIdleTime(state.histogram, idle);
+    // The pooled histogram of every endpoint (the prior of thin ones) gets it too.
+    pooled = recordIdleTime(pooled ?? emptyIdleTimeHistogram(), idle);
+  };
+
+  /** What the warm pool knows of an endpoint (windowsFor's and planWarmPool's inputs). */
+  const warmPoolInput = (state: EndpointState, surplus = false) => {
+    if (rule.kind !== "warm-pool") throw new Error("warm-pool inputs of a policy without one");
+    const best = rule.missSeconds ?? state.bestNonWarmSeconds;
+    const wait = surplus ? state.waitPerMiss.surplus : state.waitPerMiss.zero;
+    const prior = pooled;
+    return {
+      histogram: state.histogram,
+      bestNonWarmSeconds: Number.isNaN(best) ? 60 : best,
+      gpusPerReplica: state.spec.gpus,
+      gpuSecondsPerWaitSecond: rule.gpuSecondsPerWaitSecond,
+      ...(prior ? { priorHistogram: prior } : {}),
+      ...(Number.isNaN(wait) || rule.missSeconds !== undefined ? {} : { waitSecondsPerMiss: wait }),
+    };
+  };
+
+  /** The warm pool's windows for the endpoint now (cached while nothing they use changed). */
+  const windowsOf = (state: EndpointState, surplus: boolean): KeepAliveWindows => {
+    if (rule.kind !== "warm-pool") throw new Error("windows of a policy without a warm pool");
+    const best = rule.missSeconds ?? state.bestNonWarmSeconds;
+    const wait = surplus ? state.waitPerMiss.surplus : state.waitPerMiss.zero;
+    const cached = state.windows;
+    if (
+      cached &&
+      cached.histogram === state.histogram &&
+      cached.surplus === surplus &&
+      cached.best === best &&
+      Object.is(cached.wait, wait)
+    )
+      return cached.value;
+    const endpoint = warmPoolInput(state, surplus);
+    const value =
+      surplus && rule.settings.windows === "expected-cost"
+        ? costOptimalWindows({
+            histogram: endpoint.histogram,
+            ...(endpoint.priorHistogram ? { prior: endpoint.priorHistogram } : {}),
+            priorWeight: rule.settings.priorWeight,
+            bestNonWarmSeconds: endpoint.bestNonWarmSeconds,
+            gpusPerReplica: endpoint.gpusPerReplica,
+            gpuSecondsPerWaitSecond: rule.gpuSecondsPerWaitSecond,
+            ...(endpoint.waitSecondsPerMiss !== undefined
+              ? { waitSecondsPerMiss: endpoint.waitSecondsPerMiss }
+              : {}),
+            preWarm: false,
+          })
+        : windowsFor(endpoint, rule.settings);
+    state.windows = { histogram: endpoint.histogram, surplus, best, wait, value };
+    return value;
+  };
+
+  /** Every replica of the endpoint is idle at `at` (nothing in service). */
+  const fullyIdle = (state: EndpointState, at: number) =>
+    state.replicas.every((r) => r.busyUntil <= at && r.readyAt <= at);
+
+  const onIdle = (replica: Replica, at: number) => {
+    // Parked by the warm pool (kept or pre-warmed): its release is already planned.
+    if (replica.parked) return;
+    switch (rule.kind) {
+      case "fixed":
+        events.push(at + rule.seconds, { kind: "release", replica, version: replica.version });
+        return;
+      case "warm-pool":
+        // The autoscaler scales down a stable window after the load went: then it is spare.
+        events.push(at + STABLE_WINDOW_SECONDS, {
+          kind: "surplus",
+          replica,
+          version: replica.version,
+        });
+        return;
+      case "clairvoyant":
+        clairvoyantKeep(replica, at, rule.gpuSecondsPerWaitSecond);
+        return;
+    }
+  };
+
+  /**
+   * A replica is spare (a stable window idle). While others serve, it is surplus capacity and
+   * keeps the surplus window; when it is the last to go, the endpoint scales down to nothing
+   * in service: it takes the windows of that (keep it, or release it and pre-warm), and every
+   * replica still held is parked.
+   */
+  const onSurplus = (replica: Replica, at: number) => {
+    if (rule.kind !== "warm-pool") return;
+    const state = replica.endpoint;
+    capacitySpare(state, at);
+    const last = !state.scaledDown && fullyIdle(state, at);
+    if (last) {
+      state.scaledDown = true;
+      for (const r of state.replicas) r.parked = true;
+      if (!releasable(replica)) return;
+      // The live plan, on the inputs the live worker has: keep it, or release and pre-warm.
+      const [plan] = planWarmPool({
+        endpoints: [
+          {
+            endpointId: state.name,
+            ...warmPoolInput(state),
+            idleForSeconds: 0,
+            busyReplicas: 0,
+            minReplicas: state.spec.minReplicas,
+            maxReplicas: state.spec.maxReplicas,
+          },
+        ],
+        gpuBudget: Number.POSITIVE_INFINITY,
+        settings: rule.settings,
+      });
+      const windows = plan!.windows;
+      if (windows.preWarmSeconds > 0) {
+        release(replica, at);
+        if (windows.keepAliveSeconds > 0)
+          events.push(at + windows.reWarmAtSeconds, {
+            kind: "prewarm",
+            endpoint: state,
+            version: state.busyVersion,
+            keepUntil: at + windows.preWarmSeconds + windows.keepAliveSeconds,
+          });
+        return;
+      }
+      if (plan!.warmReplicas === 0 || windows.keepAliveSeconds <= 0) release(replica, at);
+      else
+        events.push(at + windows.keepAliveSeconds, {
+          kind: "release",
+          replica,
+          version: replica.version,
+        });
+      return;
+    }
+    if (state.scaledDown) replica.parked = true;
+    const windows = windowsOf(state, true);
+    const keep =
+      rule.settings.windows === "hybrid-histogram"
+        ? windows.preWarmSeconds + windows.keepAliveSeconds
+        : windows.keepAliveSeconds;
+    if (keep <= 0 && releasable(replica)) release(replica, at);
+    else events.push(at + keep, { kind: "release", replica, version: replica.version });
+  };
+
+  const onPrewarm = (state: EndpointState, at: number, keepUntil: number) => {
+    if (state.replicas.length > 0) return;
+    const replica = startReplica(state, at);
+    if (!replica) return;
+    replica.parked = true;
+    events.push(Math.max(keepUntil, replica.readyAt), {
+      kind: "release",
+      replica,
+      version: replica.version,
+    });
+  };
+
+  /**
+   * The clairvoyant's keep-alive: it knows when this replica will next be needed (the first
+   * future request that finds every other replica busy) and keeps it exactly when the gap
+   * costs less idle GPU time than the wait releasing it would cost at the price (the
+   * objective every policy is measured by: price · wait + idle GPU time).
+   */
+  const clairvoyantKeep = (replica: Replica, at: number, price: number) => {
+    const state = replica.endpoint;
+    if (!releasable(replica)) return;
+    const others: number[] = [];
+    for (const r of state.replicas)
+      if (r !== replica) for (const s of r.slots) others.push(Math.max(s, r.readyAt));
+    let restart = cheapestStartSeconds(state);
+    const g = replica.gpus;
+    let needAt = Number.POSITIVE_INFINITY;
+    let needIndex = -1;
+    // Past this gap, keeping it cannot pay even if a replica's worth of requests (all its
+    // slots) would wait a whole restart for it.
+    const horizon = (2 * price * restart * state.spec.concurrency) / g;
+    const arrivals = state.arrivals;
+    for (
+      let j = state.cursor, seen = 0;
+      j < arrivals.length && seen < LOOKAHEAD_REQUESTS;
+      j++, seen++
+    ) {
+      const next = arrivals[j]!;
+      if (next.at < at) continue;
+      if (next.at - at > horizon) break;
+      let slot = -1;
+      for (let k = 0; k < others.length; k++)
+        if (others[k]! <= next.at && (slot < 0 || others[k]! < others[slot]!)) slot = k;
+      if (slot < 0) {
+        needAt = next.at;
+        needIndex = j;
+        break;
+      }
+      others[slot] = next.at + next.seconds;
+    }
+    if (needAt === Number.POSITIVE_INFINITY) {
+      release(replica, at);
+      return;
+    }
+    // What releasing costs: the restart it would make then (its true duration, one replica
+    // fewer on the endpoint, its GPUs free), the wait of the requests that would meet it, and
+    // the restart's GPU time.
+    const list = state.replicas;
+    list.splice(list.indexOf(replica), 1);
+    const restartThen = fastestTrueStart(state, needAt, replica);
+    list.push(replica);
+    if (Number.isFinite(restartThen)) restart = restartThen;
+    // Requests meeting the restart: each waits for the first slot to free among the other
+    // replicas or for the restarted one, whichever comes first (others' slots as they would be).
+    const readyAgain = needAt + restart;
+    let wait = 0;
+    let restartedSlotsUsed = 0;
+    for (let j = needIndex; j < arrivals.length; j++) {
+      const next = arrivals[j]!;
+      if (next.at >= readyAgain) break;
+      let slot = 0;
+      for (let k = 1; k < others.length; k++) if (others[k]! < others[slot]!) slot = k;
+      const otherFree = others.length > 0 ? others[slot]! : Number.POSITIVE_INFINITY;
+      if (otherFree <= next.at) {
+        others[slot] = next.at + next.seconds;
+        continue;
+      }
+      if (otherFree < readyAgain || restartedSlotsUsed >= state.spec.concurrency) {
+        const begin = Math.min(otherFree, Math.max(readyAgain, otherFree));
+        wait += begin - next.at;
+        if (others.length > 0) others[slot] = begin + next.seconds;
+      } else {
+        wait += readyAgain - next.at;
+        restartedSlotsUsed++;
+      }
+    }
+    if (g * (needAt - at) < price * wait) {
+      // Kept: it serves at needAt; if routing sends that request elsewhere, decide again then.
+      events.push(needAt + 1e-6, { kind: "idle", replica, version: replica.version });
+      return;
+    }
+    release(replica, at);
+  };
+
+  /**
+   * A start's true duration. Its noise is seeded by what the start is — endpoint, moment,
+   * node, path — not by how many starts came before, so every policy starting the same
+   * replica at the same moment meets the same luck (common random numbers: policies differ
+   * by their decisions, not their draws).
+   */
+  const trueSeconds = (state: EndpointState, option: StartOption, now: number) =>
+    physics.truth(
+      hostOf(option),
+      state.deployment,
+      option,
+      option.path === "restore" ? state.snapshot : null,
+      hash(
+        `${seed}|${state.name}|${Math.round(now * 1000)}|${state.replicas.length}|${option.nodeId}|${option.path}`,
+      ),
+    );
+
+  /** The true fastest start the endpoint could make at `now`, `freed`'s GPUs counted free. */
+  const fastestTrueStart = (state: EndpointState, now: number, freed?: Replica): number => {
+    // (`now` seeds the start's noise.)
+    const nodes = nodesFor(state, freed);
+    const { feasible } = enumerateStartOptions({
+      endpoint: {
+        id: state.name,
+        gpuType: state.spec.gpuType,
+        gpuCount: state.spec.gpus,
+        allowedPaths: policy.paths(state.spec),
+        objective: "mean",
+      },
+      deployment: state.deployment,
+      nodes,
+      snapshots: state.snapshot ? [state.snapshot] : [],
+    });
+    let best = Number.POSITIVE_INFINITY;
+    for (const option of feasible) best = Math.min(best, trueSeconds(state, option, now));
+    return best;
+  };
+
+  /** The physics model's fastest feasible start for the endpoint now (the clairvoyant's S). */
+  const cheapestStartSeconds = (state: EndpointState): number => {
+    const { feasible } = enumerateStartOptions({
+      endpoint: {
+        id: state.name,
+        gpuType: state.spec.gpuType,
+        gpuCount: state.spec.gpus,
+        allowedPaths: policy.paths(state.spec),
+        objective: "mean",
+      },
+      deployment: state.deployment,
+      nodes: nodesFor(state, undefined, true),
+      snapshots: state.snapshot ? [state.snapshot] : [],
+    });
+    let best = Number.POSITIVE_INFINITY;
+    for (const option of feasible)
+      best = Math.min(
+        best,
+        physics.prior(
+          hostOf(option),
+          state.deployment,
+          option,
+          option.path === "restore" ? state.snapshot : null,
+        ),
+      );
+    return Number.isFinite(best) ? best : 60;
+  };
+
+  const handle = (event: TimedEvent, at: number) => {
+    switch (event.kind) {
+      case "idle":
+        if (event.replica.released || event.replica.version !== event.version) return;
+        onIdle(event.replica, at);
+        return;
+      case "surplus":
+        if (event.replica.released || event.replica.version !== event.version) return;
+        onSurplus(event.replica, at);
+        return;
+      case "release":
+        if (event.replica.released || event.replica.version !== event.version) return;
+        if (releasable(event.replica)) release(event.replica, at);
+        return;
+      case "prewarm":
+        if (event.endpoint.busyVersion !== event.version) return;
+        onPrewarm(event.endpoint, at, event.keepUntil);
+        return;
+    }
+  };
+
+  const runEventsUntil = (now: number) => {
+    while (events.size > 0 && events.peekTime() <= now) {
+      const { at, item } = events.pop()!;
+      handle(item, at);
+    }
+  };
+
+  // --- The trace --------------------------------------------------------------------------
+
   for (const request of requests) {
     const now = request.at;
-    expire(now);
+    runEventsUntil(now);
     const state = endpointState(request.endpoint);
-    // Nothing in service since idleSince: one idle time, as the live worker records it — from
-    // the scale-down (a stable window later) to the scale-up; shorter lulls never scale down.
-    const scaledDownAt = state.idleSince + (usesWarmPoolPlan ? SCALE_DOWN_AFTER_SECONDS : 0);
-    if (!Number.isNaN(state.idleSince) && scaledDownAt <= now) {
-      state.histogram = observeCapacity(
-        { histogram: state.histogram, idleSinceMs: scaledDownAt * 1000 },
-        "needed",
-        now * 1000,
-      ).histogram;
+    state.cursor++;
+    state.busyVersion++;
+    state.scaledDown = false;
+    if (state.pending.length > 0) {
+      // Already waiting for a GPU: this request waits with the others.
+      state.pending.push(request);
+      continue;
     }
-    // Packed onto the busiest ready replica with room (every policy alike), else queued.
     let best = packOnto(state.replicas, now);
-    let cold = false;
+    const idleCapacity = best !== null && best.at <= now && best.replica.busyUntil <= now;
+    if (idleCapacity || !best || best.at > now) capacityNeeded(state, now);
     // Start another replica when every slot is taken past now and there is room for one.
     if ((!best || best.at > now) && state.replicas.length < state.spec.maxReplicas) {
-      const started = startReplica(state, request.endpoint, now);
+      const started = startReplica(state, now);
       if (started && (!best || started.readyAt < best.at)) {
         best = { replica: started, slot: 0, at: started.readyAt };
       }
-      cold = started !== null && best?.replica === started;
     }
     if (!best) {
-      // No capacity anywhere: the request waits for the whole trace (counted, not dropped).
-      waits.push(Number.POSITIVE_INFINITY);
+      // No GPU anywhere: the request waits until one comes free.
+      state.pending.push(request);
+      starved.push(state);
       continue;
     }
-    const begin = Math.max(now, best.at);
-    if (begin > now && (cold || best.replica.readyAt > now)) coldRequests++;
-    waits.push(begin - now);
-    best.replica.slots[best.slot] = begin + request.seconds;
-    best.replica.busySeconds += request.seconds;
-    delete best.replica.keptUntil;
-    state.idleSince = Math.max(...state.replicas.flatMap((r) => r.slots));
+    serve(state, request, now, best);
   }
+
+  // After the last request: the warm pool's releases and pre-warms run to their end.
+  runEventsUntil(Number.POSITIVE_INFINITY);
   const end = (requests.at(-1)?.at ?? 0) + 1;
-  // What the warm pool does after the last request (its releases and pre-warms) counts too.
-  if (usesWarmPoolPlan)
-    for (const [name, state] of endpoints) tendIdleEndpoint(state, name, Number.POSITIVE_INFINITY);
-  for (const state of endpoints.values()) {
-    const keep = keepAliveSeconds(state);
-    for (const replica of state.replicas) {
-      const idleFrom = Math.max(replica.readyAt, ...replica.slots);
-      // Keep-alives run past the trace's end: the GPUs they hold count, as they would.
-      release(replica, Math.max(end, idleFrom + keep));
-    }
+  let unserved = 0;
+  for (const state of byIndex) {
+    unserved += state.pending.length;
+    for (const replica of [...state.replicas])
+      // minReplicas, or kept past the end: the GPUs they hold count to the end, as they would.
+      release(replica, Math.max(end, replica.busyUntil));
   }
-  const finite = waits.filter(Number.isFinite).sort((a, b) => a - b);
+
+  waits.sort((a, b) => a - b);
   const quantile = (q: number) =>
-    finite.length === 0 ? 0 : finite[Math.min(finite.length - 1, Math.floor(q * finite.length))]!;
+    waits.length === 0 ? 0 : waits[Math.min(waits.length - 1, Math.floor(q * waits.length))]!;
   const round = (x: number) => Math.round(x * 1000) / 1000;
+  let waitSum = 0;
+  for (const w of waits) waitSum += w;
   return {
     requests: requests.length,
     coldStartFraction: round(coldRequests / requests.length),
-    meanWaitSeconds: round(finite.reduce((s, w) => s + w, 0) / Math.max(1, finite.length)),
+    meanWaitSeconds: round(waitSum / Math.max(1, waits.length)),
     p50WaitSeconds: round(quantile(0.5)),
     p99WaitSeconds: round(quantile(0.99)),
     coldStartsByPath: byPath,
+    servedByIdleReplica,
+    warmHandovers,
+    unservedRequests: unserved,
     idleGpuHours: round(idleGpuSeconds / 3600),
     gpuHours: round(gpuSeconds / 3600),
   };

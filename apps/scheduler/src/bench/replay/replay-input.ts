@@ -196,3 +196,28 @@ export function parseFleet(path: string): ReplayFleet {
     },
   };
 }
+
+/** The fleet with endpoint specs of a generated workload laid over its own. */
+export function withEndpointSpecs(
+  fleet: ReplayFleet,
+  specs: Record<string, Partial<EndpointSpec>>,
+): ReplayFleet {
+  const cache = new Map<string, EndpointSpec>();
+  return {
+    hosts: fleet.hosts,
+    endpoint: (name) => {
+      let spec = cache.get(name);
+      if (!spec) {
+        const merged = { ...fleet.endpoint(name), ...specs[name] };
+        const checked = EndpointSpec.safeParse(merged);
+        if (!checked.success)
+          throw new InputError(
+            `workload: endpoints.${name}.${checked.error.issues[0]!.path.join(".")}: ${checked.error.issues[0]!.message}`,
+          );
+        spec = checked.data;
+        cache.set(name, spec);
+      }
+      return spec;
+    },
+  };
+}
