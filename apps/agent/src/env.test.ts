@@ -21,6 +21,30 @@ describe("agent env", () => {
     );
   });
 
+  it("takes an https advertise URL, a metrics token and a pinned scheduler key, naming bad ones", () => {
+    const publicKey = "MCowBQYDK2VwAyEAnXcAANsPB7C8cJmzrTEiFiW5aPEgySmtDHtbmwfmUfY=";
+    expect(
+      loadEnv({
+        THAW_AGENT_ADVERTISE_URL: "https://10.0.3.7:7070",
+        THAW_AGENT_METRICS_TOKEN: "m".repeat(16),
+        THAW_AGENT_CALL_PUBLIC_KEY: publicKey,
+      }),
+    ).toMatchObject({
+      advertiseUrl: "https://10.0.3.7:7070",
+      metricsToken: "m".repeat(16),
+      agentCallPublicKey: publicKey,
+    });
+    expect(() => loadEnv({ THAW_AGENT_ADVERTISE_URL: "http://10.0.3.7:7070" })).toThrow(
+      /THAW_AGENT_ADVERTISE_URL: expected an https:\/\/ URL/,
+    );
+    expect(() => loadEnv({ THAW_AGENT_METRICS_TOKEN: "short" })).toThrow(
+      /THAW_AGENT_METRICS_TOKEN: at least 16 characters/,
+    );
+    expect(() => loadEnv({ THAW_AGENT_CALL_PUBLIC_KEY: "not-a-key" })).toThrow(
+      /THAW_AGENT_CALL_PUBLIC_KEY: must be the Ed25519 public key/,
+    );
+  });
+
   it("configures a containerd host, naming bad values", () => {
     expect(
       loadEnv({

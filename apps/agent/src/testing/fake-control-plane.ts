@@ -33,6 +33,8 @@ export interface FakeNode {
   rotate: boolean;
   /** Issued by POST /credential, not used yet. */
   pendingCredential?: string;
+  /** The credential the join presented as proof of being a node that joined before. */
+  presentedCredential: string | undefined;
 }
 
 export class FakeControlPlane {
@@ -127,6 +129,7 @@ export class FakeControlPlane {
         instanceId: join.instanceId,
         zone: join.zone,
         rotate: false,
+        presentedCredential: join.nodeCredential,
       };
       this.nodes.set(node.nodeId, node);
       this.byCredential.set(node.credential, node);
