@@ -5,8 +5,8 @@
 // as rows of a fresh database, R replicas wanted across endpoints, and the scheduler's real
 // workers (reconcile → place → dispatch) placing them; each dispatch is a real call (signed,
 // over TLS to the pinned certificate) to an agent stand-in that acknowledges like the sim
-// agent does (the agent's own capacity is
-// measured by apps/agent's sim-fleet bench). Baseline in the same run: the raw BullMQ drain
+// agent does (the agent's own capacity is measured by apps/agent's sim-fleet bench; the
+// stand-in does not check signatures). Baseline in the same run: the raw BullMQ drain
 // rate of no-op jobs on the same Redis. Then dispatch latency — desire change to the agent's
 // receipt of startReplica — at a steady 200 scale events/s.
 // The scheduler runs as it is deployed: `src/main.ts` processes (--schedulers, default one per
