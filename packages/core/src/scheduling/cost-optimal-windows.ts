@@ -27,7 +27,8 @@ import {
 //     G ≥ P + K        g · K + price · W           re-warmed for nothing, then a miss
 //
 // Idle times come in 1-minute bins (a gap is taken at its bin's middle); P and K are bin edges,
-// K up to the histogram's 4 h. The histogram borrows from similar endpoints' pooled one as
+// K up to the histogram's 4 h; P is tried at every bin up to the idle times' first quartile, or,
+// when there are many, where the endpoint's own idle times begin and at a few low quantiles. The histogram borrows from similar endpoints' pooled one as
 // `priorWeight` pseudo-samples, so an endpoint with little history starts from theirs and
 // moves to its own as it accumulates (the same shrinkage the path predictor uses). With no
 // history at all the window is ski rental's break-even: keep while keeping costs less than one
@@ -43,6 +44,11 @@ export interface CostOptimalWindowsInput {
   prior?: IdleTimeHistogram;
   /** How many of the endpoint's own idle times the prior is worth. */
   priorWeight?: number;
+  /**
+   * More priors, coarse last, each worth its weight in the endpoint's own idle times: e.g. the
+   * endpoint's idle times at any hour behind those of this time of day, then similar endpoints'.
+   */
+  priors?: readonly { histogram: IdleTimeHistogram; weight: number }[];
   /** S: predicted seconds of the best start that is not a handover. */
   bestNonWarmSeconds: number;
   /** g: GPUs one replica holds. */
@@ -77,11 +83,12 @@ export function costOptimalWindows(input: CostOptimalWindowsInput): CostOptimalW
   const price = Math.max(0, input.gpuSecondsPerWaitSecond);
   const W = Math.max(0, input.waitSecondsPerMiss ?? S);
   const missCost = price * W;
-  const mass = idleTimeMass(
-    input.histogram,
-    input.prior,
-    input.priorWeight ?? DEFAULT_PRIOR_WEIGHT,
-  );
+  const mass = idleTimeMass(input.histogram, [
+    ...(input.priors ?? []),
+    ...(input.prior
+      ? [{ histogram: input.prior, weight: input.priorWeight ?? DEFAULT_PRIOR_WEIGHT }]
+      : []),
+  ]);
   if (!mass) {
     // Ski rental's break-even: keeping for K costs g·K, one miss costs missCost.
     const keep = Math.min(HISTOGRAM_BINS * HISTOGRAM_BIN_SECONDS, missCost / g);
@@ -135,17 +142,16 @@ export function costOptimalWindows(input: CostOptimalWindowsInput): CostOptimalW
   let jMax = 0;
   if (input.preWarm !== false)
     while (jMax < n && below[jMax + 1]! <= PREWARM_QUANTILE * total) jMax++;
-  for (let j = 1; j <= jMax; j++) {
+  for (const j of preWarmPoints(input.histogram.bins, below, total, jMax)) {
     const P = j * HISTOGRAM_BIN_SECONDS;
     const R = Math.max(0, P - S);
-    // Bins before P: a miss (before R) or a partial wait (re-warm still starting).
-    let waitBefore = 0;
-    for (let i = 0; i < j; i++) {
-      const G = mid(i);
-      const m = p[i]!;
-      if (G < R) waitBefore += m * W;
-      else waitBefore += m * (S > 0 ? (W * (P - G)) / S : 0);
-    }
+    // Bins before P: a miss (gap before R) or a partial wait (the re-warm still starting).
+    // r: the first bin whose middle is at or past R (mid(i) = (i + ½)·bin).
+    const r = Math.min(j, Math.max(0, Math.ceil(R / HISTOGRAM_BIN_SECONDS - 0.5)));
+    const missed = below[r]!;
+    const starting = below[j]! - below[r]!;
+    const startingGaps = gapBelow[j]! - gapBelow[r]!;
+    const waitBefore = missed * W + (S > 0 ? (W * (P * starting - startingGaps)) / S : 0);
     for (let k = 0; j + k <= n; k++) {
       const K = k * HISTOGRAM_BIN_SECONDS;
       const servedMass = below[j + k]! - below[j]!;
@@ -169,29 +175,57 @@ export function costOptimalWindows(input: CostOptimalWindowsInput): CostOptimalW
   };
 }
 
+/** Pre-warm points tried, at most this many: the search stays O(bins) per decision. */
+const MAX_PREWARM_POINTS = 24;
+const PREWARM_QUANTILES = [0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25];
+
 /**
- * The idle-time distribution as mass per bin (own counts plus the prior's shape worth
- * `priorWeight` samples) and the mass beyond the histogram; undefined when there is none.
+ * The pre-warm points worth trying (bins 1..jMax): where the endpoint's own idle times begin
+ * (a re-warm pays when the replica is ready as a request may come), and where the mixed
+ * distribution reaches a few low quantiles; every bin when there are few enough.
+ */
+function preWarmPoints(
+  own: readonly number[],
+  below: Float64Array,
+  total: number,
+  jMax: number,
+): number[] {
+  if (jMax <= MAX_PREWARM_POINTS) return Array.from({ length: jMax }, (_, i) => i + 1);
+  const points = new Set<number>();
+  for (let i = 1; i <= jMax && points.size < MAX_PREWARM_POINTS - PREWARM_QUANTILES.length; i++)
+    if ((own[i] ?? 0) > 0) points.add(i);
+  let j = 1;
+  for (const q of PREWARM_QUANTILES) {
+    while (j < jMax && below[j + 1]! <= q * total) j++;
+    points.add(j);
+  }
+  return [...points].sort((a, b) => a - b);
+}
+
+/**
+ * The idle-time distribution as mass per bin (own counts plus each prior's shape worth its
+ * weight in samples) and the mass beyond the histogram; undefined when there is none.
  */
 function idleTimeMass(
   own: IdleTimeHistogram,
-  prior: IdleTimeHistogram | undefined,
-  priorWeight: number,
+  priors: readonly { histogram: IdleTimeHistogram; weight: number }[],
 ): { p: Float64Array; beyond: number } | undefined {
   const n = own.bins.length;
   const p = new Float64Array(n);
-  let ownTotal = own.outOfBounds;
+  let total = own.outOfBounds;
   for (let i = 0; i < n; i++) {
     p[i] = own.bins[i] ?? 0;
-    ownTotal += p[i]!;
+    total += p[i]!;
   }
   let beyond = own.outOfBounds;
-  const priorTotal = prior ? prior.bins.reduce((a, b) => a + b, 0) + prior.outOfBounds : 0;
-  if (prior && priorTotal > 0 && priorWeight > 0) {
-    const scale = priorWeight / priorTotal;
+  for (const { histogram: prior, weight } of priors) {
+    const priorTotal = prior.bins.reduce((a, b) => a + b, 0) + prior.outOfBounds;
+    if (priorTotal <= 0 || weight <= 0) continue;
+    const scale = weight / priorTotal;
     for (let i = 0; i < n; i++) p[i]! += (prior.bins[i] ?? 0) * scale;
     beyond += prior.outOfBounds * scale;
+    total += weight;
   }
-  if (ownTotal === 0 && !(priorTotal > 0 && priorWeight > 0)) return undefined;
+  if (total === 0) return undefined;
   return { p, beyond };
 }

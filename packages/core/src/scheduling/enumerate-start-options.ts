@@ -51,7 +51,8 @@ function checkPath(
     gpusToReserve: endpoint.gpuCount,
     startsInFlight: node.startsInFlight,
   };
-  const needsFreeGpus = (): string | null =>
+  // (No closures here: this runs for every node × path of every placement.)
+  const gpus =
     node.freeGpus >= endpoint.gpuCount
       ? null
       : `needs ${endpoint.gpuCount} free GPU(s), node has ${Math.max(0, node.freeGpus)}`;
@@ -85,7 +86,6 @@ function checkPath(
         );
         return { ok: false, reason: [...new Set(reasons)].join("; ") };
       }
-      const gpus = needsFreeGpus();
       if (gpus) return { ok: false, reason: gpus };
       return {
         ok: true,
@@ -100,13 +100,11 @@ function checkPath(
       if (!deployment.estargzDigest)
         return { ok: false, reason: "deployment has no eStargz image" };
       if (!node.estargzSupported) return { ok: false, reason: "node has no stargz-snapshotter" };
-      const gpus = needsFreeGpus();
       if (gpus) return { ok: false, reason: gpus };
       const cached = node.cachedImageDigests.includes(deployment.estargzDigest);
       return { ok: true, option: { ...base, locality: cached ? "image-cached" : "cold" } };
     }
     case "pull": {
-      const gpus = needsFreeGpus();
       if (gpus) return { ok: false, reason: gpus };
       const cached = node.cachedImageDigests.includes(deployment.imageDigest);
       return { ok: true, option: { ...base, locality: cached ? "image-cached" : "cold" } };
@@ -132,19 +130,13 @@ export function enumerateStartOptions(input: {
           ? `GPU ${node.gpuModel} ≠ endpoint's ${endpoint.gpuType}`
           : null;
     for (const path of StartPath.options) {
-      const reject = (reason: string) =>
-        infeasible.push({ nodeId: node.id, nodeName: node.name, path, reason });
-      if (nodeReason) {
-        reject(nodeReason);
-        continue;
-      }
-      if (!endpoint.allowedPaths.includes(path)) {
-        reject("path not allowed by the endpoint");
-        continue;
-      }
-      const check = checkPath(path, node, endpoint, deployment, snapshots);
+      const check: PathCheck = nodeReason
+        ? { ok: false, reason: nodeReason }
+        : !endpoint.allowedPaths.includes(path)
+          ? { ok: false, reason: "path not allowed by the endpoint" }
+          : checkPath(path, node, endpoint, deployment, snapshots);
       if (check.ok) feasible.push(check.option);
-      else reject(check.reason);
+      else infeasible.push({ nodeId: node.id, nodeName: node.name, path, reason: check.reason });
     }
   }
   return { feasible, infeasible };

@@ -170,8 +170,12 @@ export interface WarmPoolEndpointInput {
   gpuSecondsPerWaitSecond?: number;
   /** Idle times of similar endpoints together: the prior of a thin histogram. */
   priorHistogram?: IdleTimeHistogram;
+  /** Finer priors before that one, each worth its weight in samples (e.g. any hour's idle times). */
+  priorHistograms?: readonly { histogram: IdleTimeHistogram; weight: number }[];
   /** Request wait-seconds one miss has cost (bursts make it more than one start). */
   waitSecondsPerMiss?: number;
+  /** The windows, when the caller computed them already from these inputs (a cache). */
+  windows?: KeepAliveWindows;
 }
 
 /** The windows of one endpoint under `settings`: by expected cost, or the paper's rule. */
@@ -183,6 +187,7 @@ export function windowsFor(
     | "gpusPerReplica"
     | "gpuSecondsPerWaitSecond"
     | "priorHistogram"
+    | "priorHistograms"
     | "waitSecondsPerMiss"
   >,
   settings: WarmPoolSettings,
@@ -196,6 +201,7 @@ export function windowsFor(
   return costOptimalWindows({
     histogram: endpoint.histogram,
     ...(endpoint.priorHistogram ? { prior: endpoint.priorHistogram } : {}),
+    ...(endpoint.priorHistograms ? { priors: endpoint.priorHistograms } : {}),
     priorWeight: settings.priorWeight,
     bestNonWarmSeconds: endpoint.bestNonWarmSeconds,
     gpusPerReplica: endpoint.gpusPerReplica,
@@ -232,7 +238,7 @@ export function planWarmPool(input: {
 }): WarmPoolPlan[] {
   const settings = input.settings ?? DEFAULT_WARM_POOL_SETTINGS;
   const drafts = input.endpoints.map((endpoint) => {
-    const windows = windowsFor(endpoint, settings);
+    const windows = endpoint.windows ?? windowsFor(endpoint, settings);
     const idle = Math.max(0, endpoint.idleForSeconds);
     const inWindow =
       windows.preWarmSeconds === 0
