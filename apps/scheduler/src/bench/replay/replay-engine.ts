@@ -79,8 +79,8 @@ interface Replica {
 
 interface SimHost {
   node: SchedulingNode;
-  /** Host figures as a cache key (hosts of one profile share their physics). */
-  key: string;
+  /** Which kind of host it is: hosts of one kind (figures and GPU) share their physics. */
+  kind: number;
   freeGpus: number;
   cachedImages: Set<string>;
   localSnapshots: Set<string>;
@@ -110,6 +110,12 @@ interface EndpointState {
    * request waits for the start) and a miss of a surplus replica (others serve meanwhile).
    */
   waitPerMiss: { zero: number; surplus: number };
+  /** Feasible options by what the representative hosts are (see optionsFor). */
+  options: Map<string, { rep: number; option: StartOption }[]>;
+  /** The model's fastest start, cached until the endpoint's bytes on hosts change (a start). */
+  cheapest: { version: number; seconds: number } | null;
+  /** Bumped at each of its starts: what hosts hold of it may have changed. */
+  startsVersion: number;
   /** The start being watched: the waits of requests arriving before it is ready are its cost. */
   watchedMiss: { until: number; wait: number; fromZero: boolean } | null;
   /** Bumped whenever a request arrives: a scale-down planned before is stale. */
@@ -143,6 +149,13 @@ const STABLE_WINDOW_SECONDS = KPA_DEFAULTS.stableWindowSeconds;
 const MISS_AVERAGE_WEIGHT = 0.2;
 /** Future requests the clairvoyant looks through for one idle replica, at most. */
 const LOOKAHEAD_REQUESTS = 20_000;
+/**
+ * How much slower than the model's a start can be: the largest phase noise, clamped
+ * (exp(3 × 0.2)). The clairvoyant's screens use it so they never skip a gap worth keeping.
+ */
+const NOISE_CEILING = Math.exp(
+  PHYSICS.noiseClampSigmas * Math.max(...Object.values(PHYSICS.noiseSigmaByPhase)),
+);
 /** Spare units remembered per endpoint (the deepest are forgotten first). */
 const MAX_SPARE_UNITS = 256;
 
@@ -158,11 +171,12 @@ function hash(text: string): number {
  * is derived once, and each start applies its own seed's noise (exactly simulateColdStart's).
  */
 class StartPhysics {
-  private readonly phases = new Map<string, PhaseTiming[]>();
+  /** Per deployment: phases by host kind × path × local (snapshot bytes are the deployment's). */
+  private readonly phases = new Map<string, Map<number, PhaseTiming[]>>();
 
   private phasesOf(
     host: ScenarioHost,
-    hostKey: string,
+    hostKind: number,
     deployment: SchedulingDeployment,
     option: Pick<StartOption, "path" | "locality">,
     snapshot: SchedulingSnapshot | null,
@@ -170,8 +184,11 @@ class StartPhysics {
     const cached = option.locality === "image-cached" && option.path !== "restore";
     const path: StartPath = option.path === "warm" ? "warm" : cached ? "pull" : option.path;
     const local = option.locality !== "snapshot-store";
-    const key = `${hostKey}|${deployment.id}|${path}|${local}|${snapshot?.bytes ?? 0}`;
-    let phases = this.phases.get(key);
+    let ofDeployment = this.phases.get(deployment.id);
+    if (!ofDeployment)
+      this.phases.set(deployment.id, (ofDeployment = new Map<number, PhaseTiming[]>()));
+    const key = (hostKind * 8 + PATH_INDEX[path]) * 2 + (local ? 1 : 0);
+    let phases = ofDeployment.get(key);
     if (!phases) {
       const scenario: ColdStartScenarioInput = {
         seed: 1,
@@ -190,7 +207,7 @@ class StartPhysics {
         },
       };
       phases = noiselessPhases(scenario);
-      this.phases.set(key, phases);
+      ofDeployment.set(key, phases);
     }
     return { phases, skipPull: cached };
   }
@@ -204,7 +221,7 @@ class StartPhysics {
   ): number {
     const { phases, skipPull } = this.phasesOf(
       host.node.host,
-      host.key,
+      host.kind,
       deployment,
       option,
       snapshot,
@@ -224,7 +241,7 @@ class StartPhysics {
   ): number {
     const { phases, skipPull } = this.phasesOf(
       host.node.host,
-      host.key,
+      host.kind,
       deployment,
       option,
       snapshot,
@@ -232,6 +249,7 @@ class StartPhysics {
     return Math.max(0.01, noisyTotalSeconds(phases, seed, skipPull ? SKIP_PULL : NO_SKIP));
   }
 }
+const PATH_INDEX: Record<StartPath, number> = { warm: 0, restore: 1, lazy: 2, pull: 3 };
 const SKIP_PULL: ReadonlySet<PhaseTiming["phase"]> = new Set(["pull"]);
 const NO_SKIP: ReadonlySet<PhaseTiming["phase"]> = new Set();
 
@@ -279,6 +297,12 @@ export function replay(input: {
   const random = mulberry32(seed);
   const physics = new StartPhysics();
   const rule: KeepAliveRule = policy.keepAlive;
+  const kinds = new Map<string, number>();
+  const kindOf = (key: string) => {
+    let kind = kinds.get(key);
+    if (kind === undefined) kinds.set(key, (kind = kinds.size));
+    return kind;
+  };
   const hosts: SimHost[] = fleet.hosts.map((h, i) => ({
     node: {
       id: `host-${i}`,
@@ -296,7 +320,7 @@ export function replay(input: {
       idleWarmReplicas: [],
       startsInFlight: 0,
     },
-    key: JSON.stringify(h.host),
+    kind: kindOf(`${h.gpuModel}|${JSON.stringify(h.host)}`),
     freeGpus: h.gpus,
     cachedImages: new Set(),
     localSnapshots: new Set(),
@@ -351,6 +375,9 @@ export function replay(input: {
         bestNonWarmSeconds: Number.NaN,
         waitPerMiss: { zero: Number.NaN, surplus: Number.NaN },
         watchedMiss: null,
+        cheapest: null,
+        options: new Map(),
+        startsVersion: 0,
         busyVersion: 0,
         pending: [],
         cursor: 0,
@@ -402,6 +429,56 @@ export function replay(input: {
    * stands for the rest (a fleet of hundreds costs what a fleet of a few kinds does).
    * `freed`'s GPUs count as free (the clairvoyant asking what a restart would be).
    */
+  /**
+   * The feasible options of a start on these representative hosts: enumerateStartOptions,
+   * remembered per endpoint by what the hosts are (kind, bytes held, snapshot) — the options
+   * do not depend on which host of a kind stands for it, so each is re-addressed to the
+   * current one.
+   */
+  const optionsFor = (state: EndpointState, nodes: SchedulingNode[]): StartOption[] => {
+    let signature = state.snapshot ? `s${state.snapshot.status}|` : "|";
+    for (const node of nodes) {
+      const h = hosts[Number(node.id.slice(5))]!;
+      signature += `${h.kind}${node.cachedImageDigests.length}${node.cachedImageDigests[0] === state.deployment.imageDigest ? "i" : "e"}${node.localSnapshotIds.length},`;
+    }
+    let template = state.options.get(signature);
+    if (!template) {
+      const { feasible } = enumerateStartOptions({
+        endpoint: {
+          id: state.name,
+          gpuType: state.spec.gpuType,
+          gpuCount: state.spec.gpus,
+          allowedPaths: policy.paths(state.spec),
+          objective: "mean",
+        },
+        deployment: state.deployment,
+        nodes,
+        snapshots: state.snapshot ? [state.snapshot] : [],
+      });
+      template = feasible.map((option) => ({
+        rep: nodes.findIndex((n) => n.id === option.nodeId),
+        option,
+      }));
+      state.options.set(signature, template);
+    }
+    return template.map(({ rep, option }) => {
+      const node = nodes[rep]!;
+      return option.nodeId === node.id
+        ? option
+        : { ...option, nodeId: node.id, nodeName: node.name };
+    });
+  };
+
+  /** A host now holds an image or a snapshot of a deployment. */
+  const hold = (host: SimHost, id: string) =>
+    (id.startsWith("snapshot-") ? host.localSnapshots : host.cachedImages).add(id);
+
+  /**
+   * The hosts a start of `state` could use, one per kind: hosts with the same figures, GPU and
+   * the same bytes of this deployment on disk offer the same options, so the first of each
+   * stands for the rest (a fleet of hundreds costs what a fleet of a few kinds does).
+   * `freed`'s GPUs count as free (the clairvoyant asking what a restart would be).
+   */
   const nodesFor = (
     state: EndpointState,
     freed?: Replica,
@@ -410,19 +487,20 @@ export function replay(input: {
   ): SchedulingNode[] => {
     const { imageDigest, estargzDigest } = state.deployment;
     const snapshotId = state.snapshot?.id;
-    const kinds = new Set<string>();
+    const seen = new Set<number>();
     const nodes: SchedulingNode[] = [];
     for (const h of hosts) {
+      if (h.node.gpuModel !== state.spec.gpuType) continue;
       const free = anyHost
         ? h.node.gpuCount
         : h.freeGpus + (freed && freed.host === h ? freed.gpus : 0);
-      if (free < state.spec.gpus || h.node.gpuModel !== state.spec.gpuType) continue;
+      if (free < state.spec.gpus) continue;
       const image = h.cachedImages.has(imageDigest);
       const esgz = estargzDigest !== null && h.cachedImages.has(estargzDigest);
       const snapshot = snapshotId !== undefined && h.localSnapshots.has(snapshotId);
-      const kind = `${h.key}|${image}|${esgz}|${snapshot}`;
-      if (kinds.has(kind)) continue;
-      kinds.add(kind);
+      const kind = h.kind * 8 + (image ? 4 : 0) + (esgz ? 2 : 0) + (snapshot ? 1 : 0);
+      if (seen.has(kind)) continue;
+      seen.add(kind);
       nodes.push({
         ...h.node,
         freeGpus: free,
@@ -436,18 +514,7 @@ export function replay(input: {
   const hostOf = (option: StartOption) => hosts[Number(option.nodeId.slice(5))]!;
 
   const startReplica = (state: EndpointState, now: number): Replica | null => {
-    const { feasible } = enumerateStartOptions({
-      endpoint: {
-        id: state.name,
-        gpuType: state.spec.gpuType,
-        gpuCount: state.spec.gpus,
-        allowedPaths: policy.paths(state.spec),
-        objective: "mean",
-      },
-      deployment: state.deployment,
-      nodes: nodesFor(state),
-      snapshots: state.snapshot ? [state.snapshot] : [],
-    });
+    const feasible = optionsFor(state, nodesFor(state));
     if (feasible.length === 0) return null;
     const index = startIndex++;
     const snapshotFor = (option: StartOption) =>
@@ -503,9 +570,9 @@ export function replay(input: {
     }
     const host = hostOf(chosen);
     host.freeGpus -= state.spec.gpus;
-    if (chosen.path === "pull") host.cachedImages.add(state.deployment.imageDigest);
+    if (chosen.path === "pull") hold(host, state.deployment.imageDigest);
     if (chosen.path === "lazy" && state.deployment.estargzDigest)
-      host.cachedImages.add(state.deployment.estargzDigest);
+      hold(host, state.deployment.estargzDigest);
     // A deployment that can have a snapshot gets one after its first start (the snapshot
     // worker's job); it lands in the store and on this host.
     if (policy.capturesSnapshots && state.spec.snapshot && !state.snapshot) {
@@ -520,9 +587,9 @@ export function replay(input: {
         sleepLevel: state.spec.snapshot.sleepLevel,
         inStore: true,
       };
-      host.localSnapshots.add(state.snapshot.id);
+      hold(host, state.snapshot.id);
     }
-    if (chosen.path === "restore" && state.snapshot) host.localSnapshots.add(state.snapshot.id);
+    if (chosen.path === "restore" && state.snapshot) hold(host, state.snapshot.id);
     byPath[chosen.path]++;
     const replica: Replica = {
       host,
@@ -538,6 +605,7 @@ export function replay(input: {
       parked: false,
     };
     state.replicas.push(replica);
+    state.startsVersion++;
     watchMiss(state, now, replica.readyAt, state.replicas.length === 1);
     // Idle from when it is ready, unless a request takes it first.
     events.push(replica.readyAt, { kind: "idle", replica, version: 0 });
@@ -626,13 +694,12 @@ export function replay(input: {
     if (rule.kind !== "warm-pool") throw new Error("warm-pool inputs of a policy without one");
     const best = rule.missSeconds ?? state.bestNonWarmSeconds;
     const wait = surplus ? state.waitPerMiss.surplus : state.waitPerMiss.zero;
-    const prior = pooled;
     return {
       histogram: state.histogram,
       bestNonWarmSeconds: Number.isNaN(best) ? 60 : best,
       gpusPerReplica: state.spec.gpus,
       gpuSecondsPerWaitSecond: rule.gpuSecondsPerWaitSecond,
-      ...(prior ? { priorHistogram: prior } : {}),
+      ...(pooled ? { priorHistogram: pooled } : {}),
       ...(Number.isNaN(wait) || rule.missSeconds !== undefined ? {} : { waitSecondsPerMiss: wait }),
     };
   };
@@ -667,7 +734,7 @@ export function replay(input: {
             preWarm: false,
           })
         : windowsFor(endpoint, rule.settings);
-    state.windows = { histogram: endpoint.histogram, surplus, best, wait, value };
+    state.windows = { histogram: state.histogram, surplus, best, wait, value };
     return value;
   };
 
@@ -717,6 +784,7 @@ export function replay(input: {
           {
             endpointId: state.name,
             ...warmPoolInput(state),
+            windows: windowsOf(state, false),
             idleForSeconds: 0,
             busyReplicas: 0,
             minReplicas: state.spec.minReplicas,
@@ -787,7 +855,7 @@ export function replay(input: {
     let needIndex = -1;
     // Past this gap, keeping it cannot pay even if a replica's worth of requests (all its
     // slots) would wait a whole restart for it.
-    const horizon = (2 * price * restart * state.spec.concurrency) / g;
+    const horizon = (NOISE_CEILING * price * restart * (state.spec.concurrency + 1)) / g;
     const arrivals = state.arrivals;
     for (
       let j = state.cursor, seen = 0;
@@ -814,6 +882,12 @@ export function replay(input: {
     // What releasing costs: the restart it would make then (its true duration, one replica
     // fewer on the endpoint, its GPUs free), the wait of the requests that would meet it, and
     // the restart's GPU time.
+    // Only a gap that could pay (even for a whole replica of requests waiting twice the model's
+    // restart) needs the exact restart; most idle replicas are released on this screen.
+    if (g * (needAt - at) >= NOISE_CEILING * price * restart * (state.spec.concurrency + 1)) {
+      release(replica, at);
+      return;
+    }
     const list = state.replicas;
     list.splice(list.indexOf(replica), 1);
     const restartThen = fastestTrueStart(state, needAt, replica);
@@ -872,18 +946,7 @@ export function replay(input: {
   const fastestTrueStart = (state: EndpointState, now: number, freed?: Replica): number => {
     // (`now` seeds the start's noise.)
     const nodes = nodesFor(state, freed);
-    const { feasible } = enumerateStartOptions({
-      endpoint: {
-        id: state.name,
-        gpuType: state.spec.gpuType,
-        gpuCount: state.spec.gpus,
-        allowedPaths: policy.paths(state.spec),
-        objective: "mean",
-      },
-      deployment: state.deployment,
-      nodes,
-      snapshots: state.snapshot ? [state.snapshot] : [],
-    });
+    const feasible = optionsFor(state, nodes);
     let best = Number.POSITIVE_INFINITY;
     for (const option of feasible) best = Math.min(best, trueSeconds(state, option, now));
     return best;
@@ -891,6 +954,7 @@ export function replay(input: {
 
   /** The physics model's fastest feasible start for the endpoint now (the clairvoyant's S). */
   const cheapestStartSeconds = (state: EndpointState): number => {
+    if (state.cheapest?.version === state.startsVersion) return state.cheapest.seconds;
     const { feasible } = enumerateStartOptions({
       endpoint: {
         id: state.name,
@@ -914,7 +978,9 @@ export function replay(input: {
           option.path === "restore" ? state.snapshot : null,
         ),
       );
-    return Number.isFinite(best) ? best : 60;
+    const seconds = Number.isFinite(best) ? best : 60;
+    state.cheapest = { version: state.startsVersion, seconds };
+    return seconds;
   };
 
   const handle = (event: TimedEvent, at: number) => {

@@ -172,15 +172,15 @@ export const KEEPALIVE_MINUTES = [1, 2, 5, 10, 20, 30, 60];
  * Prices thaw and the clairvoyant bound are swept over: from cheaper than a 1-minute
  * keep-alive (a second of wait worth less than a GPU-second) to more generous than an hour.
  */
-export const PRICES = [0.01, 0.03, 0.1, 0.3, 1, 4, 16, 64, 256];
+export const PRICES = [0.1, 0.5, 1, 2, 4, 8, 16, 64];
+/** The bound's points: fewer (it is the dearest to replay), the same span. */
+export const CLAIRVOYANT_PRICES = [0.1, 0.5, 2, 4, 16, 64];
 /** The hybrid policy's parameters: its fallback keep-alive and its histogram margin. */
 export const HYBRID_VARIANTS = [
   { fixedKeepAliveMinutes: 1, marginFraction: 0.1 },
-  { fixedKeepAliveMinutes: 5, marginFraction: 0.1 },
   { fixedKeepAliveMinutes: 10, marginFraction: 0.1 },
   { fixedKeepAliveMinutes: 10, marginFraction: 0.3 },
-  { fixedKeepAliveMinutes: 30, marginFraction: 0.1 },
-  { fixedKeepAliveMinutes: 60, marginFraction: 0.3 },
+  { fixedKeepAliveMinutes: 60, marginFraction: 0.1 },
 ];
 
 /** Every point of every frontier, in the order they are reported. */
@@ -190,7 +190,7 @@ export function frontierPolicies(): ReplayPolicy[] {
     ...KEEPALIVE_MINUTES.map(lazyKeepAlive),
     ...HYBRID_VARIANTS.map(hybridHistogramPull),
     ...PRICES.map((p) => thaw(p)),
-    ...PRICES.map(clairvoyant),
+    ...CLAIRVOYANT_PRICES.map(clairvoyant),
   ];
 }
 
