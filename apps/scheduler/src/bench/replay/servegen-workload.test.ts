@@ -122,7 +122,10 @@ describe("generateServeGenWorkload", () => {
     expect(again.requests).toEqual(workload.requests);
     expect(again.endpoints).toEqual(workload.endpoints);
     const other = generateServeGenWorkload({ dir, days: 14, seed: 8, targetRequests: 100_000 });
-    expect(other.requests.length).toBe(workload.requests.length);
+    // Counts are rounded stochastically: another seed gives about as many.
+    expect(Math.abs(other.requests.length - workload.requests.length)).toBeLessThan(
+      0.02 * workload.requests.length,
+    );
     expect(other.requests.map((r) => r.at)).not.toEqual(workload.requests.map((r) => r.at));
   });
 
@@ -138,19 +141,27 @@ describe("generateServeGenWorkload", () => {
     expect(outOfOrder).toBe(0);
   });
 
-  it("keeps the window structure: ceil(rate × 600 × scale) requests inside each active window, none in an idle one", () => {
+  it("keeps the window structure: about rate × 600 × scale requests inside each active window, none in an idle one", () => {
     const counts = countsByWindow(workload.requests);
+    let expected = 0;
+    let got = 0;
     for (const [key, count] of counts) {
       const [endpoint, w] = key.split("|") as [string, string];
       const window = windowOf(endpoint, Number(w));
       expect(window, `${key} is an idle window`).not.toBeNull();
-      expect(count).toBe(Math.ceil(window!.rate * WINDOW_SECONDS * workload.scale));
+      // Stochastic rounding: the floor or the ceiling of the window's expected count.
+      const x = window!.rate * WINDOW_SECONDS * workload.scale;
+      expect(count).toBeGreaterThanOrEqual(Math.floor(x));
+      expect(count).toBeLessThanOrEqual(Math.ceil(x));
     }
-    // Every active window of the 14 days got its requests.
-    let active = 0;
+    // Over every active window of the 14 days, as many as expected (well within 1%).
     for (const c of FIXTURE)
-      for (let w = 0; w < 14 * 144; w++) if (windowOf(`${c.pool}-${c.client}`, w)) active++;
-    expect(counts.size).toBe(active);
+      for (let w = 0; w < 14 * 144; w++) {
+        const window = windowOf(`${c.pool}-${c.client}`, w);
+        if (window) expected += window.rate * WINDOW_SECONDS * workload.scale;
+      }
+    for (const count of counts.values()) got += count;
+    expect(Math.abs(got - expected)).toBeLessThan(0.01 * expected);
   });
 
   it("repeats a one-day client's day cyclically", () => {
@@ -161,10 +172,22 @@ describe("generateServeGenWorkload", () => {
     expect(workload.clients.find((c) => c.endpoint === "deepseek-r1-2")!.dataDays).toBe(1);
   });
 
-  it("keeps a rare client's single active window (one request at least)", () => {
-    const rare = workload.requests.filter((r) => r.endpoint === "m-large-7");
-    expect(rare.length).toBe(1);
-    expect(Math.floor(rare[0]!.at / WINDOW_SECONDS)).toBe(5);
+  it("keeps a rare client's rate: its single active window yields a request as often as its rate says", () => {
+    // m-large-7 is active in one window of its file; over seeds, the share of workloads with a
+    // request there is its expected count (< 1), and the request is always in that window.
+    const seeds = 60;
+    let withRequest = 0;
+    let expected = 0;
+    for (let seed = 1; seed <= seeds; seed++) {
+      const w = generateServeGenWorkload({ dir, days: 14, seed, targetRequests: 100_000 });
+      const rare = w.requests.filter((r) => r.endpoint === "m-large-7");
+      for (const r of rare) expect(Math.floor(r.at / WINDOW_SECONDS)).toBe(5);
+      if (rare.length > 0) withRequest++;
+      expected = windowOf("m-large-7", 5)!.rate * WINDOW_SECONDS * w.scale;
+    }
+    expect(expected).toBeLessThan(1);
+    const sd = Math.sqrt(seeds * expected * (1 - expected));
+    expect(Math.abs(withRequest - seeds * expected)).toBeLessThan(3 * sd + 1);
   });
 
   it("gives every endpoint a model of its pool and a full EndpointSpec the fleet parser accepts", () => {
@@ -213,9 +236,9 @@ describe("generateServeGenWorkload", () => {
     expect(a.clients.filter((c) => c.pool === "m-large")).toHaveLength(1);
   });
 
-  it("refuses a target below one request per active window, and impossible sizes, naming the flag", () => {
-    expect(() => generateServeGenWorkload({ dir, days: 14, targetRequests: 100 })).toThrow(
-      /--target: 100 requests is fewer than one per active window/,
+  it("refuses impossible sizes, naming the flag", () => {
+    expect(() => generateServeGenWorkload({ dir, days: 14, targetRequests: 0 })).toThrow(
+      /--target/,
     );
     expect(() => generateServeGenWorkload({ dir, endpoints: 7 })).toThrow(/--endpoints/);
     expect(() => generateServeGenWorkload({ dir, days: 0 })).toThrow(/--days/);

@@ -284,43 +284,21 @@ function multiplicity(j: number, length: number, totalWindows: number): number {
 }
 
 /**
- * The global factor s for which Σ over active windows of ceil(rate·600·s) is closest to the
- * target. Every active window yields at least one request, so the target cannot go below the
- * number of active windows.
+ * The global factor s that makes the expected request count the target: each active window
+ * yields rate·600·s requests in expectation (rounded stochastically, so a quiet client's
+ * windows mostly yield none and its rate relative to busy clients is kept).
  */
 function solveScale(selected: readonly Selected[], totalWindows: number, target: number): number {
-  const expected: number[] = [];
-  const weights: number[] = [];
+  let sumExpected = 0;
   for (const { trace } of selected) {
     const length = trace.rates.length;
-    for (let j = 0; j < Math.min(length, totalWindows); j++) {
-      if (trace.rates[j]! <= 0) continue;
-      expected.push(trace.rates[j]! * WINDOW_SECONDS);
-      weights.push(multiplicity(j, length, totalWindows));
-    }
+    for (let j = 0; j < Math.min(length, totalWindows); j++)
+      if (trace.rates[j]! > 0)
+        sumExpected += trace.rates[j]! * WINDOW_SECONDS * multiplicity(j, length, totalWindows);
   }
-  const activeWindows = weights.reduce((sum, w) => sum + w, 0);
-  if (activeWindows === 0)
+  if (sumExpected === 0)
     throw new InputError("the selected clients have no active window in the requested days");
-  if (target < activeWindows)
-    throw new InputError(
-      `--target: ${target} requests is fewer than one per active window (${activeWindows}); ask for at least that many`,
-    );
-  const count = (s: number) => {
-    let total = 0;
-    for (let k = 0; k < expected.length; k++) total += weights[k]! * Math.ceil(expected[k]! * s);
-    return total;
-  };
-  const sumExpected = expected.reduce((sum, x, k) => sum + x * weights[k]!, 0);
-  // count(hi) ≥ Σ expected·hi = target, and count(0+) = activeWindows ≤ target.
-  let lo = 0;
-  let hi = target / sumExpected;
-  for (let i = 0; i < 60; i++) {
-    const mid = (lo + hi) / 2;
-    if (count(mid) <= target) lo = mid;
-    else hi = mid;
-  }
-  return lo > 0 && target - count(lo) <= count(hi) - target ? lo : hi;
+  return target / sumExpected;
 }
 
 // --- Generation ------------------------------------------------------------------------------
@@ -334,7 +312,7 @@ function solveScale(selected: readonly Selected[], totalWindows: number, target:
  * its own windows cyclically — the multimodal and reasoning clients (108 of 422) hold one day
  * of windows, so their day repeats; the language clients hold 14 days.
  *
- * Arrivals in a window with rate r > 0: n = ceil(r × 600 × scale) requests, as ServeGen draws
+ * Arrivals in a window with rate r > 0: n ≈ r × 600 × scale requests (rounded stochastically; ServeGen draws
  * ceil(rate × 600); n inter-arrival times from the window's fitted distribution, rescaled to
  * fill the 600 s. The rescaled gaps are laid around the window from a uniform phase (wrapping
  * at its end) so that a window with few arrivals does not put them on its boundary; the gaps
@@ -403,7 +381,10 @@ export function generateServeGenWorkload(options: ServeGenOptions): ServeGenWork
       const j = w % trace.rates.length;
       const rate = trace.rates[j]!;
       if (rate <= 0) continue;
-      const n = Math.ceil(rate * WINDOW_SECONDS * scale);
+      // Stochastic rounding: E[n] = rate·600·scale, whatever the scale.
+      const expected = rate * WINDOW_SECONDS * scale;
+      const n = Math.floor(expected) + (c.arrivals() < expected - Math.floor(expected) ? 1 : 0);
+      if (n === 0) continue;
       if (logGaps.length < n) logGaps = new Float64Array(n * 2);
       const shape = trace.shapes[j]!;
       const fitScale = trace.scales[j]!;
