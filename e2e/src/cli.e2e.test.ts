@@ -129,6 +129,8 @@ name: Qwen 2.5 0.5B (CLI)
 gpuType: L40S
 minReplicas: 0
 maxReplicas: ${maxReplicas}
+# No snapshots: a capture would replace the serving replica mid-test (a second start).
+allowedPaths: [warm, lazy, pull]
 deployment:
   imageRef: registry.example.com/vllm-openai:${image}
   imageBytes: 7700000000
