@@ -16,6 +16,7 @@ import { request } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { quantile } from "@thaw/core/statistics";
 import { Redis } from "ioredis";
 import { newApiKey } from "../src/rest/rest-client.ts";
 import { rssMiB } from "../src/abuse/probes.ts";
@@ -52,10 +53,7 @@ if (!existsSync(join(root, "apps/web/.next/BUILD_ID"))) {
     process.exit(1);
 }
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]! : 0;
-};
+const quantileOf = (xs: number[], q: number) => quantile(xs, q) ?? 0;
 const round = (x: number) => Math.round(x * 10) / 10;
 
 const server = await startWebServer();
@@ -112,8 +110,8 @@ try {
   const baseline = {
     webRssMiB: round(rssMiB(pid)),
     redisClients: await redisClients(),
-    healthP50Ms: round(quantile(idle, 0.5)),
-    healthP99Ms: round(quantile(idle, 0.99)),
+    healthP50Ms: round(quantileOf(idle, 0.5)),
+    healthP99Ms: round(quantileOf(idle, 0.99)),
   };
   say(`idle: ${JSON.stringify(baseline)}`);
 
@@ -135,7 +133,7 @@ try {
     resetMidUpload: statuses.filter((s) => s === 0).length,
     otherStatuses: [...new Set(statuses.filter((s) => s !== 413 && s !== 0))],
     webRssPeakMiB: round(peakRss),
-    healthP99Ms: round(quantile(duringBodies, 0.99)),
+    healthP99Ms: round(quantileOf(duringBodies, 0.99)),
   };
   say(`auth bodies: ${JSON.stringify(authBodies)}`);
 
@@ -165,7 +163,7 @@ try {
     refused429: opened.filter((s) => s === 429).length,
     redisClients: await redisClients(),
     webRssMiB: round(rssMiB(pid)),
-    healthP99Ms: round(quantile(whileOpen, 0.99)),
+    healthP99Ms: round(quantileOf(whileOpen, 0.99)),
   };
   for (const a of aborts) a.abort();
   say(`live streams: ${JSON.stringify(liveStreams)}`);

@@ -4,8 +4,12 @@ import {
   ErrorResponse,
   LoadSignalResponse,
   SetDesiredReplicasResponse,
+  TIME_TO_READY_WINDOW,
+  type TimeToReadySummary,
 } from "@thaw/core";
+import { DEMO_USER } from "@thaw/db/seed";
 import { Queue } from "bullmq";
+import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebServer, type WebServer } from "../web-server.ts";
 import { newApiKey, restClient } from "./rest-client.ts";
@@ -269,5 +273,94 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
     expect((await db.endpoint.findUniqueOrThrow({ where: { id: row.id } })).desiredReplicas).toBe(
       row.maxReplicas,
     );
+  });
+
+  it("reports the same time to ready as the dashboard, over the same starts", async () => {
+    // Oldest first: 30 starts of 1,000 s, then 90 of 1…90 s with 10 failures among them, then
+    // starts still running and cancelled ones. The window is the last 100 closed starts, so
+    // the figures are over 1…90 s alone: p50 45.5 and p95 85.55 interpolated (a nearest-rank
+    // p50 would be 46; a window of the last 200 starts of any status would take the 1,000s).
+    const slug = "meta-llama-3-8b";
+    const db = server.database.db;
+    const endpoint = await db.endpoint.findFirstOrThrow({ where: { slug, orgId } });
+    const deploymentId = endpoint.activeDeploymentId!;
+    const replica = await db.replica.create({
+      data: { orgId, endpointId: endpoint.id, deploymentId, state: "stopped" },
+    });
+    const closed = [
+      ...Array.from({ length: 30 }, () => ({ status: "succeeded" as const, actual: 1_000 })),
+      ...Array.from({ length: 90 }, (_, i) => [
+        { status: "succeeded" as const, actual: ((i * 37) % 90) + 1 },
+        ...(i % 9 === 4 ? [{ status: "failed" as const, actual: null }] : []),
+      ]).flat(),
+    ];
+    const open = [
+      ...Array.from({ length: 5 }, () => ({ status: "running" as const, actual: null })),
+      ...Array.from({ length: 2 }, () => ({ status: "cancelled" as const, actual: null })),
+    ];
+    const t0 = Date.now() - 86_400_000;
+    await db.coldStart.createMany({
+      data: [...closed, ...open].map((s, i) => ({
+        orgId,
+        endpointId: endpoint.id,
+        deploymentId,
+        replicaId: replica.id,
+        attempt: i + 1,
+        path: i % 2 === 0 ? ("pull" as const) : ("restore" as const),
+        locality: "cold",
+        predictedSeconds: 60,
+        status: s.status,
+        actualSeconds: s.actual,
+        requestedAt: new Date(t0 + i * 60_000),
+      })),
+    });
+    expect(closed.length - 30).toBe(TIME_TO_READY_WINDOW);
+    const lastClosedAt = new Date(t0 + (closed.length - 1) * 60_000);
+
+    const rest = await api("GET", get, slug, { key: keys.read });
+    expect(rest.status).toBe(200);
+    const status = EndpointStatusResponse.parse(rest.json);
+    expect(status.timeToReadySeconds.samples).toBe(90);
+    expect(status.timeToReadySeconds.p50).toBe(45.5);
+    expect(status.timeToReadySeconds.p95).toBeCloseTo(85.55, 9);
+    expect(status.lastColdStart?.requestedAt).toBe(lastClosedAt.toISOString());
+
+    // The dashboard's endpoint page and endpoint list, through the same server, signed in.
+    const signIn = await fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.baseUrl },
+      body: JSON.stringify({ email: DEMO_USER.email, password: DEMO_USER.password }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const query = async <T>(procedure: string, input?: unknown) => {
+      const search =
+        input === undefined
+          ? ""
+          : `?input=${encodeURIComponent(JSON.stringify(superjson.serialize(input)))}`;
+      const response = await fetch(`${server.baseUrl}/api/trpc/${procedure}${search}`, {
+        headers: { cookie },
+      });
+      expect(response.status, procedure).toBe(200);
+      const body = (await response.json()) as {
+        result: { data: Parameters<typeof superjson.deserialize>[0] };
+      };
+      return superjson.deserialize<T>(body.result.data);
+    };
+    const detail = await query<{ summary: TimeToReadySummary }>("analytics.endpointDetail", {
+      endpoint: slug,
+    });
+    const list = await query<{ slug: string; coldStarts: TimeToReadySummary }[]>("endpoints.list");
+    for (const dashboard of [detail.summary, list.find((e) => e.slug === slug)!.coldStarts]) {
+      expect({
+        p50: dashboard.p50Seconds,
+        p95: dashboard.p95Seconds,
+        samples: dashboard.samples,
+      }).toEqual(status.timeToReadySeconds);
+      expect(dashboard.lastColdStartAt?.toISOString()).toBe(status.lastColdStart?.requestedAt);
+    }
   });
 });

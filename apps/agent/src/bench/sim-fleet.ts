@@ -18,12 +18,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import {
-  type AgentClient,
-  type ReplicaSimulation,
-  type StartReplicaRequestInput,
-  keepAliveFetch,
-} from "@thaw/node-agent-client";
+import { quantile } from "@thaw/core/statistics";
+import { type AgentClient, keepAliveFetch } from "@thaw/node-agent-client";
+import { type ReplicaSimulation, type StartReplicaRequestInput } from "@thaw/protocol";
 import { FakeControlPlane, type FakeNode } from "../testing/fake-control-plane.ts";
 
 const { values: args } = parseArgs({
@@ -258,11 +255,8 @@ const perSecond = (times: number[]) => {
   }
   return bins;
 };
-const quantile = (values: number[], q: number) => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-};
+const quantileOf = (values: number[], q: number) =>
+  quantile(values.filter(Number.isFinite), q) ?? NaN;
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 const windowSeconds = (windowEnd - windowStart) / 1000;
 const heartbeats = perSecond(heartbeatTimes);
@@ -285,20 +279,20 @@ const result = {
   windowSeconds: round(windowSeconds),
   joinSeconds: round(joinSeconds),
   heartbeatsPerSecond: {
-    median: quantile(heartbeats, 0.5),
+    median: quantileOf(heartbeats, 0.5),
     min: Math.min(...heartbeats),
     expected: HOSTS / 5,
   },
   startsPerSecond: {
     mean: round(starts.reduce((a, b) => a + b, 0) / starts.length),
-    median: quantile(starts, 0.5),
+    median: quantileOf(starts, 0.5),
     min: Math.min(...starts),
     max: Math.max(...starts),
     note: "starts that reached ready (their outcome arrived at the control plane) per second of the window",
   },
   startAcceptLatencyMs: {
-    p50: round(quantile(acceptLatenciesMs, 0.5)),
-    p99: round(quantile(acceptLatenciesMs, 0.99)),
+    p50: round(quantileOf(acceptLatenciesMs, 0.5)),
+    p99: round(quantileOf(acceptLatenciesMs, 0.99)),
   },
   startsFailed: failedStarts,
   driverErrors: startErrors,
@@ -312,7 +306,7 @@ const result = {
   },
   heartbeatsFailed: delta('thaw_agent_heartbeats_total{result="failed"}'),
   agentEventLoopLagMs: {
-    p99: { median: round(quantile(lagP99, 0.5)), max: round(Math.max(...lagP99)) },
+    p99: { median: round(quantileOf(lagP99, 0.5)), max: round(Math.max(...lagP99)) },
     max: round(Math.max(...lagMax)),
     samples: lagP99.length,
     note: "nodejs_eventloop_lag_p99_seconds of the agent process per 5 s interval (prom-client, 10 ms resolution)",

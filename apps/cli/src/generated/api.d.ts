@@ -493,6 +493,7 @@ export interface components {
                 starting: number;
                 warm: number;
             };
+            /** @description Over the succeeded starts among the endpoint's last 100 closed (succeeded or failed) cold starts, which `samples` counts; quantiles interpolate between ranks (PostgreSQL's percentile_cont). The dashboard shows the same figures. */
             timeToReadySeconds: {
                 p50: number | null;
                 p95: number | null;

@@ -25,6 +25,7 @@ import { generateAgentCallKeyPair } from "@thaw/node-agent-client";
 import { testTlsCertificate } from "@thaw/node-agent-client/testing";
 import { createTestDatabase } from "@thaw/db/testing";
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
+import { quantiles } from "@thaw/core/statistics";
 import { Queue, Worker } from "bullmq";
 import { z } from "zod";
 import { createProducerConnection, createWorkerConnection } from "../redis.ts";
@@ -322,9 +323,7 @@ for (const { deploymentId } of steady) {
     .map((r) => r.at);
   for (let k = 0; k < Math.min(sent.length, got.length); k++) latencies.push(got[k]! - sent[k]!);
 }
-latencies.sort((a, b) => a - b);
-const quantile = (q: number) =>
-  latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+const [p50Latency, p99Latency] = quantiles(latencies, [0.5, 0.99]);
 
 await stopSchedulers();
 await Promise.all(
@@ -339,7 +338,7 @@ await database.drop();
 const result = {
   placementsPerSecond: round(placementsPerSecond),
   bullmqDrainPerSecond: round(bullmqDrainPerSecond),
-  dispatchLatencyMs: { p50: round(quantile(0.5)), p99: round(quantile(0.99)) },
+  dispatchLatencyMs: { p50: round(p50Latency ?? 0), p99: round(p99Latency ?? 0) },
   nodes: args.nodes,
   replicas: args.replicas,
   schedulerProcesses: args.schedulers,

@@ -1,6 +1,5 @@
 // Read side of the dashboard: where every second of a cold start went. Pure figures
 // (quantiles, mixes, prediction error, bottleneck hints) and the use cases that load them.
-export { quantile } from "./quantile.ts";
 export type { ColdStartSample, PhaseSample } from "./cold-start-sample.ts";
 export { phaseSecondsByStart, type StartPhaseSeconds } from "./phase-seconds-by-start.ts";
 export { phaseQuantilesByPath, type PhaseQuantiles } from "./phase-quantiles-by-path.ts";
@@ -12,7 +11,11 @@ export {
   type PathMixBucket,
   type PathMixOverTime,
 } from "./path-mix-over-time.ts";
-export { summarizeTimeToReady, type TimeToReadySummary } from "./summarize-time-to-ready.ts";
+export {
+  summarizeTimeToReady,
+  TIME_TO_READY_WINDOW,
+  type TimeToReadySummary,
+} from "./summarize-time-to-ready.ts";
 export {
   bottleneckHints,
   EXPLAINED_SHARE,
@@ -29,7 +32,11 @@ export {
 } from "./cold-start-breakdown.ts";
 export { getDeploymentBreakdown, GetDeploymentBreakdownInput } from "./get-deployment-breakdown.ts";
 export { getEndpointDetail, GetEndpointDetailInput } from "./get-endpoint-detail.ts";
-export { loadColdStartSummaries } from "./load-cold-start-summaries.ts";
+export {
+  loadColdStartSummaries,
+  loadRecentClosedStarts,
+  type RecentClosedStart,
+} from "./load-cold-start-summaries.ts";
 export { endpointStatus, type EndpointStatus } from "./endpoint-status.ts";
 export {
   CALIBRATION_STARTS,

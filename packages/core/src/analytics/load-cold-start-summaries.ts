@@ -1,33 +1,34 @@
 import type { Db } from "@thaw/db";
 import type { ColdStartStatus, StartPath } from "../vocabulary/index.ts";
-import { summarizeTimeToReady, type TimeToReadySummary } from "./summarize-time-to-ready.ts";
+import {
+  summarizeTimeToReady,
+  TIME_TO_READY_WINDOW,
+  type TimeToReadySummary,
+} from "./summarize-time-to-ready.ts";
 
-/** Cold starts per endpoint the headline figures are computed over (the most recent ones). */
-export const SUMMARY_STARTS_PER_ENDPOINT = 200;
+const CLOSED: ColdStartStatus[] = ["succeeded", "failed"];
+
+export interface RecentClosedStart {
+  requestedAt: Date;
+  path: StartPath;
+  status: ColdStartStatus;
+  actualSeconds: number | null;
+}
 
 /**
- * Headline figures (p50 / p95 time to ready, path mix, last cold start) of many endpoints of
- * one org in one statement: a LATERAL join takes each endpoint's latest starts through the
- * (endpointId, requestedAt) index, so the read is bounded whatever the history holds.
+ * The time-to-ready window (TIME_TO_READY_WINDOW) of many endpoints of one org in one statement: a LATERAL join
+ * takes each endpoint's latest starts through the (endpointId, requestedAt) index, so the
+ * read is bounded whatever the history holds. Newest first.
  */
-export async function loadColdStartSummaries(
+export async function loadRecentClosedStarts(
   db: Db,
   orgId: string,
   endpointIds: readonly string[],
-  perEndpoint = SUMMARY_STARTS_PER_ENDPOINT,
-): Promise<Map<string, TimeToReadySummary>> {
+): Promise<Map<string, RecentClosedStart[]>> {
   const rows =
     endpointIds.length === 0
       ? []
-      : await db.$queryRaw<
-          {
-            endpointId: string;
-            requestedAt: Date;
-            path: StartPath;
-            status: ColdStartStatus;
-            actualSeconds: number | null;
-          }[]
-        >`
+      : await db.$queryRaw<(RecentClosedStart & { endpointId: string })[]>`
       SELECT c."endpointId", c."requestedAt", c.path::text AS path, c.status::text AS status,
              c."actualSeconds"
       FROM unnest(${[...endpointIds]}::uuid[]) AS e(id)
@@ -35,14 +36,22 @@ export async function loadColdStartSummaries(
         SELECT "endpointId", "requestedAt", path, status, "actualSeconds"
         FROM "ColdStart"
         WHERE "endpointId" = e.id AND "orgId" = ${orgId}::uuid
+          AND status = ANY(${CLOSED}::"ColdStartStatus"[])
         ORDER BY "requestedAt" DESC
-        LIMIT ${perEndpoint}
-      ) c`;
-  const byEndpoint = new Map<string, typeof rows>();
-  for (const row of rows) {
-    const list = byEndpoint.get(row.endpointId) ?? [];
-    list.push(row);
-    byEndpoint.set(row.endpointId, list);
-  }
-  return new Map(endpointIds.map((id) => [id, summarizeTimeToReady(byEndpoint.get(id) ?? [])]));
+        LIMIT ${TIME_TO_READY_WINDOW}
+      ) c
+      ORDER BY c."endpointId", c."requestedAt" DESC`;
+  const byEndpoint = new Map<string, RecentClosedStart[]>(endpointIds.map((id) => [id, []]));
+  for (const { endpointId, ...start } of rows) byEndpoint.get(endpointId)!.push(start);
+  return byEndpoint;
+}
+
+/** Headline figures (p50 / p95 time to ready, path mix, last cold start) of many endpoints. */
+export async function loadColdStartSummaries(
+  db: Db,
+  orgId: string,
+  endpointIds: readonly string[],
+): Promise<Map<string, TimeToReadySummary>> {
+  const windows = await loadRecentClosedStarts(db, orgId, endpointIds);
+  return new Map(endpointIds.map((id) => [id, summarizeTimeToReady(windows.get(id)!)]));
 }

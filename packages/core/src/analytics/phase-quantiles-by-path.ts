@@ -1,6 +1,6 @@
 import { Phase, StartPath } from "../vocabulary/index.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
-import { quantile } from "./quantile.ts";
+import { quantile } from "../statistics/index.ts";
 
 export interface PhaseQuantiles {
   path: StartPath;

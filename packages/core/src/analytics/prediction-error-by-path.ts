@@ -1,7 +1,7 @@
 import { StartPath } from "../vocabulary/index.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
 import { predictedVsActual } from "./predicted-vs-actual.ts";
-import { quantile } from "./quantile.ts";
+import { quantile } from "../statistics/index.ts";
 
 export interface PredictionError {
   path: StartPath;

@@ -1,6 +1,14 @@
 import { StartPath } from "../vocabulary/index.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
-import { quantile } from "./quantile.ts";
+import { quantile } from "../statistics/index.ts";
+
+/**
+ * The sample every time-to-ready figure of an endpoint rests on (REST /status, the dashboard's
+ * endpoint list and page): its latest closed starts, succeeded or failed, loaded by
+ * load-cold-start-summaries.ts. Starts still running are left out, so a burst of them cannot
+ * push the finished ones out of the window; the quantiles read the succeeded ones.
+ */
+export const TIME_TO_READY_WINDOW = 100;
 
 export interface TimeToReadySummary {
   /** Succeeded starts the quantiles are over. */
@@ -13,7 +21,10 @@ export interface TimeToReadySummary {
   lastColdStartAt: Date | null;
 }
 
-/** An endpoint's headline figures: time to ready (p50 / p95), path mix, last cold start. */
+/**
+ * An endpoint's headline figures over the starts given (for an endpoint, its time-to-ready
+ * window: load-cold-start-summaries.ts): time to ready (p50 / p95), path mix, last start.
+ */
 export function summarizeTimeToReady(
   starts: readonly Pick<ColdStartSample, "requestedAt" | "path" | "status" | "actualSeconds">[],
 ): TimeToReadySummary {

@@ -1,10 +1,9 @@
 import type { Db } from "@thaw/db";
+import { loadRecentClosedStarts } from "../analytics/load-cold-start-summaries.ts";
 import { loadPredictionCalibration } from "../analytics/load-prediction-calibration.ts";
+import { summarizeTimeToReady } from "../analytics/summarize-time-to-ready.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "./find-endpoint.ts";
-
-/** Starts behind the p50 / p95 time-to-ready figures. */
-const RECENT_STARTS = 100;
 
 /**
  * What an autoscaler (KEDA's metrics-api scaler, a script) reads: desired vs actual replicas
@@ -27,21 +26,12 @@ export async function getEndpointStatus({
       where: { endpointId: row.id, state: { not: "stopped" } },
       _count: true,
     }),
-    db.coldStart.findMany({
-      where: { endpointId: row.id, status: { in: ["succeeded", "failed"] } },
-      orderBy: { requestedAt: "desc" },
-      take: RECENT_STARTS,
-      select: { path: true, status: true, actualSeconds: true, requestedAt: true },
-    }),
+    loadRecentClosedStarts(db, actor.orgId, [row.id]).then((windows) => windows.get(row.id)!),
     loadPredictionCalibration(db, actor.orgId, row.id),
   ]);
   const count = (state: string) => byState.find((s) => s.state === state)?._count ?? 0;
-  const times = recent
-    .filter((c) => c.status === "succeeded" && c.actualSeconds !== null)
-    .map((c) => c.actualSeconds!)
-    .sort((a, b) => a - b);
-  const quantile = (q: number) =>
-    times.length === 0 ? null : times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+  // The dashboard's figures, from the same window and the same summary.
+  const timeToReady = summarizeTimeToReady(recent);
   const last = recent[0];
   return {
     endpoint: { id: row.id, slug: row.slug },
@@ -56,7 +46,11 @@ export async function getEndpointStatus({
       draining: count("draining"),
       failed: count("failed"),
     },
-    timeToReadySeconds: { p50: quantile(0.5), p95: quantile(0.95), samples: times.length },
+    timeToReadySeconds: {
+      p50: timeToReady.p50Seconds,
+      p95: timeToReady.p95Seconds,
+      samples: timeToReady.samples,
+    },
     predictionCalibration,
     lastColdStart: last
       ? { path: last.path, status: last.status, requestedAt: last.requestedAt.toISOString() }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CALIBRATION_STARTS, CALIBRATION_TARGET } from "../analytics/prediction-calibration.ts";
+import { TIME_TO_READY_WINDOW } from "../analytics/summarize-time-to-ready.ts";
 import { ColdStartStatus, ColdStartTrigger, Phase, StartPath } from "../vocabulary/index.ts";
 
 // Response schemas of REST v1, declared once: the OpenAPI document is generated from them
@@ -68,7 +69,9 @@ export const EndpointStatusResponse = z
       draining: z.number().int().min(0),
       failed: z.number().int().min(0),
     }),
-    timeToReadySeconds: z.object({ p50: seconds, p95: seconds, samples: z.number().int() }),
+    timeToReadySeconds: z.object({ p50: seconds, p95: seconds, samples: z.number().int() }).meta({
+      description: `Over the succeeded starts among the endpoint's last ${TIME_TO_READY_WINDOW} closed (succeeded or failed) cold starts, which \`samples\` counts; quantiles interpolate between ranks (PostgreSQL's percentile_cont). The dashboard shows the same figures.`,
+    }),
     predictionCalibration: PredictionCalibrationView,
     lastColdStart: z
       .object({ path: StartPath, status: ColdStartStatus, requestedAt: z.iso.datetime() })

@@ -28,6 +28,7 @@ import {
   type SchedulingSnapshot,
   type StartOption,
 } from "@thaw/core/scheduling";
+import { quantiles } from "@thaw/core/statistics";
 import type { StartPath } from "@thaw/core/vocabulary";
 import { EventQueue } from "./event-queue.ts";
 import type { EndpointSpec, ReplayFleet, TraceRequest } from "./replay-input.ts";
@@ -1056,8 +1057,7 @@ export function replay(input: {
   }
 
   waits.sort((a, b) => a - b);
-  const quantile = (q: number) =>
-    waits.length === 0 ? 0 : waits[Math.min(waits.length - 1, Math.floor(q * waits.length))]!;
+  const [p50Wait, p99Wait] = quantiles(waits, [0.5, 0.99]);
   const round = (x: number) => Math.round(x * 1000) / 1000;
   let waitSum = 0;
   for (const w of waits) waitSum += w;
@@ -1065,8 +1065,8 @@ export function replay(input: {
     requests: requests.length,
     coldStartFraction: round(coldRequests / requests.length),
     meanWaitSeconds: round(waitSum / Math.max(1, waits.length)),
-    p50WaitSeconds: round(quantile(0.5)),
-    p99WaitSeconds: round(quantile(0.99)),
+    p50WaitSeconds: round(p50Wait ?? 0),
+    p99WaitSeconds: round(p99Wait ?? 0),
     coldStartsByPath: byPath,
     servedByIdleReplica,
     warmHandovers,

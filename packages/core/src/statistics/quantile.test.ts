@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { quantile } from "./quantile.ts";
+import { quantile, quantiles } from "./quantile.ts";
 
 const finite = fc.double({ min: -1e9, max: 1e9, noNaN: true });
 
@@ -37,6 +37,21 @@ describe("quantile", () => {
       fc.property(fc.array(finite, { minLength: 1, maxLength: 30 }), (values) => {
         expect(quantile([...values].reverse(), 0.95)).toBe(quantile(values, 0.95));
       }),
+    );
+  });
+
+  it("gives several quantiles of one sample, each as quantile gives it alone", () => {
+    expect(quantiles([], [0.5, 0.95])).toEqual([null, null]);
+    expect(quantiles([4, 1, 3, 2], [0, 0.5, 1])).toEqual([1, 2.5, 4]);
+    expect(() => quantiles([1], [0.5, -0.1])).toThrow(RangeError);
+    fc.assert(
+      fc.property(
+        fc.array(finite, { maxLength: 30 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 5 }),
+        (values, qs) => {
+          expect(quantiles(values, qs)).toEqual(qs.map((q) => quantile(values, q)));
+        },
+      ),
     );
   });
 });
