@@ -48,4 +48,23 @@ export default tseslint.config(
     files: ["**/*.test.ts"],
     rules: { "@typescript-eslint/no-non-null-assertion": "off" },
   },
+  {
+    // The agent protocol sits below every package and is imported by browsers too: it may
+    // import zod and its own files, nothing else (no node:*, no @thaw/* package).
+    files: ["packages/protocol/src/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(?!zod$|\\./)",
+              message: "@thaw/protocol imports zod and its own files only.",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

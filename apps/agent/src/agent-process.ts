@@ -2,7 +2,8 @@ import { mkdirSync } from "node:fs";
 import { type Server } from "node:https";
 import { type AddressInfo } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
-import { ControlPlaneClient, HEARTBEAT_INTERVAL_MS, keepAliveFetch } from "@thaw/node-agent-client";
+import { ControlPlaneClient, keepAliveFetch } from "@thaw/node-agent-client";
+import { HEARTBEAT_INTERVAL_SECONDS } from "@thaw/protocol";
 import { type Logger } from "pino";
 import { AgentCallKeys, NonceCache } from "./api/agent-call-auth.ts";
 import { createAgentServer } from "./api/agent-server.ts";
@@ -211,7 +212,7 @@ export async function startAgent(
 
   const lastReported = new Map<string, string>();
   const loop = (late.loop = new HeartbeatLoop([...hosts.values()], {
-    intervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS,
+    intervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_SECONDS * 1000,
     afterTick: (beating) => {
       const host = beating as HostAgent;
       const summary = `${host.status}${host.lastError ? `: ${host.lastError}` : ""}`;

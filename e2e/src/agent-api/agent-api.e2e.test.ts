@@ -4,7 +4,7 @@ import { G5_XLARGE_JOIN_FIGURES } from "@thaw/core/testing";
 import { createJoinToken, type Actor } from "@thaw/core";
 import { startWebServer, type WebServer } from "../web-server.ts";
 import { forwardTo } from "./forward.ts";
-import { JoinResponse } from "@thaw/node-agent-client";
+import { JoinResponse } from "@thaw/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 type Handler = (request: Request) => Promise<Response>;

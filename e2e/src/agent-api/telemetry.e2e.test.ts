@@ -4,13 +4,12 @@ import { G5_XLARGE_JOIN_FIGURES, TEST_AGENT_NETWORK } from "@thaw/core/testing";
 import { createJoinToken, joinNode, type Actor } from "@thaw/core";
 import { startWebServer, type WebServer } from "../web-server.ts";
 import { forwardTo } from "./forward.ts";
+import { ControlPlaneClient, ControlPlaneError } from "@thaw/node-agent-client";
 import {
-  ControlPlaneClient,
-  ControlPlaneError,
   TELEMETRY_MAX_EVENTS_PER_BATCH,
   TelemetryResponse,
-  type TelemetryBatch,
-} from "@thaw/node-agent-client";
+  type TelemetryBatchInput,
+} from "@thaw/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 type Handler = (request: Request) => Promise<Response>;
@@ -128,7 +127,7 @@ describe("POST /api/agent/v1/telemetry", () => {
     const node = await newNode("client");
     const coldStartId = await placeColdStart(node.nodeId);
     const client = new ControlPlaneClient({ baseUrl: `${server.baseUrl}/` });
-    const batch: TelemetryBatch = {
+    const batch: TelemetryBatchInput = {
       events: [{ coldStartId, sequence: 1, phase: "pull", startedAt: iso(0) }],
       outcomes: [{ coldStartId, status: "failed", failedPhase: "pull", endedAt: iso(3) }],
     };

@@ -1,100 +1,33 @@
 import type { KeyObject } from "node:crypto";
-import { StartPath } from "@thaw/core/vocabulary";
-import { z } from "zod";
+import {
+  AGENT_ROUTES,
+  AgentErrorBody,
+  AgentHealth,
+  AgentInventory,
+  type AgentClientErrorCode,
+  type AgentErrorCode,
+  type AgentRouteName,
+  type CaptureSnapshotRequestInput,
+  CaptureSnapshotResponse,
+  type ParkReplicaRequestInput,
+  ParkReplicaResponse,
+  type StartReplicaRequestInput,
+  StartReplicaResponse,
+  StopReplicaResponse,
+  agentPath,
+} from "@thaw/protocol";
+import { type z } from "zod";
 import { signAgentCall } from "./agent-call-signature.ts";
 import { CertificatePinError, type PinnedFetch, keepAliveFetch } from "./keep-alive-fetch.ts";
-import {
-  type CaptureSnapshotRequest,
-  InventoryImage,
-  type ParkReplicaRequest,
-  type StartReplicaRequestInput,
-} from "./protocol.ts";
 
-// Scheduler → agent: the agent's HTTP API (served by apps/agent) and the typed client the
-// scheduler uses. The base URL is the node's `agentUrl` from its join request: for a host
-// that runs alone it is the agent's origin (https://10.0.3.7:7070); a sim fleet serves many
+// Scheduler → agent: the scheduler's typed client of the agent's HTTP API (its routes,
+// requests, answers and error codes are @thaw/protocol's; apps/agent serves them). The base
+// URL is the node's `agentUrl` from its join request: for a host that runs alone it is the
+// agent's origin (https://10.0.3.7:7070); a sim fleet serves many
 // hosts from one port and gives each a base of its own (https://127.0.0.1:7070/hosts/<name>).
 // Every call goes over https to the certificate the agent pinned at join, and is signed with
 // the scheduler's key for that node (agent-call-signature.ts); the node's own credential is
 // never sent to an agent.
-
-/** `{"error": {"code", "message", "details": {"field"}}}` — every 4xx/5xx answer. */
-export const AgentErrorBody = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.looseObject({ field: z.string().optional() }).optional(),
-  }),
-});
-export type AgentErrorBody = z.infer<typeof AgentErrorBody>;
-
-/** 202: the start was accepted and runs in the background; phases arrive as telemetry. */
-export const StartReplicaResponse = z.object({
-  replicaId: z.uuid(),
-  coldStartId: z.uuid(),
-  path: StartPath,
-  acceptedAt: z.iso.datetime(),
-});
-export type StartReplicaResponse = z.infer<typeof StartReplicaResponse>;
-
-export const AgentReplicaState = z.enum(["starting", "running", "warm"]);
-
-export const ParkReplicaResponse = z.object({ replicaId: z.uuid(), state: z.literal("warm") });
-export type ParkReplicaResponse = z.infer<typeof ParkReplicaResponse>;
-
-export const StopReplicaResponse = z.object({
-  replicaId: z.uuid(),
-  /** False when the node did not know the replica (stop is idempotent). */
-  found: z.boolean(),
-  signal: z.enum(["SIGTERM", "SIGKILL"]).nullable(),
-  seconds: z.number().min(0),
-});
-export type StopReplicaResponse = z.infer<typeof StopReplicaResponse>;
-
-export const CaptureSnapshotResponse = z.object({
-  snapshotId: z.uuid(),
-  checkpointRef: z.string(),
-  /** The checkpoint image's manifest digest as written (and pushed): what restores fetch by. */
-  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/, "expected sha256:<64 hex digits>"),
-  seconds: z.number().min(0),
-  pushed: z.boolean(),
-});
-export type CaptureSnapshotResponse = z.infer<typeof CaptureSnapshotResponse>;
-
-export const AgentInventory = z.object({
-  node: z.object({
-    name: z.string(),
-    nodeId: z.uuid().nullable(),
-    runtime: z.enum(["containerd", "sim"]),
-    agentVersion: z.string(),
-  }),
-  gpus: z.object({
-    total: z.number().int().min(0),
-    free: z.number().int().min(0),
-    used: z.number().int().min(0),
-    held: z.array(z.object({ index: z.number().int().min(0), replicaId: z.uuid() })),
-  }),
-  /** Start paths this host can serve at all (lazy needs stargz-snapshotter, restore CRIU). */
-  capabilities: z.object({ paths: z.array(StartPath) }),
-  images: z.array(InventoryImage),
-  snapshotIds: z.array(z.uuid()),
-  warmReplicaIds: z.array(z.uuid()),
-  replicas: z.array(
-    z.object({
-      replicaId: z.uuid(),
-      containerId: z.string(),
-      state: AgentReplicaState,
-      coldStartId: z.uuid().optional(),
-      path: StartPath.optional(),
-      gpus: z.array(z.number().int().min(0)),
-    }),
-  ),
-});
-export type AgentInventory = z.infer<typeof AgentInventory>;
-
-/** GET /healthz, unauthenticated: the process's state and nothing else. */
-export const AgentHealth = z.object({ status: z.enum(["ok", "draining"]) });
-export type AgentHealth = z.infer<typeof AgentHealth>;
 
 /** A non-2xx answer (or no answer) from an agent. */
 export class AgentApiError extends Error {
@@ -102,6 +35,11 @@ export class AgentApiError extends Error {
   constructor(
     /** 0 when no HTTP answer arrived (connection refused, timeout). */
     readonly status: number,
+    /**
+     * What the agent answered (one of the protocol's AGENT_ERRORS when the far end is an
+     * agent; `http_<status>` when the answer named none), or the client's own
+     * AGENT_CLIENT_ERROR_CODES when no protocol answer came.
+     */
     readonly code: string,
     message: string,
     readonly field?: string,
@@ -113,8 +51,9 @@ export class AgentApiError extends Error {
   /** Worth another attempt: no answer, or a gateway / overload answer. A draining agent is not. */
   get retryable(): boolean {
     // Another certificate at the node's address is not a blip: it stays until the node joins again.
-    if (this.status === 0) return this.code !== "certificate_mismatch";
-    if (this.status === 503) return this.code !== "shutting_down";
+    if (this.status === 0)
+      return this.code !== ("certificate_mismatch" satisfies AgentClientErrorCode);
+    if (this.status === 503) return this.code !== ("shutting_down" satisfies AgentErrorCode);
     return this.status === 429 || this.status === 502 || this.status === 504;
   }
 }
@@ -177,50 +116,44 @@ export class AgentClient {
   }
 
   startReplica(request: StartReplicaRequestInput): Promise<StartReplicaResponse> {
-    return this.call("POST", "/v1/replicas", StartReplicaResponse, { body: request });
+    return this.call("startReplica", {}, StartReplicaResponse, { body: request });
   }
 
-  parkReplica(request: z.input<typeof ParkReplicaRequest>): Promise<ParkReplicaResponse> {
-    return this.call(
-      "POST",
-      `/v1/replicas/${encodeURIComponent(request.replicaId)}/park`,
-      ParkReplicaResponse,
-      { body: request },
-    );
+  parkReplica(request: ParkReplicaRequestInput): Promise<ParkReplicaResponse> {
+    return this.call("parkReplica", { id: request.replicaId }, ParkReplicaResponse, {
+      body: request,
+    });
   }
 
   stopReplica(replicaId: string): Promise<StopReplicaResponse> {
-    return this.call(
-      "DELETE",
-      `/v1/replicas/${encodeURIComponent(replicaId)}`,
-      StopReplicaResponse,
-      { timeoutMs: this.stopTimeoutMs },
-    );
+    return this.call("stopReplica", { id: replicaId }, StopReplicaResponse, {
+      timeoutMs: this.stopTimeoutMs,
+    });
   }
 
-  captureSnapshot(
-    request: z.input<typeof CaptureSnapshotRequest>,
-  ): Promise<CaptureSnapshotResponse> {
-    return this.call("POST", "/v1/snapshots", CaptureSnapshotResponse, {
+  captureSnapshot(request: CaptureSnapshotRequestInput): Promise<CaptureSnapshotResponse> {
+    return this.call("captureSnapshot", {}, CaptureSnapshotResponse, {
       body: request,
       timeoutMs: this.captureTimeoutMs,
     });
   }
 
   inventory(): Promise<AgentInventory> {
-    return this.call("GET", "/v1/inventory", AgentInventory);
+    return this.call("inventory", {}, AgentInventory);
   }
 
   health(): Promise<AgentHealth> {
-    return this.call("GET", "/healthz", AgentHealth);
+    return this.call("health", {}, AgentHealth);
   }
 
   private async call<T extends z.ZodType>(
-    method: "GET" | "POST" | "DELETE",
-    path: string,
+    route: AgentRouteName,
+    params: Record<string, string>,
     schema: T,
     extra: { body?: unknown; timeoutMs?: number } = {},
   ): Promise<z.infer<T>> {
+    const { method } = AGENT_ROUTES[route];
+    const path = agentPath(route, params);
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.once(method, path, schema, extra);
@@ -250,7 +183,7 @@ export class AgentClient {
       if (url.protocol !== "https:")
         throw new AgentApiError(
           421,
-          "agent_address_refused",
+          "agent_address_refused" satisfies AgentClientErrorCode,
           `${method} ${url.origin}: agents are called over https only`,
         );
       const pin = this.options.certSha256;
@@ -258,7 +191,7 @@ export class AgentClient {
       if (!certSha256)
         throw new AgentApiError(
           421,
-          "agent_address_refused",
+          "agent_address_refused" satisfies AgentClientErrorCode,
           `${method} ${url.origin}: the node has no pinned certificate (its agent must join again)`,
         );
       const headers: Record<string, string> = {
@@ -286,7 +219,7 @@ export class AgentClient {
       )
         throw new AgentApiError(
           0,
-          "certificate_mismatch",
+          "certificate_mismatch" satisfies AgentClientErrorCode,
           `${method} ${this.baseUrl}${path}: ${(error instanceof CertificatePinError ? error : (error.cause as Error)).message}`,
           undefined,
           { cause: error },
@@ -294,7 +227,7 @@ export class AgentClient {
       const reason = error instanceof Error ? error.message : String(error);
       throw new AgentApiError(
         0,
-        "unreachable",
+        "unreachable" satisfies AgentClientErrorCode,
         `${method} ${this.baseUrl}${path}: ${reason}`,
         undefined,
         {
@@ -306,7 +239,7 @@ export class AgentClient {
     if (response.peerCertSha256 !== certSha256.toLowerCase())
       throw new AgentApiError(
         0,
-        "certificate_mismatch",
+        "certificate_mismatch" satisfies AgentClientErrorCode,
         `${method} ${path}: the answer did not come over the pinned certificate`,
       );
     if (!response.ok) {
@@ -325,7 +258,7 @@ export class AgentClient {
     if (!answer.success)
       throw new AgentApiError(
         response.status,
-        "invalid_answer",
+        "invalid_answer" satisfies AgentClientErrorCode,
         `${method} ${path}: agent answered ${response.status} outside the protocol: ${answer.error.issues[0]?.message ?? "invalid"}`,
       );
     return answer.data;

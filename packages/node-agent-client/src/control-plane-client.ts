@@ -1,13 +1,13 @@
 import {
+  CONTROL_PLANE_PATHS,
   CredentialResponse,
   HeartbeatResponse,
   JoinResponse,
   TelemetryResponse,
-  type HeartbeatRequest,
+  type HeartbeatRequestInput,
   type JoinRequest,
-  type TelemetryBatch,
-  AGENT_API_PREFIX,
-} from "./protocol.ts";
+  type TelemetryBatchInput,
+} from "@thaw/protocol";
 import type { z } from "zod";
 
 export interface ControlPlaneClientOptions {
@@ -44,21 +44,21 @@ export class ControlPlaneClient {
   }
 
   join(request: JoinRequest): Promise<JoinResponse> {
-    return this.post("/join", request, JoinResponse);
+    return this.post(CONTROL_PLANE_PATHS.join, request, JoinResponse);
   }
 
-  heartbeat(credential: string, request: HeartbeatRequest): Promise<HeartbeatResponse> {
-    return this.post("/heartbeat", request, HeartbeatResponse, credential);
+  heartbeat(credential: string, request: HeartbeatRequestInput): Promise<HeartbeatResponse> {
+    return this.post(CONTROL_PLANE_PATHS.heartbeat, request, HeartbeatResponse, credential);
   }
 
   /** A new credential for this node (the current one stays valid until the new one is used). */
   renewCredential(credential: string): Promise<CredentialResponse> {
-    return this.post("/credential", {}, CredentialResponse, credential);
+    return this.post(CONTROL_PLANE_PATHS.credential, {}, CredentialResponse, credential);
   }
 
   /** Idempotent on (coldStartId, sequence): after a timeout, resend the same batch. */
-  sendTelemetry(credential: string, batch: TelemetryBatch): Promise<TelemetryResponse> {
-    return this.post("/telemetry", batch, TelemetryResponse, credential);
+  sendTelemetry(credential: string, batch: TelemetryBatchInput): Promise<TelemetryResponse> {
+    return this.post(CONTROL_PLANE_PATHS.telemetry, batch, TelemetryResponse, credential);
   }
 
   private async post<T extends z.ZodType>(
@@ -69,7 +69,7 @@ export class ControlPlaneClient {
   ): Promise<z.infer<T>> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (credential) headers.authorization = `Bearer ${credential}`;
-    const response = await this.fetchImpl(`${this.baseUrl}${AGENT_API_PREFIX}${path}`, {
+    const response = await this.fetchImpl(`${this.baseUrl}${path}`, {
       method: "POST",
       headers,
       body: JSON.stringify(body),

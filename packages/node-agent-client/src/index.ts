@@ -1,4 +1,7 @@
-export * from "./protocol.ts";
+// The clients of the agent protocol (its schemas and constants are @thaw/protocol's): the
+// agent's client of the control plane, the scheduler's client of agents, the signatures on
+// the scheduler's calls and the pinned-TLS fetch they go over. Node-only (node:crypto,
+// node:https), so not in the protocol package.
 export {
   ControlPlaneClient,
   ControlPlaneError,

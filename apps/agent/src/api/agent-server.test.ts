@@ -7,12 +7,12 @@ import {
   AgentApiError,
   type AgentClient,
   type PinnedResponse,
-  type StartReplicaRequestInput,
   generateAgentCallKeyPair,
   keepAliveFetch,
   parseAgentCallPrivateKey,
   signAgentCall,
 } from "@thaw/node-agent-client";
+import { type StartReplicaRequestInput } from "@thaw/protocol";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentProcess, startAgent } from "../agent-process.ts";

@@ -4,11 +4,9 @@ import { type Server, createServer } from "node:https";
 import {
   AGENT_CALL_MAX_SKEW_SECONDS,
   AGENT_CALL_SCHEME,
-  CaptureSnapshotRequest,
-  ParkReplicaRequest,
-  StartReplicaRequest,
   parseAgentCallAuthorization,
 } from "@thaw/node-agent-client";
+import { CaptureSnapshotRequest, ParkReplicaRequest, StartReplicaRequest } from "@thaw/protocol";
 import { type Logger } from "pino";
 import { z } from "zod";
 import { AgentError } from "../agent-error.ts";

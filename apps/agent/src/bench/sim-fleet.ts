@@ -19,12 +19,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { quantile } from "@thaw/core/statistics";
-import {
-  type AgentClient,
-  type ReplicaSimulation,
-  type StartReplicaRequestInput,
-  keepAliveFetch,
-} from "@thaw/node-agent-client";
+import { type AgentClient, keepAliveFetch } from "@thaw/node-agent-client";
+import { type ReplicaSimulation, type StartReplicaRequestInput } from "@thaw/protocol";
 import { FakeControlPlane, type FakeNode } from "../testing/fake-control-plane.ts";
 
 const { values: args } = parseArgs({

@@ -1,11 +1,10 @@
 import { type Phase, type StartPath } from "@thaw/core/vocabulary";
+import { ControlPlaneError, type ControlPlaneClient } from "@thaw/node-agent-client";
 import {
   type AgentInventory,
   type CaptureSnapshotRequest,
   type CaptureSnapshotResponse,
   type ColdStartOutcomeReport,
-  ControlPlaneError,
-  type ControlPlaneClient,
   type HostFigures,
   type ParkReplicaRequest,
   type ParkReplicaResponse,
@@ -13,7 +12,7 @@ import {
   type StartReplicaRequest,
   type StartReplicaResponse,
   type StopReplicaResponse,
-} from "@thaw/node-agent-client";
+} from "@thaw/protocol";
 import { type Logger } from "pino";
 import { AgentError } from "../agent-error.ts";
 import { type AgentCallKeys } from "../api/agent-call-auth.ts";

@@ -1,5 +1,5 @@
 import { type StartPath } from "@thaw/core/vocabulary";
-import { type StartReplicaRequest } from "@thaw/node-agent-client";
+import { type StartReplicaRequest } from "@thaw/protocol";
 import { type Runtime, type RuntimeInventory } from "../runtimes/runtime.ts";
 
 /**

@@ -5,7 +5,7 @@ import {
   type ParkReplicaRequestInput,
   type StartReplicaRequest,
   type StartReplicaRequestInput,
-} from "@thaw/node-agent-client";
+} from "@thaw/protocol";
 import { type z } from "zod";
 
 // The one interface every runtime implements: `containerd` (real hosts) and `sim`

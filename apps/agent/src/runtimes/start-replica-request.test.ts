@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ParkReplicaRequest, StartReplicaRequest } from "@thaw/node-agent-client";
+import { ParkReplicaRequest, StartReplicaRequest } from "@thaw/protocol";
 import { describe, expect, it } from "vitest";
 
 const base = {

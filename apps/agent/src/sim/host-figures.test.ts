@@ -1,4 +1,4 @@
-import { HostFigures } from "@thaw/node-agent-client";
+import { HostFigures } from "@thaw/protocol";
 import { describe, expect, it } from "vitest";
 import { hostFiguresFor } from "./host-figures.ts";
 

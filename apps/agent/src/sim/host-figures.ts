@@ -1,5 +1,5 @@
 import { HOST_PROFILES, type HostProfile } from "@thaw/core/cold-start-model";
-import type { HostFigures } from "@thaw/node-agent-client";
+import type { HostFigures } from "@thaw/protocol";
 
 /** Driver and CUDA a simulated host reports; snapshots are bound to them. */
 const SIM_DRIVER_VERSION = "570.133.20";

@@ -1,6 +1,6 @@
 import { type FileHandle, mkdir, open, readFile, rename, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { ColdStartOutcomeReport, PhaseEventReport } from "@thaw/node-agent-client";
+import { ColdStartOutcomeReport, PhaseEventReport } from "@thaw/protocol";
 import { z } from "zod";
 
 // The telemetry spool: an append-only JSON-lines file under the state directory holding

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type PhaseEventReport, type TelemetryBatch } from "@thaw/node-agent-client";
+import { type PhaseEventReport, type TelemetryBatch } from "@thaw/protocol";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { backoffDelayMs } from "./backoff.ts";

@@ -6,7 +6,7 @@ import {
   TELEMETRY_MAX_EVENTS_PER_BATCH,
   type TelemetryBatch,
   type TelemetryResponse,
-} from "@thaw/node-agent-client";
+} from "@thaw/protocol";
 import { type Logger } from "pino";
 import { type AgentMetrics } from "../metrics.ts";
 import { type BackoffPolicy, backoffDelayMs } from "./backoff.ts";

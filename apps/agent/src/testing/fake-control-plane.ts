@@ -2,17 +2,19 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { type IncomingMessage, type Server, createServer } from "node:http";
 import { type AddressInfo } from "node:net";
 import {
-  AGENT_API_PREFIX,
   AgentClient,
   type AgentClientOptions,
+  generateAgentCallKeyPair,
+  parseAgentCallPrivateKey,
+} from "@thaw/node-agent-client";
+import {
+  AGENT_API_PREFIX,
   type ColdStartOutcomeReport,
   HeartbeatRequest,
   JoinRequest,
   type PhaseEventReport,
   TelemetryBatch,
-  generateAgentCallKeyPair,
-  parseAgentCallPrivateKey,
-} from "@thaw/node-agent-client";
+} from "@thaw/protocol";
 
 // A stand-in for the control plane's agent API (join, heartbeat, credential, telemetry) that
 // only validates, counts and remembers: for unit tests and the sim-fleet benchmark, where the

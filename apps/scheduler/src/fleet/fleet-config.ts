@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type ResolvedFleetPolicy, resolveFleetPolicy } from "@thaw/core";
-import { CertSha256 } from "@thaw/node-agent-client";
+import { CertSha256 } from "@thaw/protocol";
 import { z } from "zod";
 import { AwsFleetConfig } from "./aws/aws-fleet-config.ts";
 import { AwsHostProvider } from "./aws/aws-host-provider.ts";

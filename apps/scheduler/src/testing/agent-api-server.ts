@@ -12,7 +12,7 @@ import {
   renewNodeCredential,
 } from "@thaw/core";
 import type { DbClient } from "@thaw/db";
-import { HeartbeatRequest, JoinRequest, TelemetryBatch } from "@thaw/node-agent-client";
+import { HeartbeatRequest, JoinRequest, TelemetryBatch } from "@thaw/protocol";
 import { TEST_AGENT_CALL_KEYS } from "./agent-call-keys.ts";
 
 // The control plane's agent API (join, heartbeat, credential, telemetry) over node:http, calling the same

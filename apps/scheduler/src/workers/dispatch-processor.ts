@@ -6,7 +6,8 @@ import {
   recordDispatched,
   recordDispatchFailed,
 } from "@thaw/core";
-import { AgentApiError, StartReplicaRequest } from "@thaw/node-agent-client";
+import { AgentApiError } from "@thaw/node-agent-client";
+import { StartReplicaRequest } from "@thaw/protocol";
 import type { Job } from "bullmq";
 import type { WorkerContext } from "./worker-context.ts";
 

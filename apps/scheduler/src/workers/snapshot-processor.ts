@@ -6,7 +6,8 @@ import {
   protocolRefusal,
   QUEUES,
 } from "@thaw/core";
-import { AgentApiError, CaptureSnapshotRequest } from "@thaw/node-agent-client";
+import { AgentApiError } from "@thaw/node-agent-client";
+import { CaptureSnapshotRequest } from "@thaw/protocol";
 import type { Job } from "bullmq";
 import type { WorkerContext } from "./worker-context.ts";
 

@@ -1,114 +1,36 @@
+import {
+  LayerCompression,
+  LayerContent,
+  Phase,
+  ScenarioEngine,
+  ScenarioHost,
+  ScenarioImage,
+  ScenarioLayer,
+  ScenarioLazy,
+  ScenarioRestore,
+  StartPath,
+} from "@thaw/protocol";
 import { z } from "zod";
 import { parseInput } from "../errors/parse-input";
-import { Phase, StartPath } from "../vocabulary/index";
 
 // The `sim:coldstart` scenario of docs/bench-contracts.md. It is a public contract: add
 // optional fields, never rename. Every object is strict so a typo is an error that names
-// the field instead of a silently ignored key. Sizes are bytes, times seconds.
+// the field instead of a silently ignored key. Sizes are bytes, times seconds. Its blocks
+// (host, image, engine, lazy, restore) are the agent protocol's, which carries them to
+// simulated hosts; they are re-exported here for the model's users.
+export {
+  LayerCompression,
+  LayerContent,
+  ScenarioEngine,
+  ScenarioHost,
+  ScenarioImage,
+  ScenarioLayer,
+  ScenarioLazy,
+  ScenarioRestore,
+};
 
-const positive = z.number().positive();
 const nonNegative = z.number().nonnegative();
 const byteCount = z.number().int().nonnegative();
-
-export const ScenarioHost = z
-  .object({
-    /** Cores available for fetch / decompress. */
-    vcpus: z.number().int().positive(),
-    /** Bandwidth to the registry / snapshot store. */
-    networkGbps: positive,
-    /** Round trip per HTTP request. */
-    registryRttMs: nonNegative,
-    /** Block device write ceiling. */
-    diskWriteMiBps: positive,
-    /** Block device read ceiling (what concurrent readers can reach). */
-    diskReadMiBps: positive,
-    /** Host -> GPU copy bandwidth; 0 = no GPU. */
-    pcieGBps: nonNegative,
-    /**
-     * Extension (optional): what ONE synchronous sequential reader gets from the device,
-     * bounded by readahead bytes in flight over the device latency, not by the ceiling.
-     * Defaults to the network-attached EBS figure (see physical-constants.ts).
-     */
-    diskReadStreamMiBps: positive.optional(),
-  })
-  .strict();
-
-export const LayerCompression = z.enum(["gzip-9", "gzip-6", "gzip-0", "zstd", "none"]);
-export type LayerCompression = z.infer<typeof LayerCompression>;
-
-/** weights: high entropy (quantized tensors); code: Python, wheels, .so; data: anything else. */
-export const LayerContent = z.enum(["weights", "code", "data"]);
-export type LayerContent = z.infer<typeof LayerContent>;
-
-export const ScenarioLayer = z
-  .object({
-    /** Uncompressed size: what lands on disk and what the engine can read. */
-    bytes: byteCount,
-    compression: LayerCompression,
-    content: LayerContent,
-  })
-  .strict();
-
-export const ScenarioImage = z
-  .object({
-    format: z.enum(["oci", "estargz"]),
-    layers: z.array(ScenarioLayer).min(1),
-    /** Share of image bytes read before ready (imports + weights). */
-    readFraction: z.number().min(0).max(1),
-  })
-  .strict();
-
-export const ScenarioEngine = z
-  .object({
-    /** Bytes loaded before ready (0 if none). Read from the image when it has a weights layer, else from local disk. */
-    weightsBytes: byteCount,
-    loader: z.enum(["sequential", "concurrent"]),
-    loaderConcurrency: z.number().int().positive(),
-    /** Imports, CUDA context, server start, excluding weights and image reads. */
-    initSeconds: nonNegative,
-    /** With empty caches. */
-    compileSeconds: nonNegative,
-    /** With empty caches. */
-    graphCaptureSeconds: nonNegative,
-    /** With empty caches. */
-    warmupSeconds: nonNegative,
-    /** Compile / kernel caches persisted from earlier starts. */
-    warmCaches: z.boolean(),
-  })
-  .strict();
-
-// Defaults are stargz-snapshotter's own (fs/config/config.go) except where noted: an
-// unconfigured snapshotter is what a node has until someone tunes it.
-export const ScenarioLazy = z
-  .object({
-    prefetch: z.boolean().default(true),
-    /** Bytes per prefetch HTTP GET; 0 = stargz default `prefetch_chunk_size = 0`: one GET for a layer's whole prefetch range. */
-    prefetchChunkBytes: byteCount.default(0),
-    /** On-demand fetch granularity, stargz `[blob] chunk_size` (50000). */
-    lazyChunkBytes: z.number().int().positive().default(50_000),
-    /** Operation budget, stargz `prefetch_timeout_sec`: how long mounting waits for prefetch. */
-    prefetchTimeoutSeconds: positive.default(10),
-    /** Per-HTTP-request fetch timeout: 30 s per the field notes (a request running longer is cancelled). */
-    fetchTimeoutSeconds: positive.default(30),
-    /** Create-phase deadline: kubelet's `--runtime-request-timeout` (2 min) bounds CreateContainer; prefetch still in flight is cancelled. */
-    createDeadlineSeconds: positive.default(120),
-    /** stargz `[directory_cache] max_cache_fds` (10): bounds in-flight prefetch chunks. */
-    maxCacheFds: z.number().int().positive().default(10),
-  })
-  .strict();
-
-export const ScenarioRestore = z
-  .object({
-    /** Default: vLLM's sleep-level-2 process image from the field notes. */
-    snapshotBytes: byteCount.default(3_400_000_000),
-    /** false: fetched from the snapshot store first. */
-    local: z.boolean().default(true),
-    /** 0: GPU state in the image; 1: weights in host RAM; 2: weights discarded. */
-    sleepLevel: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(2),
-    /** Reader threads of the weight reload after wake; 1 = vLLM's own `reload_weights`. */
-    reloadConcurrency: z.number().int().positive().default(1),
-  })
-  .strict();
 
 export const ColdStartScenario = z
   .object({
@@ -134,12 +56,6 @@ export const ColdStartScenario = z
 
 export type ColdStartScenario = z.output<typeof ColdStartScenario>;
 export type ColdStartScenarioInput = z.input<typeof ColdStartScenario>;
-export type ScenarioHost = z.output<typeof ScenarioHost>;
-export type ScenarioLayer = z.output<typeof ScenarioLayer>;
-export type ScenarioImage = z.output<typeof ScenarioImage>;
-export type ScenarioEngine = z.output<typeof ScenarioEngine>;
-export type ScenarioLazy = z.output<typeof ScenarioLazy>;
-export type ScenarioRestore = z.output<typeof ScenarioRestore>;
 
 /** Parses untrusted scenario JSON; throws AppError(BAD_REQUEST) naming the field, e.g. `scenario.host.bogus`. */
 export function parseColdStartScenario(input: unknown): ColdStartScenario {

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { IMAGE_REFERENCE } from "@thaw/protocol";
 import ipaddr from "ipaddr.js";
 
 // What a deployment may point at (DESIGN.md §6): user-supplied registries and model sources
@@ -93,16 +94,9 @@ export function modelSourceProblem(source: string): string | null {
   }
 }
 
-/**
- * The one grammar of an image reference, for the API, the scheduler and the agent alike
- * (distribution/reference, narrowed): `[registry[:port]/]path[:tag][@sha256:<64 hex>]`.
- * Registry components start and end with a letter or digit (no `-k/…` or `.x.com/…` that
- * a command line could read as an option or a relative host); registries are named, not
- * IPv6 literals; path components are lowercase. Anything the agent would refuse is refused
- * here first, so a deployment cannot be accepted and then never start.
- */
-export const IMAGE_REFERENCE =
-  /^(?:((?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]{1,5})?)\/)?([a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*)(?::([\w][\w.-]{0,127}))?(?:@(sha256:[a-f0-9]{64}))?$/;
+// The image-reference grammar is the agent protocol's (@thaw/protocol): the API refuses
+// what an agent would refuse, so a deployment cannot be accepted and then never start.
+export { IMAGE_REFERENCE };
 
 /** Why an image reference is refused, or null when it is allowed. */
 export function imageRefProblem(ref: string): string | null {

@@ -1,42 +1,10 @@
+import { type ReplicaState } from "@thaw/protocol";
 import { z } from "zod";
 
 // The shared vocabulary (DESIGN.md §1, §4). The database enums mirror these; a unit test
 // fails if the two ever disagree. Add a value here and in packages/db/prisma/schema.prisma.
-
-/** Start paths, fastest-when-possible first. */
-export const StartPath = z.enum(["warm", "restore", "lazy", "pull"]);
-export type StartPath = z.infer<typeof StartPath>;
-
-/** The closed set of cold-start phases, in the order they happen. */
-export const Phase = z.enum([
-  "queue",
-  "provision",
-  "handover",
-  "fetch_snapshot",
-  "restore",
-  "pull",
-  "prefetch",
-  "create",
-  "start",
-  "load_weights",
-  "compile",
-  "graph_capture",
-  "warmup",
-  "ready",
-]);
-export type Phase = z.infer<typeof Phase>;
-
-export const ReplicaState = z.enum([
-  "pending",
-  "placed",
-  "starting",
-  "ready",
-  "warm",
-  "draining",
-  "stopped",
-  "failed",
-]);
-export type ReplicaState = z.infer<typeof ReplicaState>;
+// The words the agent protocol carries are declared there (@thaw/protocol) and re-exported.
+export { NodeProvider, NodeRuntime, Phase, ReplicaState, StartPath } from "@thaw/protocol";
 
 export const NodeState = z.enum([
   "requested",
@@ -53,12 +21,6 @@ export type OrgRole = z.infer<typeof OrgRole>;
 
 export const Objective = z.enum(["mean", "p90"]);
 export type Objective = z.infer<typeof Objective>;
-
-export const NodeProvider = z.enum(["aws", "sim"]);
-export type NodeProvider = z.infer<typeof NodeProvider>;
-
-export const NodeRuntime = z.enum(["containerd", "sim"]);
-export type NodeRuntime = z.infer<typeof NodeRuntime>;
 
 export const ColdStartStatus = z.enum([
   "scheduled",

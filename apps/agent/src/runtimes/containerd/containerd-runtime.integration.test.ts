@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { StartReplicaRequest, type StartReplicaRequestInput } from "@thaw/node-agent-client";
+import { StartReplicaRequest, type StartReplicaRequestInput } from "@thaw/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PhaseRecorder } from "../phase-recorder.ts";
 import { type PhaseEvent, PhaseFailedError } from "../runtime.ts";

@@ -9,7 +9,7 @@ import {
   type ParkReplicaRequestInput,
   StartReplicaRequest,
   type StartReplicaRequestInput,
-} from "@thaw/node-agent-client";
+} from "@thaw/protocol";
 import { PhaseRecorder } from "../phase-recorder.ts";
 import { engineCall } from "../replica-http.ts";
 import {

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type ReplicaWarmup } from "@thaw/node-agent-client";
+import { type ReplicaWarmup } from "@thaw/protocol";
 import { type PhaseRecorder } from "../phase-recorder.ts";
 import { probeUntilReady, replicaRequest, type ProbeResult } from "../replica-http.ts";
 import {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { type StartReplicaRequestInput } from "@thaw/node-agent-client";
+import { type StartReplicaRequestInput } from "@thaw/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type PhaseEvent } from "../runtime.ts";
 import { CHECKPOINT_CAPABILITIES } from "./commands.ts";

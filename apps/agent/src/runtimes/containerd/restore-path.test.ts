@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { type StartReplicaRequestInput } from "@thaw/node-agent-client";
+import { type StartReplicaRequestInput } from "@thaw/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type PhaseEvent, PhaseFailedError } from "../runtime.ts";
 import { CHECKPOINT_MEDIA, encodeProtoAny, SPEC_TYPE_URL } from "./checkpoint-spec.ts";

@@ -1,4 +1,4 @@
-import { type CaptureSnapshotRequest } from "@thaw/node-agent-client";
+import { type CaptureSnapshotRequest } from "@thaw/protocol";
 import { engineCall } from "../replica-http.ts";
 import { LABEL_SNAPSHOT } from "./commands.ts";
 import { type ContainerdHost } from "./host.ts";

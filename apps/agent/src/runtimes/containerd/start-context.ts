@@ -1,4 +1,4 @@
-import { type StartReplicaRequest } from "@thaw/node-agent-client";
+import { type StartReplicaRequest } from "@thaw/protocol";
 import { type PhaseRecorder } from "../phase-recorder.ts";
 import { type ProbeResult } from "../replica-http.ts";
 import { LABEL_COLD_START, LABEL_REPLICA, type ContainerSpec } from "./commands.ts";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type StartReplicaRequestInput } from "@thaw/node-agent-client";
+import { type StartReplicaRequestInput } from "@thaw/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type PhaseEvent, PhaseFailedError } from "../runtime.ts";
 import { fakeDigest, fakeManifest } from "./testing/fake-tools.ts";

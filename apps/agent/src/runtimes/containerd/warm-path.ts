@@ -1,4 +1,4 @@
-import { type EngineHttpCall } from "@thaw/node-agent-client";
+import { type EngineHttpCall } from "@thaw/protocol";
 import { engineCall } from "../replica-http.ts";
 import { type PathOutcome, type StartContext } from "./start-context.ts";
 

@@ -5,7 +5,7 @@ import {
   type ReplicaSimulation,
   type StartReplicaRequestInput,
   StartReplicaRequest,
-} from "@thaw/node-agent-client";
+} from "@thaw/protocol";
 import { describe, expect, it } from "vitest";
 import { hostFiguresFor } from "../../sim/host-figures.ts";
 import { type PhaseEvent, PhaseFailedError } from "../runtime.ts";

@@ -13,7 +13,7 @@ import {
   type HostFigures,
   type ParkReplicaRequest,
   type StartReplicaRequest,
-} from "@thaw/node-agent-client";
+} from "@thaw/protocol";
 import {
   type CapturedSnapshot,
   type EmitPhase,

@@ -4,7 +4,7 @@ import {
   type HostProfile,
   scenarioHostFromProfile,
 } from "@thaw/core/cold-start-model";
-import { type ReplicaSimulation, type StartReplicaRequest } from "@thaw/node-agent-client";
+import { type ReplicaSimulation, type StartReplicaRequest } from "@thaw/protocol";
 
 // From a start request and what this simulated host holds to the cold-start model's
 // scenario: the host's published figures, the deployment's image and engine, and the

@@ -1,5 +1,5 @@
 import { authenticateNode, renewNodeCredential } from "@thaw/core";
-import { CredentialResponse } from "@thaw/node-agent-client";
+import { CredentialResponse } from "@thaw/protocol";
 import { getDb } from "../../../../../server/db.ts";
 import { bearerToken, jsonRoute, readJsonBody } from "../../../../../server/http/json-route.ts";
 

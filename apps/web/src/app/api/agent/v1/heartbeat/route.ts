@@ -1,5 +1,5 @@
 import { authenticateNode, parseInput, recordNodeHeartbeat } from "@thaw/core";
-import { HeartbeatRequest, HeartbeatResponse } from "@thaw/node-agent-client";
+import { HeartbeatRequest, HeartbeatResponse } from "@thaw/protocol";
 import { getDb } from "../../../../../server/db.ts";
 import { bearerToken, jsonRoute, readJsonBody } from "../../../../../server/http/json-route.ts";
 

@@ -1,5 +1,5 @@
 import { joinNode, parseInput } from "@thaw/core";
-import { JoinRequest, JoinResponse } from "@thaw/node-agent-client";
+import { JoinRequest, JoinResponse } from "@thaw/protocol";
 import { env } from "../../../../../env.ts";
 import { getDb } from "../../../../../server/db.ts";
 import { clientAddressOf } from "../../../../../server/http/client-of.ts";

@@ -1,5 +1,5 @@
 import { authenticateNode, ingestTelemetry, parseInput } from "@thaw/core";
-import { TelemetryBatch, TelemetryResponse } from "@thaw/node-agent-client";
+import { TelemetryBatch, TelemetryResponse } from "@thaw/protocol";
 import { getDb } from "../../../../../server/db.ts";
 import { bearerToken, jsonRoute, readJsonBody } from "../../../../../server/http/json-route.ts";
 import { publishColdStartProgress } from "../../../../../server/live/live-events.ts";

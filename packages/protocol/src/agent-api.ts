@@ -1,164 +1,62 @@
-import { ScenarioEngine, ScenarioLayer, ScenarioLazy } from "@thaw/core/cold-start-model";
-import { IMAGE_REFERENCE } from "@thaw/core/deployments";
-import { Phase, StartPath } from "@thaw/core/vocabulary";
 import { z } from "zod";
+import { ScenarioEngine, ScenarioLayer, ScenarioLazy } from "./cold-start-scenario.ts";
+import { InventoryImage } from "./control-plane-api.ts";
+import { ImageReference, Sha256Digest } from "./image-reference.ts";
+import { AgentReplicaState } from "./replica-states.ts";
+import { NodeRuntime, StartPath } from "./vocabulary.ts";
 
-// The agent protocol: the single source of truth for both sides (agent and control plane).
-// Agent → control plane: join, heartbeat, telemetry under /api/agent/v1.
-// Numbers are bounded so a malformed agent cannot store NaN, Infinity or absurd figures.
+// Scheduler → agent: start, park and stop replicas, capture snapshots, read the inventory.
+// Served by apps/agent over https under each host's base URL (its `agentUrl`: the agent's
+// origin, or /hosts/<name> on a process serving a sim fleet), called by node-agent-client's
+// AgentClient with a signature only the scheduler can make. Strings that end up in a command
+// line are restricted so that they can never be read as an option (no leading '-') or split
+// (no whitespace).
 
-const finite = (max: number) => z.number().finite().min(0).max(max);
-
-/** What a host can do, measured or from its instance profile. */
-export const HostFigures = z
-  .object({
-    instanceType: z.string().min(1).max(64),
-    gpuModel: z.string().min(1).max(64),
-    gpuCount: z.number().int().min(0).max(64),
-    gpuMemoryGiB: z.number().int().min(0).max(4096),
-    vcpus: z.number().int().min(1).max(1024),
-    networkGbps: finite(10_000),
-    diskReadMiBps: finite(1_000_000),
-    diskWriteMiBps: finite(1_000_000),
-    pcieGBps: finite(1_000),
-    registryRttMs: finite(10_000),
-    driverVersion: z.string().max(32).optional(),
-    cudaVersion: z.string().max(32).optional(),
-  })
-  .strict();
-export type HostFigures = z.infer<typeof HostFigures>;
-
-/** SHA-256 of a certificate's DER, as 64 lower-case hex digits. */
-export const CertSha256 = z
-  .string()
-  .regex(/^[0-9a-f]{64}$/, "expected the certificate's SHA-256 as 64 lower-case hex digits");
-
-export const JoinRequest = z
-  .object({
-    joinToken: z.string().min(1).max(512),
-    name: z.string().min(1).max(128),
-    provider: z.enum(["aws", "sim"]),
-    runtime: z.enum(["containerd", "sim"]),
-    instanceId: z.string().min(1).max(128).optional(),
-    zone: z.string().max(64).optional(),
-    agentVersion: z.string().min(1).max(64),
-    /** Where the scheduler reaches this agent's HTTP API: https, with the certificate below. */
-    agentUrl: z.url().max(512).optional(),
-    /**
-     * SHA-256 of the agent's TLS certificate (its DER, 64 hex digits): the scheduler accepts
-     * no other certificate at agentUrl. Required with an agentUrl.
-     */
-    agentCertSha256: CertSha256.optional(),
-    /**
-     * An instance that joined before proves it is that node: the credential it was given
-     * (kept across an agent restart). Without it, or a join token created for that node,
-     * joining as an existing instance is refused.
-     */
-    nodeCredential: z.string().min(1).max(512).optional(),
-    figures: HostFigures,
-  })
-  .strict();
-export type JoinRequest = z.infer<typeof JoinRequest>;
-
-export const JoinResponse = z.object({
-  nodeId: z.uuid(),
-  /** Per-node credential: bearer token for every later call; shown once, stored hashed. */
-  credential: z.string(),
-  heartbeatIntervalSeconds: z.number().int().positive(),
-  /**
-   * The scheduler's public key (base64 SPKI DER, Ed25519): the agent accepts a call only when
-   * it is signed with the matching private key (agent-call-signature.ts).
-   */
-  agentCallPublicKey: z.string().min(1).max(512),
-});
-export type JoinResponse = z.infer<typeof JoinResponse>;
+type AgentRoute = { method: "GET" | "POST" | "DELETE"; path: string };
 
 /**
- * POST /api/agent/v1/credential (with the current credential): a new credential for this
- * node. The current one keeps working until the new one is first used, so an answer lost on
- * the way costs nothing; after that only the new one does.
+ * The agent's HTTP API, relative to a host's base URL. `{id}` is a replica id, one path
+ * segment. The agent routes exactly these; the client calls exactly these.
  */
-export const CredentialResponse = z.object({ nodeId: z.uuid(), credential: z.string() });
-export type CredentialResponse = z.infer<typeof CredentialResponse>;
+export const AGENT_ROUTES = {
+  startReplica: { method: "POST", path: "/v1/replicas" },
+  parkReplica: { method: "POST", path: "/v1/replicas/{id}/park" },
+  stopReplica: { method: "DELETE", path: "/v1/replicas/{id}" },
+  captureSnapshot: { method: "POST", path: "/v1/snapshots" },
+  inventory: { method: "GET", path: "/v1/inventory" },
+  /** One host's health (the process's own /healthz needs no signature). */
+  health: { method: "GET", path: "/healthz" },
+} as const satisfies Record<string, AgentRoute>;
+export type AgentRouteName = keyof typeof AGENT_ROUTES;
 
-export const InventoryImage = z
-  .object({
-    digest: z.string().regex(/^sha256:[0-9a-f]{64}$/, "expected sha256:<64 hex digits>"),
-    bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    estargz: z.boolean().default(false),
-  })
-  .strict();
-
-export const HeartbeatRequest = z
-  .object({
-    agentVersion: z.string().min(1).max(64),
-    gpusFree: z.number().int().min(0).max(64),
-    gpusUsed: z.number().int().min(0).max(64),
-    figures: HostFigures.optional(),
-    inventory: z
-      .object({
-        images: z.array(InventoryImage).max(10_000).default([]),
-        snapshotIds: z.array(z.uuid()).max(10_000).default([]),
-        warmReplicaIds: z.array(z.uuid()).max(1_000).default([]),
-      })
-      .strict()
-      .default({ images: [], snapshotIds: [], warmReplicaIds: [] }),
-  })
-  .strict();
-export type HeartbeatRequest = z.input<typeof HeartbeatRequest>;
-
-export const HeartbeatResponse = z.object({
-  nodeId: z.uuid(),
-  state: z.string(),
-  heartbeatIntervalSeconds: z.number().int().positive(),
-  /** An operator rotated this node's credential: fetch a new one (POST /credential). */
-  rotateCredential: z.boolean().default(false),
-});
-export type HeartbeatResponse = z.infer<typeof HeartbeatResponse>;
-
-/** One phase event, as streamed by the agent (extended by the telemetry work). */
-export const PhaseEventReport = z
-  .object({
-    coldStartId: z.uuid(),
-    sequence: z.number().int().min(1).max(1_000_000),
-    phase: Phase,
-    startedAt: z.iso.datetime(),
-    endedAt: z.iso.datetime().optional(),
-    seconds: finite(86_400).optional(),
-    bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-    attributes: z
-      .record(z.string().max(64), z.union([z.string().max(1024), z.number().finite(), z.boolean()]))
-      .default({}),
-  })
-  .strict();
-export type PhaseEventReport = z.infer<typeof PhaseEventReport>;
-
-export const StartPathSchema = StartPath;
-
-/** How often agents heartbeat; the control plane marks a node lost after several missed beats. */
-export const HEARTBEAT_INTERVAL_MS = 5_000;
-
-export const AGENT_API_PREFIX = "/api/agent/v1";
-export const AGENT_PROTOCOL_VERSION = "1";
-
-// Scheduler → agent: start, park and stop replicas, capture snapshots (the agent's runtimes
-// implement these). Strings that end up in a command line are restricted so that they can
-// never be read as an option (no leading '-') or split (no whitespace).
+/** `route`'s path with its parameters filled in, each encoded as one path segment. */
+export function agentPath(route: AgentRouteName, params: Readonly<Record<string, string>> = {}) {
+  return AGENT_ROUTES[route].path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${route}: no value for {${name}}`);
+    return encodeURIComponent(value);
+  });
+}
 
 /**
- * An image (or checkpoint image) reference: the API's own grammar (core's IMAGE_REFERENCE),
- * so nothing the control plane accepted is refused here, and nothing that could be read as an
- * option or another host reaches a command line.
+ * The parameters of `path` (as sent: still encoded), in order, when it is `route`'s path;
+ * null when it is not. A parameter is one non-empty path segment.
  */
-const ImageReference = z
-  .string()
-  .min(1)
-  .max(512)
-  .regex(
-    IMAGE_REFERENCE,
-    "expected an image reference such as registry.example.com/team/model:tag",
-  );
-const Sha256Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, "expected sha256:<64 hex digits>");
+export function matchAgentPath(route: AgentRouteName, path: string): string[] | null {
+  const template = AGENT_ROUTES[route].path.split("/");
+  const given = path.split("/");
+  if (given.length !== template.length) return null;
+  const params: string[] = [];
+  for (const [i, part] of template.entries()) {
+    const segment = given[i] ?? "";
+    if (/^\{\w+\}$/.test(part)) {
+      if (segment === "") return null;
+      params.push(segment);
+    } else if (segment !== part) return null;
+  }
+  return params;
+}
+
 /**
  * A checkpoint to restore, by the manifest digest recorded at capture (repo@sha256:…): a tag
  * can be moved by whoever can push to the repository, a digest names the bytes the capture
@@ -361,40 +259,73 @@ export const CaptureSnapshotRequest = z
 export type CaptureSnapshotRequest = z.infer<typeof CaptureSnapshotRequest>;
 export type CaptureSnapshotRequestInput = z.input<typeof CaptureSnapshotRequest>;
 
-// Agent → control plane: telemetry. Phase events go in small batches, each idempotent on
-// (coldStartId, sequence) so an agent can resend a batch after a timeout or a restart.
+// Answers. Every 4xx/5xx answer is an AgentErrorBody (agent-errors.ts).
 
-/** How a cold start ended, reported once by the agent (after its last phase event). */
-export const ColdStartOutcomeReport = z
-  .object({
-    coldStartId: z.uuid(),
-    status: z.enum(["succeeded", "failed"]),
-    /** The phase that failed (status failed). */
-    failedPhase: Phase.optional(),
-    /** What went wrong, for the operator; never a secret. */
-    error: z.string().max(4_096).optional(),
-    endedAt: z.iso.datetime(),
-  })
-  .strict()
-  .refine((o) => o.status === "succeeded" || o.failedPhase !== undefined, {
-    message: "a failed outcome names the phase that failed",
-    path: ["failedPhase"],
-  });
-export type ColdStartOutcomeReport = z.infer<typeof ColdStartOutcomeReport>;
-
-export const TELEMETRY_MAX_EVENTS_PER_BATCH = 500;
-
-export const TelemetryBatch = z
-  .object({
-    events: z.array(PhaseEventReport).max(TELEMETRY_MAX_EVENTS_PER_BATCH).default([]),
-    outcomes: z.array(ColdStartOutcomeReport).max(TELEMETRY_MAX_EVENTS_PER_BATCH).default([]),
-  })
-  .strict();
-export type TelemetryBatch = z.input<typeof TelemetryBatch>;
-
-export const TelemetryResponse = z.object({
-  /** Events stored now; resent ones already stored are not counted. */
-  accepted: z.number().int().min(0),
-  duplicates: z.number().int().min(0),
+/** 202: the start was accepted and runs in the background; phases arrive as telemetry. */
+export const StartReplicaResponse = z.object({
+  replicaId: z.uuid(),
+  coldStartId: z.uuid(),
+  path: StartPath,
+  acceptedAt: z.iso.datetime(),
 });
-export type TelemetryResponse = z.infer<typeof TelemetryResponse>;
+export type StartReplicaResponse = z.infer<typeof StartReplicaResponse>;
+
+export const ParkReplicaResponse = z.object({
+  replicaId: z.uuid(),
+  state: AgentReplicaState.extract(["warm"]),
+});
+export type ParkReplicaResponse = z.infer<typeof ParkReplicaResponse>;
+
+export const StopReplicaResponse = z.object({
+  replicaId: z.uuid(),
+  /** False when the node did not know the replica (stop is idempotent). */
+  found: z.boolean(),
+  signal: z.enum(["SIGTERM", "SIGKILL"]).nullable(),
+  seconds: z.number().min(0),
+});
+export type StopReplicaResponse = z.infer<typeof StopReplicaResponse>;
+
+export const CaptureSnapshotResponse = z.object({
+  snapshotId: z.uuid(),
+  checkpointRef: z.string(),
+  /** The checkpoint image's manifest digest as written (and pushed): what restores fetch by. */
+  digest: Sha256Digest,
+  seconds: z.number().min(0),
+  pushed: z.boolean(),
+});
+export type CaptureSnapshotResponse = z.infer<typeof CaptureSnapshotResponse>;
+
+export const AgentInventory = z.object({
+  node: z.object({
+    name: z.string(),
+    nodeId: z.uuid().nullable(),
+    runtime: NodeRuntime,
+    agentVersion: z.string(),
+  }),
+  gpus: z.object({
+    total: z.number().int().min(0),
+    free: z.number().int().min(0),
+    used: z.number().int().min(0),
+    held: z.array(z.object({ index: z.number().int().min(0), replicaId: z.uuid() })),
+  }),
+  /** Start paths this host can serve at all (lazy needs stargz-snapshotter, restore CRIU). */
+  capabilities: z.object({ paths: z.array(StartPath) }),
+  images: z.array(InventoryImage),
+  snapshotIds: z.array(z.uuid()),
+  warmReplicaIds: z.array(z.uuid()),
+  replicas: z.array(
+    z.object({
+      replicaId: z.uuid(),
+      containerId: z.string(),
+      state: AgentReplicaState,
+      coldStartId: z.uuid().optional(),
+      path: StartPath.optional(),
+      gpus: z.array(z.number().int().min(0)),
+    }),
+  ),
+});
+export type AgentInventory = z.infer<typeof AgentInventory>;
+
+/** GET /healthz: the process's (or one host's) state and nothing else. */
+export const AgentHealth = z.object({ status: z.enum(["ok", "draining"]) });
+export type AgentHealth = z.infer<typeof AgentHealth>;

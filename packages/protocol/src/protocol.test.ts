@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CaptureSnapshotResponse } from "./agent-client.ts";
-import {
-  CaptureSnapshotRequest,
-  HeartbeatRequest,
-  JoinRequest,
-  PhaseEventReport,
-  StartReplicaRequest,
-} from "./protocol.ts";
+import { CaptureSnapshotRequest, CaptureSnapshotResponse, StartReplicaRequest } from "./agent-api.ts";
+import { HeartbeatRequest, JoinRequest, PhaseEventReport } from "./control-plane-api.ts";
 
 const figures = {
   instanceType: "g5.xlarge",

@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { boundedFigure } from "./bounded.ts";
+
+/**
+ * What a host can do, measured or from its instance profile: sent at join and with
+ * heartbeats, stored on its Node row, read by placement, the cold-start model and the
+ * dashboard's bottleneck hints.
+ */
+export const HostFigures = z
+  .object({
+    instanceType: z.string().min(1).max(64),
+    gpuModel: z.string().min(1).max(64),
+    gpuCount: z.number().int().min(0).max(64),
+    gpuMemoryGiB: z.number().int().min(0).max(4096),
+    vcpus: z.number().int().min(1).max(1024),
+    networkGbps: boundedFigure(10_000),
+    diskReadMiBps: boundedFigure(1_000_000),
+    diskWriteMiBps: boundedFigure(1_000_000),
+    pcieGBps: boundedFigure(1_000),
+    registryRttMs: boundedFigure(10_000),
+    driverVersion: z.string().max(32).optional(),
+    cudaVersion: z.string().max(32).optional(),
+  })
+  .strict();
+export type HostFigures = z.infer<typeof HostFigures>;

@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+// The words both sides of the agent protocol use (DESIGN.md §1, §4). packages/core
+// re-exports them as its vocabulary; the database enums mirror them (core's vocabulary test
+// fails if the two ever disagree). Add a value here and in packages/db/prisma/schema.prisma.
+
+/** Start paths, fastest-when-possible first. */
+export const StartPath = z.enum(["warm", "restore", "lazy", "pull"]);
+export type StartPath = z.infer<typeof StartPath>;
+
+/** The closed set of cold-start phases, in the order they happen. */
+export const Phase = z.enum([
+  "queue",
+  "provision",
+  "handover",
+  "fetch_snapshot",
+  "restore",
+  "pull",
+  "prefetch",
+  "create",
+  "start",
+  "load_weights",
+  "compile",
+  "graph_capture",
+  "warmup",
+  "ready",
+]);
+export type Phase = z.infer<typeof Phase>;
+
+/** Where a node runs: a cloud's instance, or a simulated host. */
+export const NodeProvider = z.enum(["aws", "sim"]);
+export type NodeProvider = z.infer<typeof NodeProvider>;
+
+/** How a node's agent runs replicas. */
+export const NodeRuntime = z.enum(["containerd", "sim"]);
+export type NodeRuntime = z.infer<typeof NodeRuntime>;
