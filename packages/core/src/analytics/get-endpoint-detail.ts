@@ -3,7 +3,7 @@ import { z } from "zod";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "../endpoints/find-endpoint.ts";
 import { parseInput } from "../errors/index.ts";
-import type { ReplicaState } from "../vocabulary/index.ts";
+import { GPU_HOLDING_REPLICA_STATES, type ReplicaState } from "../vocabulary/index.ts";
 import { endpointStatus } from "./endpoint-status.ts";
 import { loadColdStartSummaries } from "./load-cold-start-summaries.ts";
 import { loadPredictionCalibration } from "./load-prediction-calibration.ts";
@@ -13,7 +13,7 @@ import { effectiveWaitPrice } from "../scheduling/wait-price.ts";
 export const GetEndpointDetailInput = z.object({ endpoint: z.string().min(1).max(100) }).strict();
 
 /** Replicas that hold or are about to hold a GPU (stopped and failed ones are history). */
-const LIVE_STATES: ReplicaState[] = ["pending", "placed", "starting", "ready", "warm", "draining"];
+const LIVE_STATES: ReplicaState[] = ["pending", ...GPU_HOLDING_REPLICA_STATES];
 const DEPLOYMENTS_SHOWN = 50;
 const REPLICAS_SHOWN = 200;
 const SCALE_EVENTS_SHOWN = 20;

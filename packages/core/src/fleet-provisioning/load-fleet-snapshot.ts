@@ -1,4 +1,5 @@
 import type { Db } from "@thaw/db";
+import { GPU_HOLDING_REPLICA_STATES } from "../vocabulary/index.ts";
 import type { FleetHost, PendingDemand } from "./plan-fleet-change.ts";
 
 /**
@@ -32,7 +33,7 @@ export async function loadFleetSnapshot({
       }[]
     >`
       SELECT n.id, n."gpuModel", n."gpuCount", n.state::text AS state, n."hourlyPriceUsd" AS price,
-             count(r.id) FILTER (WHERE r.state IN ('placed','starting','ready','warm','draining'))::int AS replicas,
+             count(r.id) FILTER (WHERE r.state = ANY(${[...GPU_HOLDING_REPLICA_STATES]}::"ReplicaState"[]))::int AS replicas,
              greatest(n."createdAt", max(coalesce(r."stoppedAt", r."updatedAt"))) AS "idleSince"
       FROM "Node" n LEFT JOIN "Replica" r ON r."nodeId" = n.id
       WHERE n."orgId" = ${orgId}::uuid AND n.provider = ${provider}::"NodeProvider"

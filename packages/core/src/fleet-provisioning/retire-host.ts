@@ -1,4 +1,5 @@
 import type { DbClient } from "@thaw/db";
+import { GPU_HOLDING_REPLICA_STATES } from "../vocabulary/index.ts";
 
 /**
  * Takes an idle host out of placement before it is terminated. Under the node's placement
@@ -26,7 +27,7 @@ export async function beginHostRetirement({
     const [reservations, replicas] = await Promise.all([
       tx.gpuReservation.count({ where: { nodeId } }),
       tx.replica.count({
-        where: { nodeId, state: { in: ["placed", "starting", "ready", "warm", "draining"] } },
+        where: { nodeId, state: { in: [...GPU_HOLDING_REPLICA_STATES] } },
       }),
     ]);
     if (reservations > 0 || replicas > 0) return null;

@@ -1,5 +1,6 @@
 import type { Db } from "@thaw/db";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
+import { GPU_HOLDING_REPLICA_STATES } from "../vocabulary/index.ts";
 
 /** A node is shown as stale when it has missed this many heartbeat intervals. */
 export const NODE_STALE_AFTER_SECONDS = 20;
@@ -46,8 +47,6 @@ export async function listNodes({ actor, db }: { actor: Actor; db: Db }) {
   }));
 }
 
-const LIVE_REPLICA_STATES = ["placed", "starting", "ready", "warm", "draining"] as const;
-
 /**
  * What each node holds, named as an operator knows it: replicas by endpoint and state, cached
  * images and snapshots by the endpoint and deployment version they belong to. Three set-based
@@ -59,7 +58,7 @@ async function loadHoldings(db: Db, actor: Actor, nodeIds: string[]) {
       where: {
         ...orgScope(actor),
         nodeId: { in: nodeIds },
-        state: { in: [...LIVE_REPLICA_STATES] },
+        state: { in: [...GPU_HOLDING_REPLICA_STATES] },
       },
       select: { nodeId: true, state: true, endpoint: { select: { slug: true } } },
     }),
