@@ -1,4 +1,4 @@
-import { QUEUES, DEFAULT_JOB_OPTIONS, type QueueKey, type QueuePayload } from "@thaw/core";
+import { DEFAULT_JOB_OPTIONS, jobOf, QUEUES, type QueueKey, type QueuePayload } from "@thaw/core";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 
@@ -12,12 +12,7 @@ export function createQueues(connection: Redis, prefix: string): SchedulerQueues
   return Object.fromEntries(entries) as SchedulerQueues;
 }
 
-/**
- * Enqueue with the contract's payload validation, deduplicated on the entity (the
- * contract's job key). Not a custom job id: BullMQ keeps finished jobs for a while and would
- * silently drop a new job with a finished one's id. `keepLastIfActive` means a change that
- * lands while the entity's job runs gets one more run afterwards — never lost, never parallel.
- */
+/** Enqueue with the contract's payload validation, deduplicated on the entity (jobOf). */
 export async function enqueue<K extends QueueKey>(
   queues: SchedulerQueues,
   key: K,
@@ -39,19 +34,4 @@ export async function enqueueMany<K extends QueueKey>(
 ): Promise<void> {
   if (payloads.length === 0) return;
   await queues[key].addBulk(payloads.map((payload) => jobOf(key, payload)));
-}
-
-function jobOf<K extends QueueKey>(key: K, payload: QueuePayload<K>) {
-  const contract = QUEUES[key];
-  const data = contract.payload.parse(payload) as QueuePayload<K>;
-  return {
-    name: contract.name,
-    data,
-    opts: {
-      deduplication: {
-        id: (contract.jobId as (p: QueuePayload<K>) => string)(data),
-        keepLastIfActive: true,
-      },
-    },
-  };
 }

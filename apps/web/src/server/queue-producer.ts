@@ -1,4 +1,4 @@
-import { DEFAULT_JOB_OPTIONS, QUEUES, type QueueKey, type QueuePayload } from "@thaw/core";
+import { DEFAULT_JOB_OPTIONS, jobOf, QUEUES, type QueueKey, type QueuePayload } from "@thaw/core";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { env } from "../env.ts";
@@ -59,22 +59,16 @@ function queueFor(key: QueueKey): Queue | undefined {
   return queue;
 }
 
-/** Enqueues a job deduplicated on its entity (see apps/scheduler/src/queues.ts for why). */
+/** Enqueues a job deduplicated on its entity (jobOf in @thaw/core's queue contracts says why). */
 export async function enqueue<K extends QueueKey>(
   queue: K,
   payload: QueuePayload<K>,
 ): Promise<void> {
-  const contract = QUEUES[queue];
-  const data = contract.payload.parse(payload) as QueuePayload<K>;
+  const job = jobOf(queue, payload);
   const target = queueFor(queue);
   if (!target) return;
   try {
-    await target.add(contract.name, data, {
-      deduplication: {
-        id: (contract.jobId as (p: QueuePayload<K>) => string)(data),
-        keepLastIfActive: true,
-      },
-    });
+    await target.add(job.name, job.data, job.opts);
   } catch (error) {
     log().warn(
       { queue, err: error instanceof Error ? error.message : String(error) },

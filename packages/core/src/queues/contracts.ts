@@ -81,6 +81,29 @@ export const DEFAULT_JOB_OPTIONS = {
   removeOnFail: { count: 5000, age: 24 * 3600 },
 } as const;
 
+/**
+ * A job as every producer adds it (the web app's enqueue, the scheduler's enqueue and
+ * enqueueMany): the payload checked against the contract, and deduplicated on the entity —
+ * the contract's job key. Not a custom job id: BullMQ keeps finished jobs for a while and
+ * would silently drop a new job with a finished one's id. `keepLastIfActive` means a change
+ * that lands while the entity's job runs gets one more run afterwards: never lost, never
+ * parallel. The shape is BullMQ's `{ name, data, opts }` (Queue.add's arguments, addBulk's items).
+ */
+export function jobOf<K extends QueueKey>(queue: K, payload: QueuePayload<K>) {
+  const contract = QUEUES[queue];
+  const data = contract.payload.parse(payload) as QueuePayload<K>;
+  return {
+    name: contract.name,
+    data,
+    opts: {
+      deduplication: {
+        id: (contract.jobId as (p: QueuePayload<K>) => string)(data),
+        keepLastIfActive: true,
+      },
+    },
+  };
+}
+
 /** Redis channel names for live events (server-sent events in the dashboard). */
 export const LIVE_CHANNELS = {
   org: (orgId: string) => `thaw:live:org:${orgId}`,

@@ -1,6 +1,7 @@
 export {
   DEFAULT_JOB_OPTIONS,
   DISPATCH_BATCH_MAX,
+  jobOf,
   LIVE_CHANNELS,
   LiveEvent,
   QUEUES,

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { jobOf, type QueueKey } from "./contracts.ts";
+
+const id = "0190a3c4-0000-7000-8000-000000000001";
+
+describe("jobOf", () => {
+  it("deduplicates on the contract's entity key, keeping one more run while a job is active", () => {
+    expect(jobOf("reconcile", { endpointId: id })).toEqual({
+      name: "reconcile",
+      data: { endpointId: id },
+      opts: { deduplication: { id: `reconcile-${id}`, keepLastIfActive: true } },
+    });
+    expect(jobOf("dispatch", { coldStartIds: [id, id] }).opts.deduplication.id).toBe(
+      `dispatch-${id}+1`,
+    );
+    expect(jobOf("fleet", { reason: "gc" }).opts.deduplication.id).toBe("fleet-gc");
+  });
+
+  it("refuses a payload its contract does not allow, whatever the caller's types said", () => {
+    for (const [queue, payload] of [
+      ["reconcile", { endpointId: "not-a-uuid" }],
+      ["place", { replicaId: id, secret: "x" }],
+      ["dispatch", { coldStartIds: [] }],
+    ] as const)
+      expect(() => jobOf(queue as QueueKey, payload as never), queue).toThrow();
+  });
+});
