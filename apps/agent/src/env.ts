@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { DEFAULT_LOG_LEVEL, LogLevel, presentEnv } from "@thaw/core/env";
 import { AgentCallPublicKeyText } from "@thaw/node-agent-client";
 import { z } from "zod";
 
@@ -148,8 +149,8 @@ const FIELDS = [
   {
     path: "logLevel",
     env: "LOG_LEVEL",
-    schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
-    default: "info",
+    schema: LogLevel,
+    default: DEFAULT_LOG_LEVEL,
   },
   {
     path: "shutdownGraceSeconds",
@@ -268,8 +269,6 @@ export interface AgentConfig {
     criuConfigPath: string;
   };
 }
-/** The old name: one configuration for the whole agent. */
-export type AgentEnv = AgentConfig;
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -284,7 +283,8 @@ export function loadEnv(
   source: NodeJS.ProcessEnv = process.env,
   readFile: (path: string) => string = (path) => readFileSync(path, "utf8"),
 ): AgentConfig {
-  const configFile = source.THAW_AGENT_CONFIG || undefined;
+  const env = presentEnv(source);
+  const configFile = env.THAW_AGENT_CONFIG;
   const file = configFile === undefined ? {} : readConfigFile(configFile, readFile);
   const problems: string[] = [];
   for (const key of unknownKeys(file, "")) {
@@ -292,11 +292,9 @@ export function loadEnv(
   }
   const out: Record<string, unknown> = {};
   for (const field of FIELDS as readonly Field[]) {
-    const fromEnv = source[field.env];
-    const fromFile = getPath(file, field.path);
-    const raw = fromEnv !== undefined && fromEnv !== "" ? fromEnv : fromFile;
-    const where =
-      fromEnv !== undefined && fromEnv !== "" ? field.env : `${field.path} (in ${configFile})`;
+    const fromEnv = env[field.env];
+    const raw = fromEnv ?? getPath(file, field.path);
+    const where = fromEnv !== undefined ? field.env : `${field.path} (in ${configFile})`;
     if (raw === undefined) {
       setPath(out, field.path, field.default);
       continue;
@@ -309,7 +307,7 @@ export function loadEnv(
     throw new ConfigError(`agent: bad configuration\n${problems.join("\n")}`);
   }
   const listenConfigured =
-    (source.THAW_AGENT_LISTEN ?? "") !== "" || getPath(file, "listen") !== undefined;
+    env.THAW_AGENT_LISTEN !== undefined || getPath(file, "listen") !== undefined;
   return {
     ...(out as Omit<AgentConfig, "listenConfigured" | "configFile">),
     listenConfigured,

@@ -1,3 +1,4 @@
+import { databaseUrlEnv, presentEnv } from "@thaw/core/env";
 import { z } from "zod";
 
 // The CLI's environment, parsed once (the only file that reads process.env).
@@ -10,16 +11,12 @@ const CliEnv = z.object({
   XDG_CONFIG_HOME: z.string().min(1).optional(),
   HOME: z.string().min(1).optional(),
   /** For `thaw admin …` only: the control plane's database. */
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL")
-    .optional(),
+  DATABASE_URL: databaseUrlEnv.optional(),
 });
 export type CliEnv = z.infer<typeof CliEnv>;
 
 export function parseCliEnv(source: Record<string, string | undefined>): CliEnv {
-  const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ""));
-  const parsed = CliEnv.safeParse(present);
+  const parsed = CliEnv.safeParse(presentEnv(source));
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   throw new Error(`${issue.path.join(".")} ${issue.message}`);

@@ -50,4 +50,17 @@ describe("scheduler env", () => {
       /THAW_SNAPSHOT_REGISTRY: must start with the registry's host/,
     );
   });
+
+  it("reads LOG_LEVEL and the shared fields as the web app does: silent allowed, empty unset", () => {
+    const base = {
+      DATABASE_URL: "postgresql://u:p@127.0.0.1:5432/thaw",
+      REDIS_URL: "redis://127.0.0.1:6379",
+      THAW_AGENT_CALL_KEY: CALL_KEY,
+    };
+    expect(loadEnv({ ...base, LOG_LEVEL: "silent" }).LOG_LEVEL).toBe("silent");
+    const blank = loadEnv({ ...base, LOG_LEVEL: "", THAW_QUEUE_PREFIX: "", THAW_FLEET_CONFIG: "" });
+    expect(blank).toMatchObject({ LOG_LEVEL: "info", THAW_QUEUE_PREFIX: "thaw" });
+    expect(blank.THAW_FLEET_CONFIG).toBeUndefined();
+    expect(() => loadEnv({ ...base, DATABASE_URL: "" })).toThrow(/DATABASE_URL: is not set/);
+  });
 });

@@ -1,13 +1,20 @@
 import { cidrListEnv, DEFAULT_RETENTION_DAYS, snapshotStoreProblem } from "@thaw/core";
+import {
+  databaseUrlEnv,
+  logLevelEnv,
+  presentEnv,
+  queuePrefixEnv,
+  redisUrlEnv,
+} from "@thaw/core/env";
 import { AgentCallPrivateKeyEnv } from "@thaw/node-agent-client";
 import { z } from "zod";
 
 // The scheduler's environment, parsed once at boot (DESIGN.md §7).
 const Env = z.object({
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// URL"),
+  DATABASE_URL: databaseUrlEnv,
+  REDIS_URL: redisUrlEnv,
   /** Prefix of every BullMQ key; tests use their own to stay apart. */
-  THAW_QUEUE_PREFIX: z.string().min(1).max(64).default("thaw"),
+  THAW_QUEUE_PREFIX: queuePrefixEnv,
   /**
    * The scheduler's Ed25519 key for calling agents (base64 PKCS#8 DER, or PEM): every call is
    * signed with it, and agents learn its public half (THAW_AGENT_CALL_PUBLIC_KEY, the web
@@ -51,12 +58,12 @@ const Env = z.object({
       const problem = value === undefined ? null : snapshotStoreProblem(value);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+  LOG_LEVEL: logLevelEnv,
 });
 export type SchedulerEnv = z.infer<typeof Env>;
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): SchedulerEnv {
-  const parsed = Env.safeParse(source);
+  const parsed = Env.safeParse(presentEnv(source));
   if (!parsed.success) {
     const lines = parsed.error.issues.map(
       (i) =>

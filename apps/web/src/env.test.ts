@@ -15,7 +15,7 @@ describe("web environment", () => {
   });
 
   it.each([
-    ["DATABASE_URL", { ...valid, DATABASE_URL: undefined }, /DATABASE_URL is required/],
+    ["DATABASE_URL", { ...valid, DATABASE_URL: undefined }, /DATABASE_URL is not set/],
     [
       "DATABASE_URL",
       { ...valid, DATABASE_URL: "mysql://x" },

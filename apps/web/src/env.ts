@@ -1,5 +1,12 @@
 import { z } from "zod";
 import { cidrListEnv } from "@thaw/core";
+import {
+  databaseUrlEnv,
+  logLevelEnv,
+  presentEnv,
+  queuePrefixEnv,
+  redisUrlEnv,
+} from "@thaw/core/env";
 
 // The web app's environment, parsed once (DESIGN.md §7). This is the only file in src/ that
 // reads process.env. Parsing is lazy: `next build` imports route modules to collect page
@@ -9,15 +16,10 @@ import { cidrListEnv } from "@thaw/core";
 const WebEnv = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-    DATABASE_URL: z
-      .string({ error: "is required (postgresql://user:password@host:5432/db)" })
-      .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
-    REDIS_URL: z
-      .string()
-      .regex(/^rediss?:\/\//, "must be a redis:// URL")
-      .optional(),
+    DATABASE_URL: databaseUrlEnv,
+    REDIS_URL: redisUrlEnv.optional(),
     /** BullMQ key prefix; the same as the scheduler's THAW_QUEUE_PREFIX. */
-    THAW_QUEUE_PREFIX: z.string().min(1).max(64).default("thaw"),
+    THAW_QUEUE_PREFIX: queuePrefixEnv,
     BETTER_AUTH_SECRET: z
       .string({
         error: "is required (at least 32 random characters; e.g. `openssl rand -base64 32`)",
@@ -130,9 +132,7 @@ const WebEnv = z
       .enum(["true", "false"], { error: 'must be "true" or "false"' })
       .default("false")
       .transform((v) => v === "true"),
-    LOG_LEVEL: z
-      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
-      .default("info"),
+    LOG_LEVEL: logLevelEnv,
   })
   // A production dashboard on plain http off this machine would send its session cookie (not
   // Secure: better-auth marks it so only for https) in the clear: refuse to start, say why.
@@ -164,9 +164,7 @@ let cached: WebEnv | undefined;
 
 /** Parses an environment; exported for tests. */
 export function parseWebEnv(source: Record<string, string | undefined>): WebEnv {
-  // An exported-but-empty variable (`REDIS_URL=`) counts as unset.
-  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
-  const result = WebEnv.safeParse(present);
+  const result = WebEnv.safeParse(presentEnv(source));
   if (result.success) return result.data;
   const lines = result.error.issues.map(
     (issue) => `  ${issue.path.join(".") || "(env)"} ${issue.message}`,

@@ -1,15 +1,13 @@
 import { z } from "zod";
+import { databaseUrlEnv } from "./database-url.ts";
 
 // The database package's environment, parsed once. DATABASE_URL is optional here because
 // generated-client imports must not fail at build time; readers call requireDatabaseUrl().
-const Env = z.object({
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL")
-    .optional(),
-});
+// Empty counts as unset, as in every app's env.ts (@thaw/core/env's presentEnv: this package
+// sits below core, so it says it once more here).
+const Env = z.object({ DATABASE_URL: databaseUrlEnv.optional() });
 
-const parsed = Env.safeParse(process.env);
+const parsed = Env.safeParse({ DATABASE_URL: process.env.DATABASE_URL || undefined });
 if (!parsed.success) {
   const issue = parsed.error.issues[0];
   throw new Error(

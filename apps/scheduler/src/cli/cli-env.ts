@@ -1,11 +1,12 @@
+import { databaseUrlEnv, presentEnv } from "@thaw/core/env";
 import { z } from "zod";
 
 export function loadCliEnv(source: NodeJS.ProcessEnv = process.env) {
   const parsed = z
     .object({
-      DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
+      DATABASE_URL: databaseUrlEnv,
     })
-    .safeParse(source);
+    .safeParse(presentEnv(source));
   if (!parsed.success) {
     console.error(
       "DATABASE_URL is not set or malformed (source .data/services.env after 'bash infra/dev/services.sh').",

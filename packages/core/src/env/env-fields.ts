@@ -1,0 +1,36 @@
+import { databaseUrlEnv } from "@thaw/db/database-url";
+import { z } from "zod";
+
+// The environment variables several processes read, declared once: every app's src/env.ts
+// (web, scheduler, agent, CLI and the tools' cli-env.ts) builds its schema from these, and
+// stays the only reader of process.env in its app. Zod only, so any of them can import it.
+
+export { databaseUrlEnv };
+
+/** REDIS_URL: BullMQ's queues and the limits shared between processes. */
+export const redisUrlEnv = z
+  .string({ error: "is not set (e.g. redis://127.0.0.1:6379)" })
+  .regex(/^rediss?:\/\//, "must be a redis:// URL");
+
+/** THAW_QUEUE_PREFIX: every BullMQ key's prefix, the same in web and scheduler (tests use their own). */
+export const queuePrefixEnv = z.string().min(1).max(64).default("thaw");
+
+/** pino's levels; `silent` turns logging off (tests, benches). */
+export const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+export type LogLevel = z.infer<typeof LogLevel>;
+export const DEFAULT_LOG_LEVEL: LogLevel = "info";
+/** LOG_LEVEL. */
+export const logLevelEnv = LogLevel.default(DEFAULT_LOG_LEVEL);
+
+/**
+ * The variables that are set: an exported-but-empty one (`REDIS_URL=` in an env file, or a
+ * template's blank) counts as unset, so it takes its default or is reported missing rather
+ * than failing its format.
+ */
+export function presentEnv(
+  source: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(source).filter((entry): entry is [string, string] => !!entry[1]),
+  );
+}

@@ -1,0 +1,9 @@
+export {
+  databaseUrlEnv,
+  DEFAULT_LOG_LEVEL,
+  LogLevel,
+  logLevelEnv,
+  presentEnv,
+  queuePrefixEnv,
+  redisUrlEnv,
+} from "./env-fields.ts";
