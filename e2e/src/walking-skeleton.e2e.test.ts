@@ -306,11 +306,12 @@ describe("walking skeleton", () => {
       .poll(
         async () =>
           (await db.org.findFirstOrThrow({ where: { id: stack.orgId } })).gpuSecondsPerWaitSecond,
+        { timeout: 15_000 },
       )
       .toBe(6);
     await page.goto(`${stack.baseUrl}/endpoints/${slug}`);
     await page.getByTestId("wait-price-default").click();
-    await expect.poll(() => price.getAttribute("data-source")).toBe("org");
+    await expect.poll(() => price.getAttribute("data-source"), { timeout: 15_000 }).toBe("org");
     expect(await page.getByTestId("wait-price-value").textContent()).toBe("6");
     expect(
       (await db.endpoint.findFirstOrThrow({ where: { slug } })).gpuSecondsPerWaitSecond,
@@ -318,7 +319,9 @@ describe("walking skeleton", () => {
 
     await page.getByTestId("wait-price-input").fill("20");
     await page.getByTestId("wait-price-set").click();
-    await expect.poll(() => price.getAttribute("data-source")).toBe("endpoint");
+    await expect
+      .poll(() => price.getAttribute("data-source"), { timeout: 15_000 })
+      .toBe("endpoint");
     expect(await page.getByTestId("wait-price-value").textContent()).toBe("20");
     expect(await db.auditLog.count({ where: { action: "org.settings_changed" } })).toBe(1);
     await page.goto(`${stack.baseUrl}/`);
