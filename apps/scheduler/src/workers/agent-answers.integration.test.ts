@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { testTlsCertificate } from "@thaw/node-agent-client/testing";
-import { PARKING_REASON } from "@thaw/core/warm-pool";
+import { replicaReasonData, replicaReasonText } from "@thaw/core/placement";
 import { DEMO_ENDPOINTS, demoDeploymentColumns, seedDemo } from "@thaw/db/seed";
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
@@ -208,8 +208,9 @@ describe("what a node's address answers, as the tenant reads it", () => {
       expect(closed.error).not.toContain(SECRET);
       expect(closed.error).not.toContain("cache_purged");
       const replica = await db().replica.findUniqueOrThrow({ where: { id: start.replicaId } });
-      expect(replica.pendingReason ?? "").not.toContain(SECRET);
-      expect(replica.pendingReason ?? "").not.toContain("cache_purged");
+      expect(replicaReasonText(replica) ?? "").not.toContain(SECRET);
+      expect(replicaReasonText(replica) ?? "").not.toContain("cache_purged");
+      expect(JSON.stringify(replica.reasonDetail)).not.toContain(SECRET);
     });
 
   it("park: the reason a tenant reads is a class, not the answer", async () => {
@@ -221,7 +222,7 @@ describe("what a node's address answers, as the tenant reads it", () => {
         deploymentId: seeded.deployment.id,
         nodeId: seeded.node.id,
         state: "draining",
-        pendingReason: PARKING_REASON,
+        ...replicaReasonData({ drainIntent: "park_candidate" }),
         readyAt: new Date(),
       },
     });
@@ -236,9 +237,13 @@ describe("what a node's address answers, as the tenant reads it", () => {
     );
     expect(service.requests).toEqual([{ method: "POST", url: `/v1/replicas/${replica.id}/park` }]);
     const after = await db().replica.findUniqueOrThrow({ where: { id: replica.id } });
-    expect(after.pendingReason).toMatch(/^warm pool: park refused: agent_refused \(unknown\): /);
-    expect(after.pendingReason).not.toContain(SECRET);
-    expect(after.pendingReason).not.toContain("cache_purged");
+    expect(after.drainIntent).toBe("park_refused");
+    expect(replicaReasonText(after)).toMatch(
+      /^warm pool: park refused: agent_refused \(unknown\): /,
+    );
+    expect(replicaReasonText(after)).not.toContain(SECRET);
+    expect(replicaReasonText(after)).not.toContain("cache_purged");
+    expect(JSON.stringify(after.reasonDetail)).not.toContain(SECRET);
   });
 
   it("snapshot capture: the recorded reason is a class, not the answer", async () => {
@@ -329,7 +334,8 @@ describe("what a node's address answers, as the tenant reads it", () => {
       const given = await db().replica.findUniqueOrThrow({ where: { id: replica.id } });
       expect(given.state, imageRef).toBe("failed");
       expect(given.nodeId).toBeNull();
-      expect(given.pendingReason, imageRef).toMatch(/image_refused/);
+      expect(given.pendingCause, imageRef).toBe("start_refused");
+      expect(replicaReasonText(given), imageRef).toMatch(/image_refused/);
       const placeJobs = await queues.place.getJobs(["waiting", "prioritized", "delayed"]);
       expect(placeJobs.map((j) => (j.data as { replicaId: string }).replicaId)).not.toContain(
         replica.id,

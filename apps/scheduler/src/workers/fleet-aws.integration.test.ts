@@ -5,7 +5,7 @@ import {
   RunInstancesCommand,
   TerminateInstancesCommand,
 } from "@aws-sdk/client-ec2";
-import { resolveFleetPolicy } from "@thaw/core";
+import { replicaReasonData, replicaReasonText, resolveFleetPolicy } from "@thaw/core";
 import { seedDemo } from "@thaw/db/seed";
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
@@ -45,7 +45,7 @@ describe("fleet worker with the aws provider (moto)", () => {
         endpointId,
         deploymentId,
         state: "pending",
-        pendingReason: "no ready node with 1 free A10G GPU: waiting for capacity",
+        ...replicaReasonData({ pendingCause: "waiting_for_capacity", gpus: 1, gpuType: "A10G" }),
       },
     });
   const instance = async (instanceId: string) =>
@@ -140,9 +140,11 @@ describe("fleet worker with the aws provider (moto)", () => {
     };
     expect(result.launched).toEqual([]);
     expect(result.blocked[0]!.reason).toMatch(/^spend cap \$1\.5\/h reached/);
-    expect(
-      (await db().replica.findUniqueOrThrow({ where: { id: replica.id } })).pendingReason,
-    ).toMatch(/^waiting for a A10G host: spend cap \$1\.5\/h reached/);
+    const blocked = await db().replica.findUniqueOrThrow({ where: { id: replica.id } });
+    expect(blocked.pendingCause).toBe("host_launch_blocked");
+    expect(replicaReasonText(blocked)).toMatch(
+      /^waiting for a A10G host: spend cap \$1\.5\/h reached/,
+    );
     await db().org.update({ where: { id: orgId }, data: { spendCapUsdPerHour: null } });
   });
 

@@ -4,6 +4,7 @@ import {
   beginHostRetirement,
   loadFleetSnapshot,
   loadGarbageNodes,
+  markHostLaunchBlocked,
   markHostsTerminated,
   offeringKey,
   planFleetChange,
@@ -127,12 +128,7 @@ export async function processFleet(ctx: WorkerContext, data: unknown): Promise<u
   }
 
   for (const { gpuModel, reason } of plan.blocked) {
-    // Shown where the user looks: on the replicas that wait.
-    await ctx.db.$executeRaw`
-      UPDATE "Replica" r SET "pendingReason" = ${`waiting for a ${gpuModel} host: ${reason}`}
-      FROM "Endpoint" e
-      WHERE e.id = r."endpointId" AND r."orgId" = ${orgId}::uuid AND r.state = 'pending'
-        AND r."nodeId" IS NULL AND e."gpuType" = ${gpuModel}`;
+    await markHostLaunchBlocked({ db: ctx.db, orgId, gpuModel, blockedBy: reason });
     ctx.log.warn({ orgId, gpuModel, reason }, "fleet growth blocked");
   }
   return { launched, retired, blocked: plan.blocked };

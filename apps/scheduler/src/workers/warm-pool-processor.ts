@@ -29,13 +29,11 @@ export async function processWarmPool(ctx: WorkerContext, data: unknown): Promis
       await agent.parkReplica({ replicaId });
     } catch (error) {
       // The replica is not running there any more: stop it like any drain (reconcile will).
-      // The tenant reads a class (pendingReason); the operator's log has the agent's answer.
+      // The tenant reads a class (the replica's reason); the operator's log has the agent's answer.
       const err = error instanceof Error ? error.message : String(error);
-      const reason = `warm pool: park refused: ${
-        error instanceof AgentApiError ? classifyAgentFailure(error, "park") : err
-      }`;
-      await abandonReplicaPark({ db: ctx.db, replicaId, reason });
-      ctx.log.warn({ endpointId, replicaId, reason, err }, "park failed");
+      const failure = error instanceof AgentApiError ? classifyAgentFailure(error, "park") : err;
+      await abandonReplicaPark({ db: ctx.db, replicaId, failure });
+      ctx.log.warn({ endpointId, replicaId, failure, err }, "park failed");
       continue;
     }
     if (await finishReplicaPark({ db: ctx.db, replicaId })) parked++;

@@ -1,7 +1,7 @@
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDeployment } from "@thaw/core";
+import { createDeployment, replicaReasonText } from "@thaw/core";
 import { AgentApiError } from "@thaw/node-agent-client";
 import { enqueue, type SchedulerQueues } from "../queues.ts";
 import type { createProducerConnection } from "../redis.ts";
@@ -98,7 +98,10 @@ describe("scheduler workers with a real sim agent", () => {
       await expect.poll(() => replicas("ready"), { timeout: 45_000 }).toBe(HOSTS);
       await expect.poll(() => replicas("pending")).toBe(2);
       const pending = await db().replica.findMany({ where: { endpointId, state: "pending" } });
-      for (const replica of pending) expect(replica.pendingReason).toMatch(/GPU|no feasible/);
+      for (const replica of pending) {
+        expect(replica.pendingCause).toBe("waiting_for_capacity");
+        expect(replicaReasonText(replica)).toMatch(/GPU|no feasible/);
+      }
       const reservations = await db().gpuReservation.findMany();
       expect(reservations).toHaveLength(HOSTS);
       expect(new Set(reservations.map((r) => `${r.nodeId}:${r.gpuIndex}`)).size).toBe(HOSTS);

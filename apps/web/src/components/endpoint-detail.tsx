@@ -279,7 +279,7 @@ export function EndpointDetail({
                   <td className="mono">{r.id.slice(-12)}</td>
                   <td>
                     <span className={`status state-${r.state}`}>{r.state}</span>
-                    {r.pendingReason && <div className="muted small">{r.pendingReason}</div>}
+                    {r.reason && <div className="muted small">{r.reason}</div>}
                   </td>
                   <td className="num">
                     {r.deploymentVersion === null ? "—" : `v${r.deploymentVersion}`}

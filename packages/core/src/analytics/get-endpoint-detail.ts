@@ -9,6 +9,7 @@ import { loadColdStartSummaries } from "./load-cold-start-summaries.ts";
 import { loadPredictionCalibration } from "./load-prediction-calibration.ts";
 import { CALIBRATION_TARGET } from "./prediction-calibration.ts";
 import { effectiveWaitPrice } from "../scheduling/wait-price.ts";
+import { replicaReasonText } from "../placement/replica-reason.ts";
 
 export const GetEndpointDetailInput = z.object({ endpoint: z.string().min(1).max(100) }).strict();
 
@@ -64,7 +65,9 @@ export async function getEndpointDetail({
         id: true,
         state: true,
         deploymentId: true,
-        pendingReason: true,
+        pendingCause: true,
+        drainIntent: true,
+        reasonDetail: true,
         createdAt: true,
         updatedAt: true,
         readyAt: true,
@@ -134,7 +137,8 @@ export async function getEndpointDetail({
       deploymentVersion: versionOf.get(r.deploymentId) ?? null,
       nodeName: r.node?.name ?? null,
       instanceType: r.node?.instanceType ?? null,
-      pendingReason: r.pendingReason,
+      // Rendered from the cause or intent: the dashboard shows it, nothing decides on it.
+      reason: replicaReasonText(r),
       // When the replica entered its current state, as near as the row tells.
       since:
         r.state === "pending"

@@ -4,9 +4,11 @@ import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { joinNode, recordNodeHeartbeat, type JoinNodeInput } from "../fleet/index.ts";
+import { replicaReasonData, type ReplicaReason } from "../placement/replica-reason.ts";
 import {
   beginHostLaunch,
   beginHostRetirement,
+  listFleetOrgs,
   loadFleetSnapshot,
   markHostsTerminated,
   recordHostLaunch,
@@ -84,15 +86,50 @@ describe("fleet provisioning in Postgres", () => {
     return { nodeId, joined };
   };
 
+  const pendingBecause = (reason: ReplicaReason) => ({
+    orgId,
+    endpointId,
+    deploymentId,
+    state: "pending" as const,
+    ...replicaReasonData(reason),
+  });
+
+  it("counts replicas that wait for a host by their cause, not one placement has yet to retry", async () => {
+    // Sent back to pending after a failed start: placement tries the next-best option first.
+    await t.db.replica.createMany({
+      data: [
+        pendingBecause({ pendingCause: "start_failed", path: "pull", phase: "pull" }),
+        pendingBecause({ pendingCause: "start_not_accepted", path: "pull", failure: "refused" }),
+      ],
+    });
+    expect((await loadFleetSnapshot({ db: t.db, orgId, provider: "sim" })).pending).toEqual([]);
+    expect(await listFleetOrgs({ db: t.db, provider: "sim" })).not.toContain(orgId);
+
+    await t.db.replica.createMany({
+      data: [
+        pendingBecause({
+          pendingCause: "waiting_for_capacity",
+          infeasible: [{ reason: "no snapshot of this deployment", count: 2 }],
+        }),
+        pendingBecause({
+          pendingCause: "host_launch_blocked",
+          gpuModel: "A10G",
+          blockedBy: "spend cap $1/h reached ($1.01/h running)",
+        }),
+      ],
+    });
+    expect((await loadFleetSnapshot({ db: t.db, orgId, provider: "sim" })).pending).toEqual([
+      { gpuModel: "A10G", gpus: 2 },
+    ]);
+    expect(await listFleetOrgs({ db: t.db, provider: "sim" })).toContain(orgId);
+    await t.db.replica.deleteMany({ where: { endpointId } });
+  });
+
   it("counts the GPUs wanted by replicas placement could not place, net of free ones", async () => {
     await t.db.replica.createMany({
-      data: [1, 2, 3].map(() => ({
-        orgId,
-        endpointId,
-        deploymentId,
-        state: "pending" as const,
-        pendingReason: "no ready node with 1 free A10G GPU: waiting for capacity",
-      })),
+      data: [1, 2, 3].map(() =>
+        pendingBecause({ pendingCause: "waiting_for_capacity", gpus: 1, gpuType: "A10G" }),
+      ),
     });
     // One more, not tried by placement yet: not demand.
     await t.db.replica.create({ data: { orgId, endpointId, deploymentId, state: "pending" } });

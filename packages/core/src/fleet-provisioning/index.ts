@@ -5,4 +5,5 @@ export * from "./fleet-policy.ts";
 export * from "./begin-host-launch.ts";
 export * from "./retire-host.ts";
 export * from "./load-fleet-snapshot.ts";
+export * from "./mark-host-launch-blocked.ts";
 export * from "./record-provision-phases.ts";

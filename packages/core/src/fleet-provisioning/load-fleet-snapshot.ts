@@ -1,6 +1,16 @@
 import type { Db } from "@thaw/db";
-import { GPU_HOLDING_REPLICA_STATES } from "../vocabulary/index.ts";
+import { GPU_HOLDING_REPLICA_STATES, type ReplicaPendingCause } from "../vocabulary/index.ts";
 import type { FleetHost, PendingDemand } from "./plan-fleet-change.ts";
+
+/**
+ * Pending replicas that want a host: placement found no room for them, or the fleet worker
+ * could not launch one yet. A replica sent back to pending after a failed start is not
+ * demand until placement has tried it again.
+ */
+export const PENDING_CAUSES_WANTING_HOSTS: readonly ReplicaPendingCause[] = [
+  "waiting_for_capacity",
+  "host_launch_blocked",
+];
 
 /**
  * What planFleetChange needs for one org and provider, read in three queries: the hosts Thaw
@@ -44,7 +54,8 @@ export async function loadFleetSnapshot({
         SELECT e."gpuType" AS gpu, sum(e."gpuCount")::int AS gpus
         FROM "Replica" r JOIN "Endpoint" e ON e.id = r."endpointId"
         WHERE r."orgId" = ${orgId}::uuid AND r.state = 'pending' AND r."nodeId" IS NULL
-          AND r."pendingReason" IS NOT NULL AND e."deletedAt" IS NULL
+          AND r."pendingCause" = ANY(${PENDING_CAUSES_WANTING_HOSTS}::"ReplicaPendingCause"[])
+          AND e."deletedAt" IS NULL
           AND r."createdAt" < now() - make_interval(secs => ${pendingGraceSeconds})
         GROUP BY e."gpuType"
       ), free AS (
@@ -85,7 +96,7 @@ export async function listFleetOrgs({
 }): Promise<string[]> {
   const rows = await db.$queryRaw<{ orgId: string }[]>`
     SELECT DISTINCT "orgId" FROM "Replica" WHERE state = 'pending' AND "nodeId" IS NULL
-      AND "pendingReason" IS NOT NULL
+      AND "pendingCause" = ANY(${PENDING_CAUSES_WANTING_HOSTS}::"ReplicaPendingCause"[])
     UNION
     SELECT DISTINCT "orgId" FROM "Node"
       WHERE provider = ${provider}::"NodeProvider" AND provisioned AND state <> 'terminated'`;

@@ -8,7 +8,7 @@ import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/index.ts";
-import { reconcileEndpoint } from "../placement/index.ts";
+import { reconcileEndpoint, replicaReasonText } from "../placement/index.ts";
 import {
   authenticateNode,
   createJoinToken,
@@ -503,7 +503,8 @@ describe("node join and heartbeats", () => {
     );
     const result = await reconcileEndpoint({ db: t.db, endpointId: deployment.endpointId });
     const moved = await t.db.replica.findUniqueOrThrow({ where: { id: replica.id } });
-    expect(moved).toMatchObject({ state: "draining", pendingReason: "node drained" });
+    expect(moved).toMatchObject({ state: "draining", drainIntent: "node_drained" });
+    expect(replicaReasonText(moved)).toBe("node drained");
     expect(result.created).toHaveLength(1);
     expect(
       await t.db.auditLog.count({ where: { action: "node.drained", targetId: joined.nodeId } }),
@@ -554,7 +555,8 @@ describe("node join and heartbeats", () => {
     await recordNodeHeartbeat({ actor, input: beat, db: t.db });
     const forgotten = await t.db.replica.findUniqueOrThrow({ where: { id: vanished.id } });
     expect(forgotten.state).toBe("stopped");
-    expect(forgotten.pendingReason).toMatch(/no longer on its node/);
+    expect(forgotten.drainIntent).toBe("vanished_from_node");
+    expect(replicaReasonText(forgotten)).toMatch(/no longer on its node/);
     expect(await t.db.gpuReservation.count({ where: { replicaId: vanished.id } })).toBe(0);
 
     // Parked just now: a heartbeat assembled before the park may still be in flight.

@@ -1,6 +1,7 @@
 import type { DbClient, DbTransaction } from "@thaw/db";
 import type { Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
+import { replicaReasonData } from "../placement/replica-reason.ts";
 import type { JoinNodeInput } from "./join-node.ts";
 import { HEARTBEAT_INTERVAL_SECONDS } from "./join-node.ts";
 
@@ -116,7 +117,7 @@ async function forgetVanishedWarmReplicas(
       state: "stopped",
       stateVersion: { increment: 1 },
       stoppedAt: now,
-      pendingReason: "parked replica no longer on its node",
+      ...replicaReasonData({ drainIntent: "vanished_from_node" }),
     },
   });
   await tx.gpuReservation.deleteMany({ where: { replicaId: { in: ids } } });

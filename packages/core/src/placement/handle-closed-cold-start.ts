@@ -91,11 +91,11 @@ export async function handleClosedColdStart({
         quarantinedSnapshotId = snapshotId;
       }
     }
-    const retried = await returnReplicaToPending(
-      tx,
-      start.replicaId,
-      `${start.path} start failed${start.failedPhase ? ` in ${start.failedPhase}` : ""}; trying the next-best option`,
-    );
+    const retried = await returnReplicaToPending(tx, start.replicaId, {
+      pendingCause: "start_failed",
+      path: start.path,
+      phase: start.failedPhase ?? null,
+    });
     return {
       handled: true,
       retryReplicaId: retried ? start.replicaId : null,

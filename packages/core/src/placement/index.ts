@@ -5,6 +5,7 @@ export * from "./load-placement-state.ts";
 export * from "./options-record.ts";
 export * from "./place-replica.ts";
 export * from "./outdated-replicas-to-keep.ts";
+export * from "./replica-reason.ts";
 export * from "./place-job-heads.ts";
 export * from "./reconcile-endpoint.ts";
 export * from "./finish-replica-stop.ts";

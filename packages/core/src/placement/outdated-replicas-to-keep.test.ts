@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ReplicaPendingCause } from "../vocabulary/index.ts";
 import { isWaitingForCapacity, outdatedReplicasToKeep } from "./outdated-replicas-to-keep.ts";
 
 describe("outdatedReplicasToKeep (rolling a new version)", () => {
@@ -55,14 +56,10 @@ describe("outdatedReplicasToKeep (rolling a new version)", () => {
     );
   });
 
-  it("recognises placement's no-capacity reasons, and only those", () => {
-    expect(isWaitingForCapacity("no ready node with 1 free A10G GPU: waiting for capacity")).toBe(
-      true,
-    );
-    expect(isWaitingForCapacity("no feasible option: snapshot incompatible (3)")).toBe(true);
-    expect(
-      isWaitingForCapacity("pull start not accepted (refused); trying the next-best option"),
-    ).toBe(false);
+  it("recognises placement's no-capacity cause, and only that", () => {
+    expect(isWaitingForCapacity("waiting_for_capacity")).toBe(true);
+    for (const cause of ReplicaPendingCause.options.filter((c) => c !== "waiting_for_capacity"))
+      expect(isWaitingForCapacity(cause), cause).toBe(false);
     expect(isWaitingForCapacity(null)).toBe(false);
   });
 });

@@ -1,3 +1,5 @@
+import type { ReplicaPendingCause } from "../vocabulary/index.ts";
+
 // Rolling a new version (DESIGN.md §3 step 2): an endpoint whose active deployment changed
 // keeps the old version's serving replicas until replicas of the new one are ready to take
 // over, instead of draining them all at once (every new version was downtime). The new
@@ -5,13 +7,13 @@
 // when the fleet has no room for them, one old replica at a time gives up its GPUs: never
 // stuck, and never more than one replica short of what was serving.
 
-/** How placement's pending reasons begin when no node could take a replica. */
-export const NO_CAPACITY_REASONS = ["no ready node with", "no feasible option"] as const;
-
-export function isWaitingForCapacity(pendingReason: string | null): boolean {
-  return (
-    pendingReason !== null && NO_CAPACITY_REASONS.some((start) => pendingReason.startsWith(start))
-  );
+/**
+ * A pending replica placement tried and found no room for. A replica waiting for a host the
+ * fleet worker could not launch (host_launch_blocked) is not counted until placement's next
+ * pass marks it waiting_for_capacity again.
+ */
+export function isWaitingForCapacity(pendingCause: ReplicaPendingCause | null): boolean {
+  return pendingCause === "waiting_for_capacity";
 }
 
 /** How many of the old version's serving replicas keep serving for now. */

@@ -13,7 +13,12 @@ import {
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { decideBatch, type BatchDecision, type BatchReplica } from "./decide-batch.ts";
 import { optionsRecord } from "./options-record.ts";
-import { NO_CAPACITY_REASONS } from "./outdated-replicas-to-keep.ts";
+import {
+  replicaReasonData,
+  replicaReasonSql,
+  replicaReasonText,
+  type ReplicaReason,
+} from "./replica-reason.ts";
 import { uuidV7 } from "./uuid-v7.ts";
 import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts";
 
@@ -206,7 +211,7 @@ async function placeLocked(
   if (exhausted.length > 0)
     await tx.execute(Prisma.sql`
       UPDATE "Replica" SET state = 'failed', "stateVersion" = "stateVersion" + 1,
-        "pendingReason" = ${`gave up after ${MAX_START_ATTEMPTS} failed starts`},
+        ${replicaReasonSql({ pendingCause: "start_attempts_exhausted", attempts: MAX_START_ATTEMPTS })},
         "updatedAt" = now()
       WHERE id = ANY(${exhausted.map((r) => r.id)}::uuid[])`);
   const toPlace = replicaIds.filter((id) => !exhausted.some((r) => r.id === id));
@@ -261,21 +266,25 @@ async function placeLocked(
   });
 
   const decided: BatchDecision[] = [];
-  const undecided: { replicaId: string; reason: string }[] = [];
+  const undecided: { replicaId: string; reason: ReplicaReason }[] = [];
   for (const decision of batchDecisions) {
     if (decision.choice.chosen) decided.push(decision);
     else
       undecided.push({
         replicaId: decision.replicaId,
-        reason: noCapacityReason(decision.choice, endpoint.gpuType, endpoint.gpuCount),
+        reason: waitingForCapacity(decision.choice, endpoint.gpuType, endpoint.gpuCount),
       });
   }
-  const lastReason = undecided.at(-1)?.reason ?? "";
+  const written = undecided.map((u) => replicaReasonData(u.reason));
+  // The last one's sentence, for the job's log.
+  const lastReason = written.length > 0 ? (replicaReasonText(written.at(-1)!) ?? "") : "";
   if (undecided.length > 0)
     await tx.execute(Prisma.sql`
-      UPDATE "Replica" AS r SET "pendingReason" = v.reason, "updatedAt" = now()
+      UPDATE "Replica" AS r SET "pendingCause" = v.cause, "drainIntent" = NULL,
+        "reasonDetail" = v.detail, "updatedAt" = now()
       FROM unnest(${undecided.map((u) => u.replicaId)}::uuid[],
-        ${undecided.map((u) => u.reason)}::text[]) AS v(replica_id, reason)
+        ${written.map((w) => w.pendingCause)}::"ReplicaPendingCause"[],
+        ${written.map((w) => JSON.stringify(w.reasonDetail))}::jsonb[]) AS v(replica_id, cause, detail)
       WHERE r.id = v.replica_id`);
 
   const placed = await commitDecisions(tx, decided, byId, nodesById, endpoint.objective);
@@ -392,7 +401,7 @@ async function commitDecisions(
     ), moved AS (
       UPDATE "Replica" AS r
       SET state = 'placed', "nodeId" = v.node_id, "stateVersion" = r."stateVersion" + 1,
-          "pendingReason" = NULL, "updatedAt" = now()
+          "pendingCause" = NULL, "drainIntent" = NULL, "reasonDetail" = '{}', "updatedAt" = now()
       FROM unnest(${keptIds}::uuid[], ${keptNodes}::uuid[]) AS v(replica_id, node_id)
       WHERE r.id = v.replica_id
     )
@@ -417,12 +426,20 @@ async function commitDecisions(
   }));
 }
 
-function noCapacityReason(choice: StartOptionChoice, gpuType: string, gpus: number): string {
+/** Why placement found no room for a replica: too few free GPUs, or no feasible option at all. */
+function waitingForCapacity(
+  choice: StartOptionChoice,
+  gpuType: string,
+  gpus: number,
+): ReplicaReason {
   if (choice.infeasible.length === 0)
-    return `${NO_CAPACITY_REASONS[0]} ${gpus} free ${gpuType} GPU${gpus === 1 ? "" : "s"}: waiting for capacity`;
+    return { pendingCause: "waiting_for_capacity", gpus, gpuType };
   const reasons = new Map<string, number>();
   for (const entry of choice.infeasible)
     reasons.set(entry.reason, (reasons.get(entry.reason) ?? 0) + 1);
   const top = [...reasons.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3);
-  return `${NO_CAPACITY_REASONS[1]}: ${top.map(([reason, n]) => `${reason} (${n})`).join("; ")}`;
+  return {
+    pendingCause: "waiting_for_capacity",
+    infeasible: top.map(([reason, count]) => ({ reason, count })),
+  };
 }

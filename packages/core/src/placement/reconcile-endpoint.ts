@@ -1,8 +1,9 @@
 import type { DbClient } from "@thaw/db";
 import type { ReplicaState } from "../vocabulary/index.ts";
-import { noteCapacityChange, PARKING_REASON } from "../warm-pool/warm-pool-memory.ts";
+import { noteCapacityChange } from "../warm-pool/warm-pool-memory.ts";
 import { isWaitingForCapacity, outdatedReplicasToKeep } from "./outdated-replicas-to-keep.ts";
 import { placeJobHeads } from "./place-job-heads.ts";
+import { replicaReasonData, replicaReasonText } from "./replica-reason.ts";
 import { uuidV7 } from "./uuid-v7.ts";
 
 // Reconcile (DESIGN.md §3 step 2), level-triggered: desired vs actual, read from Postgres
@@ -104,8 +105,8 @@ export async function reconcileEndpoint({
           r.node &&
           ["lost", "terminated", "draining"].includes(r.node.state),
       );
-      const goneReason = (r: (typeof replicas)[number]) =>
-        r.node?.state === "draining" ? "node drained" : "node lost";
+      const goneIntent = (r: (typeof replicas)[number]) =>
+        r.node?.state === "draining" ? ("node_drained" as const) : ("node_lost" as const);
       const counted = replicas.filter(
         (r) => COUNTED_REPLICA_STATES.includes(r.state) && !onLostNode.includes(r) && !r.prewarm,
       );
@@ -119,7 +120,7 @@ export async function reconcileEndpoint({
           desired,
           currentReady: current.filter((r) => r.state === "ready").length,
           currentWaitingForCapacity: current.filter(
-            (r) => r.state === "pending" && isWaitingForCapacity(r.pendingReason),
+            (r) => r.state === "pending" && isWaitingForCapacity(r.pendingCause),
           ).length,
           outdatedServing: outdatedServing.length,
         }),
@@ -142,16 +143,15 @@ export async function reconcileEndpoint({
         r.state === "ready" && r.deploymentId === deploymentId && !onLostNode.includes(r);
       if (current.length > desired) await noteCapacityChange(tx, endpoint, "surplus", now);
       for (const replica of draining) {
+        const gone = onLostNode.includes(replica) ? goneIntent(replica) : null;
         await tx.replica.update({
           where: { id: replica.id },
           data: {
             state: "draining",
             stateVersion: { increment: 1 },
-            pendingReason: onLostNode.includes(replica)
-              ? goneReason(replica)
-              : parkable(replica)
-                ? PARKING_REASON
-                : "scaled down",
+            ...replicaReasonData({
+              drainIntent: gone ?? (parkable(replica) ? "park_candidate" : "scale_down"),
+            }),
           },
         });
         await tx.coldStart.updateMany({
@@ -159,7 +159,11 @@ export async function reconcileEndpoint({
           data: {
             status: "cancelled",
             finishedAt: now,
-            error: onLostNode.includes(replica) ? goneReason(replica) : "scaled down",
+            error: replicaReasonText({
+              pendingCause: null,
+              drainIntent: gone ?? "scale_down",
+              reasonDetail: {},
+            }),
           },
         });
       }
@@ -203,7 +207,7 @@ export async function reconcileEndpoint({
       // Left for the warm-pool worker, unless it has not come for them within the grace.
       const leftToWarmPool = (r: (typeof replicas)[number]) =>
         parking.includes(r.id) ||
-        (r.pendingReason === PARKING_REASON &&
+        (r.drainIntent === "park_candidate" &&
           r.updatedAt.getTime() > now.getTime() - PARKING_GRACE_MS);
       const pending = await tx.replica.findMany({
         where: { endpointId, state: "pending" },

@@ -76,18 +76,18 @@ export async function recordDispatchFailed({
     });
     if (count === 0) return null;
     if (!retry) {
-      await giveUpReplica(
-        tx,
-        coldStart.replicaId,
-        `${coldStart.path} start refused before it was sent (${reason}); given up`.slice(0, 500),
-      );
+      await giveUpReplica(tx, coldStart.replicaId, {
+        pendingCause: "start_refused",
+        path: coldStart.path,
+        failure: reason.slice(0, 400),
+      });
       return null;
     }
-    const retried = await returnReplicaToPending(
-      tx,
-      coldStart.replicaId,
-      `${coldStart.path} start not accepted (${reason}); trying the next-best option`.slice(0, 500),
-    );
+    const retried = await returnReplicaToPending(tx, coldStart.replicaId, {
+      pendingCause: "start_not_accepted",
+      path: coldStart.path,
+      failure: reason.slice(0, 400),
+    });
     return retried ? coldStart.replicaId : null;
   });
 }

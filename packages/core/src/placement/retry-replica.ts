@@ -1,4 +1,10 @@
 import type { DbTransaction } from "@thaw/db";
+import { replicaReasonData, type ReplicaReason } from "./replica-reason.ts";
+
+/** Why a start that never ran or failed sends its replica back to pending. */
+type RetryReason = Extract<ReplicaReason, { pendingCause: "start_not_accepted" | "start_failed" }>;
+/** Why a replica is given up. */
+type GiveUpReason = Extract<ReplicaReason, { pendingCause: "start_refused" }>;
 
 /**
  * Puts a replica whose start failed back to `pending`, off its node and with its GPUs freed,
@@ -8,7 +14,7 @@ import type { DbTransaction } from "@thaw/db";
 export async function returnReplicaToPending(
   tx: DbTransaction,
   replicaId: string,
-  reason: string,
+  reason: RetryReason,
 ): Promise<boolean> {
   const { count } = await tx.replica.updateMany({
     where: { id: replicaId, state: { in: ["placed", "starting", "failed"] } },
@@ -16,7 +22,7 @@ export async function returnReplicaToPending(
       state: "pending",
       nodeId: null,
       stateVersion: { increment: 1 },
-      pendingReason: reason,
+      ...replicaReasonData(reason),
     },
   });
   if (count === 0) return false;
@@ -32,7 +38,7 @@ export async function returnReplicaToPending(
 export async function giveUpReplica(
   tx: DbTransaction,
   replicaId: string,
-  reason: string,
+  reason: GiveUpReason,
 ): Promise<boolean> {
   const { count } = await tx.replica.updateMany({
     where: { id: replicaId, state: { in: ["placed", "starting"] } },
@@ -40,7 +46,7 @@ export async function giveUpReplica(
       state: "failed",
       nodeId: null,
       stateVersion: { increment: 1 },
-      pendingReason: reason,
+      ...replicaReasonData(reason),
     },
   });
   if (count === 0) return false;

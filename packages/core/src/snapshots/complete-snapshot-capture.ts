@@ -1,4 +1,5 @@
 import type { DbClient } from "@thaw/db";
+import { replicaReasonData } from "../placement/replica-reason.ts";
 
 // The snapshot worker's last step after the agent answered: the snapshot becomes `ready`, the
 // source node's copy is recorded in its inventory (so placement sees `snapshot-local` there),
@@ -54,7 +55,7 @@ export async function completeSnapshotCapture({
           state: "stopped",
           stateVersion: { increment: 1 },
           stoppedAt: new Date(),
-          pendingReason: `stopped by the capture of snapshot ${snapshotId}`,
+          ...replicaReasonData({ drainIntent: "snapshot_captured", snapshotId }),
         },
       });
       if (stopped.count > 0)

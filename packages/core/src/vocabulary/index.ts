@@ -6,6 +6,30 @@ import { z } from "zod";
 // The words the agent protocol carries are declared there (@thaw/protocol) and re-exported.
 export { NodeProvider, NodeRuntime, Phase, ReplicaState, StartPath } from "@thaw/protocol";
 
+/** Why a replica is not serving: waiting (pending) or given up (failed). Scheduling reads it. */
+export const ReplicaPendingCause = z.enum([
+  "waiting_for_capacity",
+  "host_launch_blocked",
+  "start_not_accepted",
+  "start_failed",
+  "start_refused",
+  "start_attempts_exhausted",
+]);
+export type ReplicaPendingCause = z.infer<typeof ReplicaPendingCause>;
+
+/** Why a replica was taken out of service; park_candidate is the warm pool's to park. */
+export const ReplicaDrainIntent = z.enum([
+  "scale_down",
+  "park_candidate",
+  "keep_alive_over",
+  "park_refused",
+  "node_drained",
+  "node_lost",
+  "snapshot_captured",
+  "vanished_from_node",
+]);
+export type ReplicaDrainIntent = z.infer<typeof ReplicaDrainIntent>;
+
 export const NodeState = z.enum([
   "requested",
   "booting",

@@ -1,5 +1,5 @@
 import type { DbClient } from "@thaw/db";
-import { PARKING_REASON } from "./warm-pool-memory.ts";
+import { replicaReasonData } from "../placement/replica-reason.ts";
 
 /**
  * The last step of a park: the node's agent has paused the replica, so it joins the warm pool
@@ -18,11 +18,11 @@ export async function finishReplicaPark({
     where: {
       id: replicaId,
       OR: [
-        { state: "draining", pendingReason: PARKING_REASON },
+        { state: "draining", drainIntent: "park_candidate" },
         { state: "ready", prewarm: true },
       ],
     },
-    data: { state: "warm", stateVersion: { increment: 1 }, pendingReason: null },
+    data: { state: "warm", stateVersion: { increment: 1 }, ...replicaReasonData(null) },
   });
   return count === 1;
 }
@@ -31,20 +31,25 @@ export async function finishReplicaPark({
 export async function abandonReplicaPark({
   db,
   replicaId,
-  reason,
+  failure,
 }: {
   db: DbClient;
   replicaId: string;
-  reason: string;
+  /** The class of the agent's refusal, as the tenant may read it (never the agent's own words). */
+  failure: string;
 }): Promise<void> {
   await db.replica.updateMany({
     where: {
       id: replicaId,
       OR: [
-        { state: "draining", pendingReason: PARKING_REASON },
+        { state: "draining", drainIntent: "park_candidate" },
         { state: "ready", prewarm: true },
       ],
     },
-    data: { state: "draining", stateVersion: { increment: 1 }, pendingReason: reason },
+    data: {
+      state: "draining",
+      stateVersion: { increment: 1 },
+      ...replicaReasonData({ drainIntent: "park_refused", failure: failure.slice(0, 400) }),
+    },
   });
 }

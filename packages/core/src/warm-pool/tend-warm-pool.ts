@@ -17,7 +17,8 @@ import {
   loadSchedulingSnapshots,
 } from "../placement/load-placement-state.ts";
 import { schedulingDeployment, schedulingEndpoint } from "../placement/scheduling-inputs.ts";
-import { loadWarmPoolMemory, PARKING_REASON, saveWarmPoolMemory } from "./warm-pool-memory.ts";
+import { replicaReasonData } from "../placement/replica-reason.ts";
+import { loadWarmPoolMemory, saveWarmPoolMemory } from "./warm-pool-memory.ts";
 
 // The warm-pool worker's use case (DESIGN.md §3 step 7, §5): load the endpoint's replicas and
 // its idle-time histogram, plan with the pure policy (planWarmPool → warmPoolActions), and
@@ -43,7 +44,6 @@ export interface TendWarmPoolResult {
   toPlace: string[];
 }
 
-const RELEASED_REASON = "warm pool: keep-alive over";
 const STARTING = ["pending", "placed", "starting"] as const;
 
 export async function tendWarmPool({
@@ -92,7 +92,7 @@ export async function tendWarmPool({
       ).length;
       const warm = replicas.filter((r) => r.state === "warm");
       const candidates = replicas.filter(
-        (r) => r.state === "draining" && r.pendingReason === PARKING_REASON,
+        (r) => r.state === "draining" && r.drainIntent === "park_candidate",
       );
       const prewarmed = replicas.filter(
         (r) => r.prewarm && ([...STARTING, "ready"] as string[]).includes(r.state),
@@ -121,7 +121,7 @@ export async function tendWarmPool({
             OR: [
               { state: "warm" },
               { prewarm: true, state: { in: [...STARTING, "ready"] } },
-              { state: "draining", pendingReason: PARKING_REASON },
+              { state: "draining", drainIntent: "park_candidate" },
             ],
           },
         },
@@ -161,7 +161,7 @@ export async function tendWarmPool({
           data: {
             state: "draining",
             stateVersion: { increment: 1 },
-            pendingReason: RELEASED_REASON,
+            ...replicaReasonData({ drainIntent: "keep_alive_over" }),
           },
         });
       const toPlace: string[] = [];

@@ -11,9 +11,6 @@ import {
 // when capacity has been spare. Reconcile notes each scale-down and scale-up in it, in the
 // same transaction that drains or creates replicas, so no change is missed.
 
-/** Why a drained replica waits for the warm-pool worker instead of being stopped by reconcile. */
-export const PARKING_REASON = "scaled down: warm pool may park it";
-
 const StoredHistogram = z.object({
   bins: z.array(z.number().int().min(0)).length(HISTOGRAM_BINS),
   outOfBounds: z.number().int().min(0),
