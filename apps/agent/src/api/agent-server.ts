@@ -6,7 +6,14 @@ import {
   AGENT_CALL_SCHEME,
   parseAgentCallAuthorization,
 } from "@thaw/node-agent-client";
-import { CaptureSnapshotRequest, ParkReplicaRequest, StartReplicaRequest } from "@thaw/protocol";
+import {
+  AGENT_ROUTES,
+  type AgentRouteName,
+  CaptureSnapshotRequest,
+  ParkReplicaRequest,
+  StartReplicaRequest,
+  matchAgentPath,
+} from "@thaw/protocol";
 import { type Logger } from "pino";
 import { z } from "zod";
 import { AgentError } from "../agent-error.ts";
@@ -16,7 +23,8 @@ import { type SimCloud, SimCloudLaunchRequest } from "../sim/sim-cloud.ts";
 import { type AgentCallKeys, type NonceCache } from "./agent-call-auth.ts";
 import { errorBody, parseBody, parseJsonBody, readBodyBytes, sendJson } from "./http-json.ts";
 
-// The agent's HTTPS API for the scheduler (node:https, one small router).
+// The agent's HTTPS API for the scheduler (node:https, one small router over the protocol's
+// AGENT_ROUTES; its answers and error codes are the protocol's too).
 //
 //   GET    /healthz                               {status}, nothing else (no auth: systemd, LBs)
 //   GET    /metrics                               Prometheus, with THAW_AGENT_METRICS_TOKEN
@@ -62,74 +70,46 @@ type HostHandler = (
   host: HostAgent,
   /** The body as JSON (undefined: none), read and signature-checked before the handler runs. */
   body: unknown,
+  /** The route's path parameters, in order, still URL-encoded. */
   params: string[],
 ) => Promise<[number, unknown]>;
 
-interface HostRoute {
-  method: string;
-  pattern: RegExp;
-  label: string;
-  handle: HostHandler;
-}
-
-const HOST_ROUTES: HostRoute[] = [
-  {
-    method: "POST",
-    pattern: /^\/v1\/replicas$/,
-    label: "POST /v1/replicas",
-    handle: async (host, body) =>
-      Promise.resolve([202, host.startReplica(parseBody(StartReplicaRequest, requireBody(body)))]),
-  },
-  {
-    method: "POST",
-    pattern: /^\/v1\/replicas\/([^/]+)\/park$/,
-    label: "POST /v1/replicas/{id}/park",
-    handle: async (host, given, [id = ""]) => {
-      const replicaId = parseParam(id);
-      const body = given ?? {};
-      if (typeof body === "object" && body !== null && !Array.isArray(body)) {
-        const given = (body as { replicaId?: unknown }).replicaId;
-        if (given !== undefined && given !== replicaId) {
-          throw new AgentError(
-            400,
-            "invalid_request",
-            "replicaId: does not match the replica in the URL",
-            "replicaId",
-          );
-        }
+/** What each route of the protocol's agent API (AGENT_ROUTES) does on a host. */
+const HOST_HANDLERS: Record<AgentRouteName, HostHandler> = {
+  startReplica: async (host, body) =>
+    Promise.resolve([202, host.startReplica(parseBody(StartReplicaRequest, requireBody(body)))]),
+  parkReplica: async (host, given, [id = ""]) => {
+    const replicaId = parseParam(id);
+    const body = given ?? {};
+    if (typeof body === "object" && body !== null && !Array.isArray(body)) {
+      const given = (body as { replicaId?: unknown }).replicaId;
+      if (given !== undefined && given !== replicaId) {
+        throw new AgentError(
+          "invalid_request",
+          "replicaId: does not match the replica in the URL",
+          "replicaId",
+        );
       }
-      const parsed = parseBody(ParkReplicaRequest, { ...body, replicaId });
-      return [200, await host.parkReplica(parsed)];
-    },
+    }
+    const parsed = parseBody(ParkReplicaRequest, { ...body, replicaId });
+    return [200, await host.parkReplica(parsed)];
   },
-  {
-    method: "DELETE",
-    pattern: /^\/v1\/replicas\/([^/]+)$/,
-    label: "DELETE /v1/replicas/{id}",
-    handle: async (host, _body, [id = ""]) => [200, await host.stopReplica(parseParam(id))],
-  },
-  {
-    method: "POST",
-    pattern: /^\/v1\/snapshots$/,
-    label: "POST /v1/snapshots",
-    handle: async (host, body) => [
-      200,
-      await host.captureSnapshot(parseBody(CaptureSnapshotRequest, requireBody(body))),
-    ],
-  },
-  {
-    method: "GET",
-    pattern: /^\/v1\/inventory$/,
-    label: "GET /v1/inventory",
-    handle: async (host) => [200, await host.inventory()],
-  },
-  {
-    method: "GET",
-    pattern: /^\/healthz$/,
-    label: "GET /hosts/{name}/healthz",
-    handle: (host) => Promise.resolve([200, { status: host.isDraining ? "draining" : "ok" }]),
-  },
-];
+  stopReplica: async (host, _body, [id = ""]) => [200, await host.stopReplica(parseParam(id))],
+  captureSnapshot: async (host, body) => [
+    200,
+    await host.captureSnapshot(parseBody(CaptureSnapshotRequest, requireBody(body))),
+  ],
+  inventory: async (host) => [200, await host.inventory()],
+  health: (host) => Promise.resolve([200, { status: host.isDraining ? "draining" : "ok" }]),
+};
+
+const ROUTE_NAMES = Object.keys(AGENT_ROUTES) as AgentRouteName[];
+
+/** A route's metrics label: the protocol's method and path (a host's health under its prefix). */
+function routeLabel(name: AgentRouteName): string {
+  const { method, path } = AGENT_ROUTES[name];
+  return name === "health" ? `${method} /hosts/{name}${path}` : `${method} ${path}`;
+}
 
 export function createAgentServer(options: AgentServerOptions): Server {
   const server = createServer(
@@ -156,7 +136,7 @@ async function handle(
     const path = url.pathname;
     const method = request.method ?? "GET";
 
-    if (path === "/healthz") {
+    if (path === AGENT_ROUTES.health.path) {
       label = "GET /healthz";
       allowMethods(method, ["GET"]);
       sendJson(response, 200, { status: options.isDraining() ? "draining" : "ok" });
@@ -165,9 +145,9 @@ async function handle(
     if (path === "/metrics") {
       label = "GET /metrics";
       allowMethods(method, ["GET"]);
-      if (!options.metricsToken) throw new AgentError(404, "not_found", "no such route");
+      if (!options.metricsToken) throw new AgentError("not_found", "no such route");
       if (!bearerMatches(request.headers.authorization, options.metricsToken))
-        throw new AgentError(401, "unauthorized", "/metrics wants THAW_AGENT_METRICS_TOKEN");
+        throw new AgentError("unauthorized", "/metrics wants THAW_AGENT_METRICS_TOKEN");
       const text = await options.metrics.registry.metrics();
       response.writeHead(200, { "content-type": options.metrics.registry.contentType });
       response.end(text);
@@ -197,23 +177,20 @@ async function handle(
     label = "host call";
     const { host, body } = await authenticateCall(options, request, url);
     const rest = hostPath(path);
-    const matches = HOST_ROUTES.map((route) => ({ route, match: route.pattern.exec(rest) })).filter(
-      (m) => m.match,
-    );
-    if (matches.length === 0) throw new AgentError(404, "not_found", "no such route");
-    const found = matches.find((m) => m.route.method === method);
+    const matches = ROUTE_NAMES.flatMap((name) => {
+      const params = matchAgentPath(name, rest);
+      return params ? [{ name, params }] : [];
+    });
+    if (matches.length === 0) throw new AgentError("not_found", "no such route");
+    const found = matches.find((m) => AGENT_ROUTES[m.name].method === method);
     if (!found)
       allowMethods(
         method,
-        matches.map((m) => m.route.method),
+        matches.map((m) => AGENT_ROUTES[m.name].method),
       );
-    const { route, match } = found!;
-    label = route.label;
-    const [status, answer] = await route.handle(
-      host,
-      parseJsonBody(request, body),
-      match!.slice(1),
-    );
+    const { name, params } = found!;
+    label = routeLabel(name);
+    const [status, answer] = await HOST_HANDLERS[name](host, parseJsonBody(request, body), params);
     sendJson(response, status, answer);
   } catch (error) {
     if (error instanceof AgentError) {
@@ -230,12 +207,11 @@ async function handle(
         { err: error, method: request.method, url: request.url },
         "agent API request failed",
       );
-      sendJson(response, 500, {
-        error: {
-          code: "internal",
-          message: error instanceof Error ? error.message : String(error),
-        },
-      });
+      const failure = new AgentError(
+        "internal",
+        error instanceof Error ? error.message : String(error),
+      );
+      sendJson(response, failure.status, errorBody(failure));
     }
   } finally {
     options.metrics.httpRequests.inc({ route: label, status: String(response.statusCode) });
@@ -247,7 +223,6 @@ async function handle(
 function allowMethods(method: string, allowed: string[]): void {
   if (!allowed.includes(method)) {
     throw new AgentError(
-      405,
       "method_not_allowed",
       `${method} is not allowed here; use ${allowed.join(" or ")}`,
       undefined,
@@ -261,7 +236,6 @@ function allowMethods(method: string, allowed: string[]): void {
 /** One answer for every refused call: it tells a prober nothing about hosts or keys. */
 function unauthorized(): AgentError {
   return new AgentError(
-    401,
     "unauthorized",
     `expected a call signed by the control plane's scheduler (${AGENT_CALL_SCHEME})`,
     "authorization",
@@ -329,7 +303,7 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
 
 function requireBody(body: unknown): unknown {
   if (body === undefined)
-    throw new AgentError(400, "invalid_request", "body: expected a JSON object", "body");
+    throw new AgentError("invalid_request", "body: expected a JSON object", "body");
   return body;
 }
 
@@ -337,7 +311,6 @@ function parseParam(id: string): string {
   const parsed = ReplicaId.safeParse(decodePart(id, "replicaId"));
   if (!parsed.success)
     throw new AgentError(
-      400,
       "invalid_request",
       `replicaId: ${parsed.error.issues[0]?.message}`,
       "replicaId",
@@ -349,6 +322,6 @@ function decodePart(part: string, field: string): string {
   try {
     return decodeURIComponent(part);
   } catch {
-    throw new AgentError(400, "invalid_request", `${field}: not a valid URL path segment`, field);
+    throw new AgentError("invalid_request", `${field}: not a valid URL path segment`, field);
   }
 }

@@ -24,7 +24,6 @@ export async function readBodyBytes(
   const declared = Number(request.headers["content-length"] ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
     throw new AgentError(
-      413,
       "body_too_large",
       `the body is ${declared} bytes; the limit is ${limit}`,
       "body",
@@ -36,7 +35,6 @@ export async function readBodyBytes(
     size += chunk.length;
     if (size > limit) {
       throw new AgentError(
-        413,
         "body_too_large",
         `the body exceeds the limit of ${limit} bytes`,
         "body",
@@ -53,7 +51,6 @@ export function parseJsonBody(request: IncomingMessage, bytes: Buffer): unknown 
   const type = request.headers["content-type"] ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new AgentError(
-      415,
       "unsupported_media_type",
       `expected content-type application/json, got '${type || "none"}'`,
       "content-type",
@@ -63,7 +60,6 @@ export function parseJsonBody(request: IncomingMessage, bytes: Buffer): unknown 
     return JSON.parse(bytes.toString("utf8")) as unknown;
   } catch (error) {
     throw new AgentError(
-      400,
       "invalid_json",
       `the body is not valid JSON: ${(error as Error).message}`,
       "body",
@@ -82,7 +78,7 @@ export function parseBody<S extends z.ZodType>(schema: S, input: unknown): z.out
     return { field: path.length > 0 ? path.join(".") : "body", message: issue.message };
   });
   const first = issues[0] ?? { field: "body", message: "invalid" };
-  throw new AgentError(400, "invalid_request", `${first.field}: ${first.message}`, first.field, {
+  throw new AgentError("invalid_request", `${first.field}: ${first.message}`, first.field, {
     issues,
   });
 }

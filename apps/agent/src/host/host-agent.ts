@@ -1,14 +1,19 @@
-import { type Phase, type StartPath } from "@thaw/core/vocabulary";
 import { ControlPlaneError, type ControlPlaneClient } from "@thaw/node-agent-client";
 import {
+  AGENT_PROTOCOL_VERSION,
+  type AgentErrorCode,
   type AgentInventory,
+  type AgentReplicaState,
   type CaptureSnapshotRequest,
   type CaptureSnapshotResponse,
   type ColdStartOutcomeReport,
+  type EndedAgentReplicaState,
   type HostFigures,
   type ParkReplicaRequest,
   type ParkReplicaResponse,
+  type Phase,
   type PhaseEventReport,
+  type StartPath,
   type StartReplicaRequest,
   type StartReplicaResponse,
   type StopReplicaResponse,
@@ -51,14 +56,13 @@ export interface HostAgentDeps {
   instanceId?: string;
 }
 
-type ReplicaState = "starting" | "running" | "warm" | "failed" | "stopped";
-
+/** A start this host accepted: while it runs (or holds GPUs), then remembered for a while. */
 interface ReplicaRecord {
   replicaId: string;
   coldStartId: string;
   path: StartPath;
   deploymentKey: string;
-  state: ReplicaState;
+  state: AgentReplicaState | EndedAgentReplicaState;
   gpus: number[];
   answer: StartReplicaResponse;
   abort: AbortController;
@@ -169,6 +173,7 @@ export class HostAgent {
     try {
       const joined = await this.deps.client.join({
         joinToken: token,
+        protocolVersion: AGENT_PROTOCOL_VERSION,
         name: this.name,
         provider: this.deps.provider ?? "sim",
         runtime: this.runtime.kind,
@@ -268,7 +273,6 @@ export class HostAgent {
     if (existing && existing.coldStartId === request.coldStartId) {
       if (existing.path !== request.path) {
         throw new AgentError(
-          409,
           "idempotency_conflict",
           `cold start ${request.coldStartId} was accepted with path ${existing.path}, not ${request.path}`,
           "path",
@@ -277,11 +281,7 @@ export class HostAgent {
       return existing.answer;
     }
     if (this.draining)
-      throw new AgentError(
-        503,
-        "shutting_down",
-        "the agent is shutting down and accepts no new starts",
-      );
+      throw new AgentError("shutting_down", "the agent is shutting down and accepts no new starts");
     const handoverToSelf = request.path === "warm" && request.warmReplicaId === request.replicaId;
     if (
       existing &&
@@ -290,7 +290,6 @@ export class HostAgent {
         (existing.state === "warm" && !handoverToSelf))
     ) {
       throw new AgentError(
-        409,
         "replica_exists",
         `replica ${request.replicaId} is already ${existing.state} on this host (cold start ${existing.coldStartId})`,
         "replicaId",
@@ -333,9 +332,9 @@ export class HostAgent {
 
   /** Checks that this host can serve the start; returns the GPUs it will hold. */
   private admit(request: StartReplicaRequest): number[] {
-    const refuse = (code: string, message: string, field?: string): never => {
+    const refuse = (code: AgentErrorCode, message: string, field?: string): never => {
       this.deps.metrics?.starts.inc({ path: request.path, outcome: "refused" });
-      throw new AgentError(409, code, message, field);
+      throw new AgentError(code, message, field);
     };
     const capabilities = this.runtime.capabilities?.();
     if (capabilities && !capabilities.paths.includes(request.path)) {
@@ -464,7 +463,6 @@ export class HostAgent {
     if (record.state === "warm") return { replicaId: record.replicaId, state: "warm" };
     if (record.state !== "running") {
       throw new AgentError(
-        409,
         "replica_not_running",
         `replica ${request.replicaId} is ${record.state}, not running`,
         "replicaId",
@@ -502,11 +500,10 @@ export class HostAgent {
   captureSnapshot(request: CaptureSnapshotRequest): Promise<CaptureSnapshotResponse> {
     const known = this.captures.get(request.snapshotId);
     if (known) return known;
-    if (this.draining) throw new AgentError(503, "shutting_down", "the agent is shutting down");
+    if (this.draining) throw new AgentError("shutting_down", "the agent is shutting down");
     const record = this.requireReplica(request.replicaId);
     if (record.state !== "running") {
       throw new AgentError(
-        409,
         "replica_not_running",
         `replica ${request.replicaId} is ${record.state}, not running`,
         "replicaId",
@@ -514,7 +511,6 @@ export class HostAgent {
     }
     if (this.runtime.capabilities && !this.runtime.capabilities().paths.includes("restore")) {
       throw new AgentError(
-        409,
         "path_unsupported",
         "this host has no CRIU / cuda-checkpoint, so it cannot capture snapshots",
       );
@@ -592,7 +588,6 @@ export class HostAgent {
     const record = this.replicas.get(replicaId);
     if (!record || record.state === "stopped" || record.state === "failed") {
       throw new AgentError(
-        404,
         "replica_not_found",
         `no replica ${replicaId} on this host`,
         "replicaId",

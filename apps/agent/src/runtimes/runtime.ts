@@ -1,12 +1,12 @@
 import { type NodeRuntime, type Phase } from "@thaw/core/vocabulary";
 import {
+  type AgentReplicaState,
   type CaptureSnapshotRequestInput,
   type InventoryImage,
   type ParkReplicaRequestInput,
   type StartReplicaRequest,
   type StartReplicaRequestInput,
 } from "@thaw/protocol";
-import { type z } from "zod";
 
 // The one interface every runtime implements: `containerd` (real hosts) and `sim`
 // (simulated GPU hosts). The agent's HTTP API and telemetry stream sit on top of it.
@@ -58,13 +58,11 @@ export interface CapturedSnapshot {
   pushed: boolean;
 }
 
-export type ReplicaRuntimeState = "starting" | "running" | "warm";
-
 export interface RuntimeInventory {
-  images: z.infer<typeof InventoryImage>[];
+  images: InventoryImage[];
   snapshotIds: string[];
   warmReplicaIds: string[];
-  replicas: { replicaId: string; containerId: string; state: ReplicaRuntimeState }[];
+  replicas: { replicaId: string; containerId: string; state: AgentReplicaState }[];
 }
 
 export interface StartOptions {

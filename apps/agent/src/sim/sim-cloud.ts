@@ -58,7 +58,7 @@ export class SimCloud {
       .update(presented ?? "")
       .digest();
     if (!presented || !timingSafeEqual(digest, this.tokenDigest)) {
-      throw new AgentError(401, "unauthenticated", "the sim cloud needs its bearer token");
+      throw new AgentError("unauthenticated", "the sim cloud needs its bearer token");
     }
   }
 
@@ -69,7 +69,6 @@ export class SimCloud {
       this.deps.checkInstanceType(request.instanceType);
     } catch (error) {
       throw new AgentError(
-        400,
         "invalid_request",
         `instanceType: ${error instanceof Error ? error.message : String(error)}`,
         "instanceType",

@@ -8,7 +8,7 @@ import {
   parseAgentCallPrivateKey,
 } from "@thaw/node-agent-client";
 import {
-  AGENT_API_PREFIX,
+  CONTROL_PLANE_PATHS,
   type ColdStartOutcomeReport,
   HeartbeatRequest,
   JoinRequest,
@@ -117,8 +117,8 @@ export class FakeControlPlane {
     const body: unknown = chunks.length
       ? JSON.parse(Buffer.concat(chunks).toString("utf8"))
       : undefined;
-    const path = (request.url ?? "").replace(AGENT_API_PREFIX, "");
-    if (path === "/join") {
+    const path = request.url ?? "";
+    if (path === CONTROL_PLANE_PATHS.join) {
       const join = JoinRequest.parse(body);
       this.counts.joins++;
       const node: FakeNode = {
@@ -156,7 +156,7 @@ export class FakeControlPlane {
       node.pendingCredential = undefined;
       node.rotate = false;
     }
-    if (path === "/heartbeat") {
+    if (path === CONTROL_PLANE_PATHS.heartbeat) {
       HeartbeatRequest.parse(body);
       this.counts.heartbeats++;
       this.onHeartbeat?.(node);
@@ -170,13 +170,13 @@ export class FakeControlPlane {
         },
       ];
     }
-    if (path === "/credential") {
+    if (path === CONTROL_PLANE_PATHS.credential) {
       if (node.pendingCredential) this.byCredential.delete(node.pendingCredential);
       node.pendingCredential = newCredential();
       this.byCredential.set(node.pendingCredential, node);
       return [200, { nodeId: node.nodeId, credential: node.pendingCredential }];
     }
-    if (path === "/telemetry") {
+    if (path === CONTROL_PLANE_PATHS.telemetry) {
       if (this.telemetryStatus !== undefined)
         return [this.telemetryStatus, { error: { code: "DOWN", message: "down" } }];
       const batch = TelemetryBatch.parse(body);

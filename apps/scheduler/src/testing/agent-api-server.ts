@@ -12,7 +12,7 @@ import {
   renewNodeCredential,
 } from "@thaw/core";
 import type { DbClient } from "@thaw/db";
-import { HeartbeatRequest, JoinRequest, TelemetryBatch } from "@thaw/protocol";
+import { CONTROL_PLANE_PATHS, HeartbeatRequest, JoinRequest, TelemetryBatch } from "@thaw/protocol";
 import { TEST_AGENT_CALL_KEYS } from "./agent-call-keys.ts";
 
 // The control plane's agent API (join, heartbeat, credential, telemetry) over node:http, calling the same
@@ -33,20 +33,20 @@ export async function startAgentApiServer(opts: {
 }): Promise<AgentApiServer> {
   const { db } = opts;
   const routes: Record<string, (body: unknown, credential: string | null) => Promise<unknown>> = {
-    "/api/agent/v1/join": async (body) =>
+    [CONTROL_PLANE_PATHS.join]: async (body) =>
       joinNode({
         input: parseInput(JoinRequest, body, "body"),
         db,
         network: TEST_AGENT_NETWORK,
         agentCallPublicKey: opts.agentCallPublicKey ?? TEST_AGENT_CALL_KEYS.publicKey,
       }),
-    "/api/agent/v1/heartbeat": async (body, credential) => {
+    [CONTROL_PLANE_PATHS.heartbeat]: async (body, credential) => {
       const actor = await authenticateNode({ credential, db });
       return recordNodeHeartbeat({ actor, input: parseInput(HeartbeatRequest, body, "body"), db });
     },
-    "/api/agent/v1/credential": async (_body, credential) =>
+    [CONTROL_PLANE_PATHS.credential]: async (_body, credential) =>
       renewNodeCredential({ actor: await authenticateNode({ credential, db }), db }),
-    "/api/agent/v1/telemetry": async (body, credential) => {
+    [CONTROL_PLANE_PATHS.telemetry]: async (body, credential) => {
       const actor = await authenticateNode({ credential, db });
       const result = await ingestTelemetry({
         actor,

@@ -2,6 +2,7 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { type Phase, type StartPath } from "@thaw/core/vocabulary";
 import {
+  type AgentReplicaState,
   CaptureSnapshotRequest,
   type CaptureSnapshotRequestInput,
   type EngineHttpCall,
@@ -16,7 +17,6 @@ import {
   type CapturedSnapshot,
   type EmitPhase,
   PhaseFailedError,
-  type ReplicaRuntimeState,
   type Runtime,
   type RuntimeInventory,
   type StartedReplica,
@@ -36,7 +36,7 @@ import { startWarm } from "./warm-path.ts";
 
 interface ReplicaEntry {
   containerId: string;
-  state: ReplicaRuntimeState;
+  state: AgentReplicaState;
   port: number;
   engineWake?: EngineHttpCall;
 }

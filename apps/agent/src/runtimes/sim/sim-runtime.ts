@@ -9,6 +9,7 @@ import {
 } from "@thaw/core/cold-start-model";
 import { type Phase, type StartPath } from "@thaw/core/vocabulary";
 import {
+  type AgentReplicaState,
   type CaptureSnapshotRequest,
   type HostFigures,
   type ParkReplicaRequest,
@@ -18,7 +19,6 @@ import {
   type CapturedSnapshot,
   type EmitPhase,
   PhaseFailedError,
-  type ReplicaRuntimeState,
   type Runtime,
   type RuntimeInventory,
   type StartedReplica,
@@ -54,7 +54,7 @@ export interface SimRuntimeOptions {
 
 interface SimReplica {
   containerId: string;
-  state: ReplicaRuntimeState;
+  state: AgentReplicaState;
   deploymentKey: string;
   snapshotBytes: number;
 }
