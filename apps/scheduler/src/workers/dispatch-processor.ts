@@ -1,13 +1,11 @@
 import {
   classifyAgentFailure,
   prepareDispatch,
-  protocolRefusal,
   QUEUES,
   recordDispatched,
   recordDispatchFailed,
 } from "@thaw/core";
 import { AgentApiError } from "@thaw/node-agent-client";
-import { StartReplicaRequest } from "@thaw/protocol";
 import type { Job } from "bullmq";
 import type { WorkerContext } from "./worker-context.ts";
 
@@ -56,19 +54,14 @@ async function dispatchOne(
   const plan = await prepareDispatch({ db: ctx.db, coldStartId });
   if (plan.kind === "skip") return plan;
   if (plan.kind === "fail") return fail(ctx, coldStartId, plan.reason);
-
   // A request the protocol refuses (say, an image reference the agent would not take) can
   // never be sent, to this node or another: the start fails with that reason at once, its GPU
   // is freed and its replica given up (reconcile decides about a replacement), no retry.
-  const parsed = StartReplicaRequest.safeParse(plan.request);
-  if (!parsed.success) {
-    ctx.log.warn(
-      { coldStartId, issues: parsed.error.issues },
-      "start request refused by the protocol",
-    );
-    return fail(ctx, coldStartId, protocolRefusal(parsed.error.issues[0]), { retry: false });
+  if (plan.kind === "refuse") {
+    ctx.log.warn({ coldStartId, issues: plan.issues }, "start request refused by the protocol");
+    return fail(ctx, coldStartId, plan.reason, { retry: false });
   }
-  const request = parsed.data;
+  const { request } = plan;
   try {
     await ctx.agent({ id: plan.nodeId, agentUrl: plan.agentUrl }).startReplica(request);
   } catch (error) {

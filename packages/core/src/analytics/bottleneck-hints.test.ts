@@ -7,7 +7,7 @@ import {
   type ColdStartScenarioInput,
 } from "../cold-start-model/index.ts";
 import { Phase } from "../vocabulary/index.ts";
-import { bottleneckHints, type HostFigures } from "./bottleneck-hints.ts";
+import { bottleneckHints, type HostCeilings } from "./bottleneck-hints.ts";
 import type { PhaseSample } from "./cold-start-sample.ts";
 
 // The hints read phases the way the shared physics model produces them: each case simulates
@@ -40,7 +40,7 @@ function simulated(scenario: Omit<ColdStartScenarioInput, "noise">): PhaseSample
   }));
 }
 
-function hostOf(h: typeof g6e): HostFigures {
+function hostOf(h: typeof g6e): HostCeilings {
   return {
     vcpus: h.vcpus,
     networkGbps: h.networkGbps,

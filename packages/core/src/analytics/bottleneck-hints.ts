@@ -1,3 +1,4 @@
+import type { HostFigures } from "@thaw/protocol";
 import { z } from "zod";
 import { PHYSICS } from "../cold-start-model/physical-constants.ts";
 import { LayerCompression, LayerContent } from "../cold-start-model/scenario-schema.ts";
@@ -45,20 +46,17 @@ export interface BottleneckHint {
   text: string;
 }
 
-/** The host's figures as stored on its Node row. */
-export interface HostFigures {
-  vcpus: number;
-  networkGbps: number;
-  diskWriteMiBps: number;
-  diskReadMiBps: number;
-  pcieGBps: number;
-}
+/** The host's figures (the agent protocol's HostFigures, as stored on its Node row) that bound a phase. */
+export type HostCeilings = Pick<
+  HostFigures,
+  "vcpus" | "networkGbps" | "diskWriteMiBps" | "diskReadMiBps" | "pcieGBps"
+>;
 
 export interface BottleneckInput {
   path: StartPath;
   phases: readonly PhaseSample[];
   /** Null when the start never reached a node. */
-  host: HostFigures | null;
+  host: HostCeilings | null;
   /** Deployment.imageLayers: [{ bytes, compression, content }]; anything else reads as unknown. */
   imageLayers: unknown;
   /** Deployment.engineProfile: { loader, loaderConcurrency, ... }. */
@@ -167,7 +165,7 @@ type Engine = z.infer<typeof EngineProfile>;
 function demandsOf(
   phase: Phase,
   bytes: number,
-  host: HostFigures,
+  host: HostCeilings,
   layers: Layer[],
   engine: Engine,
 ): Demand[] | null {

@@ -1,5 +1,5 @@
 import type { ColdStartStatus, Phase, StartPath } from "../vocabulary/index.ts";
-import type { HostFigures } from "./bottleneck-hints.ts";
+import type { HostCeilings } from "./bottleneck-hints.ts";
 
 // What the analytics read of one cold start: plain values, loaded by the use cases and fed
 // to the pure functions of this folder (the same shapes in unit tests).
@@ -23,5 +23,5 @@ export interface ColdStartSample {
   actualSeconds: number | null;
   phases: PhaseSample[];
   /** The node's figures; null when the start never reached a node or they were not loaded. */
-  host?: HostFigures | null;
+  host?: HostCeilings | null;
 }

@@ -23,7 +23,7 @@ export {
   type BottleneckHint,
   type BottleneckInput,
   type BoundKind,
-  type HostFigures,
+  type HostCeilings,
 } from "./bottleneck-hints.ts";
 export {
   coldStartBreakdown,

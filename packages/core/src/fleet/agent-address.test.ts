@@ -1,3 +1,4 @@
+import { AGENT_ERRORS } from "@thaw/protocol";
 import { describe, expect, it } from "vitest";
 import {
   agentUrlProblem,
@@ -89,6 +90,15 @@ describe("agent failures as a tenant reads them", () => {
     expect(classifyAgentFailure({ status: 409, code: "path_unsupported" }, "capture")).toBe(
       "agent_refused (path_unsupported): the node's agent refused this capture",
     );
+  });
+
+  it("reads every code of the protocol's table by name, answered with its status", () => {
+    for (const [code, status] of Object.entries(AGENT_ERRORS)) {
+      const kind = status < 500 ? "agent_refused" : "agent_error";
+      expect(classifyAgentFailure({ status, code }), code).toMatch(
+        new RegExp(`^${kind} \\(${code}\\): `),
+      );
+    }
   });
 
   it("names a refused image reference image_refused", () => {

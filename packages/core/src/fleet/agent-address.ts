@@ -1,3 +1,4 @@
+import { isAgentErrorCode } from "@thaw/protocol";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
@@ -107,37 +108,6 @@ export function agentUrlProblem(url: string, network: AgentNetwork): string | nu
   return null;
 }
 
-/**
- * The agent protocol's error codes (apps/agent's AgentError codes): the only codes a tenant
- * may read. Anything else in an answer's `code` was chosen by whatever listens at the node's
- * address, so it is shown as `unknown`, like an answer that was not the protocol's at all.
- */
-const AGENT_ERROR_CODES = new Set([
-  "body_too_large",
-  "gpu_busy",
-  "gpu_mismatch",
-  "gpu_unavailable",
-  "host_required",
-  "idempotency_conflict",
-  "invalid_json",
-  "invalid_request",
-  "method_not_allowed",
-  "not_found",
-  "not_joined",
-  "path_infeasible",
-  "path_unsupported",
-  "replica_exists",
-  "replica_not_found",
-  "replica_not_running",
-  "shutting_down",
-  "unauthenticated",
-  "unauthorized",
-  "unknown_host",
-  "unsupported_media_type",
-  "warm_replica_mismatch",
-  "warm_replica_missing",
-]);
-
 /** Request fields that carry an image reference (the protocol's ImageReference). */
 const IMAGE_FIELD = /(^|\.)(imageRef|estargzImageRef|checkpointRef)$/;
 
@@ -154,7 +124,10 @@ export function classifyAgentFailure(
   error: { status: number; code: string; field?: string | undefined },
   action: AgentAction = "start",
 ): string {
-  const code = AGENT_ERROR_CODES.has(error.code) ? error.code : "unknown";
+  // Only the protocol's own codes (AGENT_ERRORS): anything else in an answer's `code` was
+  // chosen by whatever listens at the node's address, so it reads `unknown`, like an answer
+  // that was not the protocol's at all.
+  const code = isAgentErrorCode(error.code) ? error.code : "unknown";
   if (error.status === 0) return "agent_unreachable: the node's agent did not answer";
   if (error.status === 421) return "agent_address_refused: the node's agent address is not allowed";
   if (error.status === 400 && error.field !== undefined && IMAGE_FIELD.test(error.field))

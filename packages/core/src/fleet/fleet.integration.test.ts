@@ -5,6 +5,7 @@ import {
 } from "../testing/index.ts";
 import { G5_XLARGE_JOIN_FIGURES, IDLE_HEARTBEAT } from "../testing/index.ts";
 import { seedDemo } from "@thaw/db/seed";
+import { AGENT_PROTOCOL_VERSION } from "@thaw/protocol";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/index.ts";
@@ -106,6 +107,28 @@ describe("node join and heartbeats", () => {
         network: TEST_AGENT_NETWORK,
       }),
     ).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+  });
+
+  it("refuses an agent of a protocol version it does not speak, naming the field, before the token is spent", async () => {
+    const { token, id } = await createJoinToken({
+      actor: owner,
+      input: { ttlSeconds: 600 },
+      db: t.db,
+    });
+    const join = (protocolVersion: number) =>
+      joinNode({
+        input: { ...joinInput(token, "next-release"), protocolVersion },
+        db: t.db,
+        agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
+        network: TEST_AGENT_NETWORK,
+      });
+    await expect(join(AGENT_PROTOCOL_VERSION + 1)).rejects.toMatchObject({
+      code: "UNPROCESSABLE",
+      details: { field: "protocolVersion" },
+    });
+    expect((await t.db.joinToken.findUniqueOrThrow({ where: { id } })).usedAt).toBeNull();
+    // Upgraded, the same agent joins with the same token.
+    expect((await join(AGENT_PROTOCOL_VERSION)).nodeId).toBeTruthy();
   });
 
   it("only fleet:write may create join tokens", async () => {

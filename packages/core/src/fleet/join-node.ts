@@ -1,5 +1,10 @@
 import type { DbClient } from "@thaw/db";
 import {
+  agentProtocolVersionProblem,
+  HEARTBEAT_INTERVAL_SECONDS,
+  type JoinRequest,
+} from "@thaw/protocol";
+import {
   hashesEqual,
   issuePrefixedSecret,
   parsePrefixedSecret,
@@ -10,36 +15,10 @@ import { agentUrlProblem, type AgentNetwork } from "./agent-address.ts";
 import { JOIN_TOKEN_KIND } from "./create-join-token.ts";
 
 export const NODE_CREDENTIAL_KIND = "thawnode";
-export const HEARTBEAT_INTERVAL_SECONDS = 5;
+export { HEARTBEAT_INTERVAL_SECONDS };
 
-export interface JoinNodeInput {
-  joinToken: string;
-  name: string;
-  provider: "aws" | "sim";
-  runtime: "containerd" | "sim";
-  instanceId?: string | undefined;
-  zone?: string | undefined;
-  agentVersion: string;
-  agentUrl?: string | undefined;
-  /** SHA-256 of the agent's TLS certificate (hex): the only one the scheduler accepts. */
-  agentCertSha256?: string | undefined;
-  /** The node's current credential, when an instance that joined before joins again. */
-  nodeCredential?: string | undefined;
-  figures: {
-    instanceType: string;
-    gpuModel: string;
-    gpuCount: number;
-    gpuMemoryGiB: number;
-    vcpus: number;
-    networkGbps: number;
-    diskReadMiBps: number;
-    diskWriteMiBps: number;
-    pcieGBps: number;
-    registryRttMs: number;
-    driverVersion?: string | undefined;
-    cudaVersion?: string | undefined;
-  };
-}
+/** A join as the agent protocol's JoinRequest parses it. */
+export type JoinNodeInput = JoinRequest;
 
 /**
  * Exchanges a one-time join token for a node and a new random credential, returned once
@@ -69,6 +48,13 @@ export async function joinNode({
       "joinToken is invalid, expired or already used: create a new one in the dashboard (Fleet → Add node).",
       { field: "joinToken" },
     );
+  // An agent of another protocol version would misread this control plane's answers and
+  // calls: refused before the token is spent, so the same token works after an upgrade.
+  const versionProblem = agentProtocolVersionProblem(input.protocolVersion);
+  if (versionProblem)
+    throw new AppError("UNPROCESSABLE", `protocolVersion: ${versionProblem}.`, {
+      field: "protocolVersion",
+    });
   if (!parsePrefixedSecret(JOIN_TOKEN_KIND, input.joinToken)) throw invalid();
   const addressProblem = input.agentUrl ? agentUrlProblem(input.agentUrl, network) : null;
   if (addressProblem)

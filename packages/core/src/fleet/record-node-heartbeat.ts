@@ -1,21 +1,11 @@
 import type { DbClient, DbTransaction } from "@thaw/db";
+import { HEARTBEAT_INTERVAL_SECONDS, type HeartbeatRequest } from "@thaw/protocol";
 import type { Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
 import { replicaReasonData } from "../placement/replica-reason.ts";
-import type { JoinNodeInput } from "./join-node.ts";
-import { HEARTBEAT_INTERVAL_SECONDS } from "./join-node.ts";
 
-export interface NodeHeartbeatInput {
-  agentVersion: string;
-  gpusFree: number;
-  gpusUsed: number;
-  figures?: JoinNodeInput["figures"] | undefined;
-  inventory: {
-    images: { digest: string; bytes: number; estargz: boolean }[];
-    snapshotIds: string[];
-    warmReplicaIds: string[];
-  };
-}
+/** A heartbeat as the agent protocol's HeartbeatRequest parses it. */
+export type NodeHeartbeatInput = HeartbeatRequest;
 
 /**
  * A node's heartbeat: it proves liveness (a booting or lost node becomes ready), refreshes

@@ -1,11 +1,18 @@
 import { directSql, Prisma, type DbClient } from "@thaw/db";
+import {
+  type NodeRuntime,
+  type StartPath,
+  StartReplicaRequest,
+  type StartReplicaRequestInput,
+} from "@thaw/protocol";
+import { protocolRefusal } from "../fleet/agent-address.ts";
 import { checkpointByDigest } from "../snapshots/checkpoint-ref.ts";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { schedulingDeployment } from "./scheduling-inputs.ts";
 
 // Dispatch (DESIGN.md §3 step 4): what the agent is told to do for one cold start. The
-// request is assembled from Postgres; the worker validates it with the protocol's schema
-// and sends it with the node's credential.
+// request is assembled from Postgres and checked against the protocol's schema here; the
+// worker sends it, signed, to the node's agent.
 
 /** Where the engine answers, until deployments carry their own probe settings. */
 export const DEFAULT_READINESS = { port: 8000, path: "/health", timeoutSeconds: 1_800 } as const;
@@ -15,18 +22,24 @@ export type DispatchPlan =
       kind: "send";
       nodeId: string;
       agentUrl: string;
-      runtime: "containerd" | "sim";
-      /** The StartReplicaRequest body (validated by the caller). */
-      request: Record<string, unknown>;
+      runtime: NodeRuntime;
+      request: StartReplicaRequest;
     }
   | { kind: "skip"; reason: string }
-  | { kind: "fail"; reason: string };
+  | { kind: "fail"; reason: string }
+  /**
+   * The request fails the protocol's schema (say, an image reference no agent takes): it can
+   * never be sent, to this node or another. `reason` is the tenant's (protocolRefusal).
+   */
+  | { kind: "refuse"; reason: string; issues: StartReplicaRequestIssue[] };
+
+type StartReplicaRequestIssue = { path: PropertyKey[]; message: string };
 
 interface DispatchRow {
   id: string;
   status: string;
   replicaId: string;
-  path: string;
+  path: StartPath;
   replicaState: string;
   gpus: number[];
   chosen: { nodeId: string; path: string; snapshotId?: string; warmReplicaId?: string } | null;
@@ -34,7 +47,7 @@ interface DispatchRow {
   nodeName: string | null;
   nodeState: string | null;
   agentUrl: string | null;
-  runtime: string | null;
+  runtime: NodeRuntime | null;
   deploymentId: string;
   endpointId: string;
   imageRef: string;
@@ -85,7 +98,8 @@ export async function prepareDispatch({
   if (row.status !== "scheduled") return { kind: "skip", reason: `cold start is ${row.status}` };
   if (row.replicaState !== "placed")
     return { kind: "skip", reason: `replica is ${row.replicaState}` };
-  if (!row.nodeId || row.nodeState !== "ready")
+  // No runtime only when no node is joined: a Node row always has one.
+  if (!row.nodeId || !row.runtime || row.nodeState !== "ready")
     return { kind: "fail", reason: `node is ${row.nodeState ?? "gone"}` };
   if (!row.agentUrl) return { kind: "fail", reason: `node ${row.nodeName} has no agent URL` };
 
@@ -99,21 +113,21 @@ export async function prepareDispatch({
     imageLayers: row.imageLayers,
     engineProfile: row.engineProfile,
   };
-  const request: Record<string, unknown> = {
+  const body: StartReplicaRequestInput["deployment"] = {
+    deploymentId: row.deploymentId,
+    imageRef: row.imageRef,
+    imageDigest: row.imageDigest,
+    ...(row.estargzImageRef ? { estargzImageRef: row.estargzImageRef } : {}),
+    ...(row.estargzDigest ? { estargzImageDigest: row.estargzDigest } : {}),
+  };
+  const request: StartReplicaRequestInput = {
     replicaId: row.replicaId,
     coldStartId: row.id,
     path: row.path,
     gpus: row.gpus,
     readiness: DEFAULT_READINESS,
-    deployment: {
-      deploymentId: row.deploymentId,
-      imageRef: row.imageRef,
-      imageDigest: row.imageDigest,
-      ...(row.estargzImageRef ? { estargzImageRef: row.estargzImageRef } : {}),
-      ...(row.estargzDigest ? { estargzImageDigest: row.estargzDigest } : {}),
-    },
+    deployment: body,
   };
-  const body = request.deployment as Record<string, unknown>;
   if (row.path === "warm") {
     if (!chosen?.warmReplicaId) return { kind: "fail", reason: "no warm replica recorded" };
     request.warmReplicaId = chosen.warmReplicaId;
@@ -138,16 +152,25 @@ export async function prepareDispatch({
     const modelled = schedulingDeployment(deployment);
     const { warmCaches: _warm, ...engine } = modelled.engine;
     body.simulation = {
-      layers: modelled.imageLayers,
+      layers: [...modelled.imageLayers],
       readFraction: modelled.imageReadFraction,
       engine,
     };
   }
+  // What the control plane stored can still fail the protocol (an image reference accepted
+  // before the grammar narrowed): such a start fails at once, it is never sent.
+  const parsed = StartReplicaRequest.safeParse(request);
+  if (!parsed.success)
+    return {
+      kind: "refuse",
+      reason: protocolRefusal(parsed.error.issues[0]),
+      issues: parsed.error.issues,
+    };
   return {
     kind: "send",
     nodeId: row.nodeId,
     agentUrl: row.agentUrl,
-    runtime: row.runtime as "containerd" | "sim",
-    request,
+    runtime: row.runtime,
+    request: parsed.data,
   };
 }

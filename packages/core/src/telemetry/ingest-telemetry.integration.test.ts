@@ -25,7 +25,7 @@ const nodeFigures = {
 
 /** A pull-path cold start as the agent reports it: queue, pull (with bytes), start, ready. */
 const pullEvents = (coldStartId: string, withReady = true): TelemetryInput["events"] => [
-  { coldStartId, sequence: 1, phase: "queue", startedAt: iso(0), endedAt: iso(1) },
+  { coldStartId, sequence: 1, phase: "queue", startedAt: iso(0), endedAt: iso(1), attributes: {} },
   {
     coldStartId,
     sequence: 2,
@@ -35,9 +35,18 @@ const pullEvents = (coldStartId: string, withReady = true): TelemetryInput["even
     bytes: 1_000_000_000,
     attributes: { layers: 7, cached: false },
   },
-  { coldStartId, sequence: 3, phase: "start", startedAt: iso(11), seconds: 4.5 },
+  { coldStartId, sequence: 3, phase: "start", startedAt: iso(11), seconds: 4.5, attributes: {} },
   ...(withReady
-    ? [{ coldStartId, sequence: 4, phase: "ready" as const, startedAt: iso(16), endedAt: iso(16) }]
+    ? [
+        {
+          coldStartId,
+          sequence: 4,
+          phase: "ready" as const,
+          startedAt: iso(16),
+          endedAt: iso(16),
+          attributes: {},
+        },
+      ]
     : []),
 ];
 
@@ -227,7 +236,7 @@ describe("ingestTelemetry", () => {
     const late = await ingestTelemetry({
       actor: nodeA,
       input: {
-        events: [{ coldStartId, sequence: 9, phase: "ready", startedAt: iso(30) }],
+        events: [{ coldStartId, sequence: 9, phase: "ready", startedAt: iso(30), attributes: {} }],
         outcomes: [{ coldStartId, status: "succeeded", endedAt: iso(30) }],
       },
       db: t.db,
@@ -379,7 +388,14 @@ describe("ingestTelemetry", () => {
         input: {
           events: [
             ...pullEvents(coldStartId, false),
-            { coldStartId, sequence: 4, phase: "warmup", startedAt: iso(20), endedAt: iso(19) },
+            {
+              coldStartId,
+              sequence: 4,
+              phase: "warmup",
+              startedAt: iso(20),
+              endedAt: iso(19),
+              attributes: {},
+            },
           ],
           outcomes: [],
         },

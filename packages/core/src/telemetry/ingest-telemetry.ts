@@ -1,7 +1,8 @@
 import type { DbClient, DbTransaction } from "@thaw/db";
+import type { TelemetryBatch } from "@thaw/protocol";
 import type { Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
-import type { ColdStartStatus, Phase } from "../vocabulary/index.ts";
+import type { ColdStartStatus } from "../vocabulary/index.ts";
 import {
   measurePhase,
   nextColdStart,
@@ -11,25 +12,7 @@ import {
 } from "./cold-start-transitions.ts";
 
 /** A telemetry batch as the agent protocol's TelemetryBatch parses it (timestamps as ISO strings). */
-export interface TelemetryInput {
-  events: {
-    coldStartId: string;
-    sequence: number;
-    phase: Phase;
-    startedAt: string;
-    endedAt?: string | undefined;
-    seconds?: number | undefined;
-    bytes?: number | undefined;
-    attributes?: Record<string, string | number | boolean> | undefined;
-  }[];
-  outcomes: {
-    coldStartId: string;
-    status: "succeeded" | "failed";
-    failedPhase?: Phase | undefined;
-    error?: string | undefined;
-    endedAt: string;
-  }[];
-}
+export type TelemetryInput = TelemetryBatch;
 
 export interface IngestTelemetryResult {
   /** Events stored by this call. */
@@ -83,7 +66,7 @@ export async function ingestTelemetry({
       seconds: measured.seconds,
       bytes: event.bytes === undefined ? null : BigInt(event.bytes),
       throughputBps: measured.throughputBps,
-      attributes: event.attributes ?? {},
+      attributes: event.attributes,
     };
   });
   // The first outcome reported for a cold start is the one that counts.
