@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { DEFAULT_LOG_LEVEL, LogLevel, presentEnv } from "@thaw/core/env";
 import { AgentCallPublicKeyText } from "@thaw/node-agent-client";
+import { NodeProvider } from "@thaw/protocol";
 import { z } from "zod";
 
 // The agent's configuration, validated once at start. Every setting has an environment
@@ -67,7 +68,7 @@ const FIELDS = [
   {
     path: "host.provider",
     env: "THAW_AGENT_PROVIDER",
-    schema: z.enum(["aws", "sim"]),
+    schema: NodeProvider,
     default: "aws",
   },
   { path: "host.zone", env: "THAW_AGENT_ZONE", schema: z.string().min(1).max(64) },
@@ -256,7 +257,7 @@ export interface AgentConfig {
   host: {
     name?: string;
     instanceType: string;
-    provider: "aws" | "sim";
+    provider: NodeProvider;
     zone?: string;
     instanceId?: string;
   };

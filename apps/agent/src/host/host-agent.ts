@@ -9,6 +9,7 @@ import {
   type ColdStartOutcomeReport,
   type EndedAgentReplicaState,
   type HostFigures,
+  type NodeProvider,
   type ParkReplicaRequest,
   type ParkReplicaResponse,
   type Phase,
@@ -50,7 +51,7 @@ export interface HostAgentDeps {
   certSha256?: string;
   /** The scheduler keys the process trusts; the join answer's key is added to them. */
   callKeys?: AgentCallKeys;
-  provider?: "aws" | "sim";
+  provider?: NodeProvider;
   zone?: string;
   /** The provider's id of this host (EC2 instance id); default `{runtime}-{name}`. */
   instanceId?: string;
