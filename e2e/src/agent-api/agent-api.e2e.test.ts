@@ -4,7 +4,7 @@ import { G5_XLARGE_JOIN_FIGURES } from "@thaw/core/testing";
 import { createJoinToken, type Actor } from "@thaw/core";
 import { startWebServer, type WebServer } from "../web-server.ts";
 import { forwardTo } from "./forward.ts";
-import { JoinResponse } from "@thaw/protocol";
+import { AGENT_PROTOCOL_VERSION, JoinResponse } from "@thaw/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 type Handler = (request: Request) => Promise<Response>;
@@ -151,6 +151,30 @@ describe("agent API /api/agent/v1", () => {
       expect((await join(post("/api/agent/v1/join", joinBody(token)))).status).toBe(401);
     });
 
+    it("refuses an agent of a protocol version it does not speak with 422 naming protocolVersion, leaving the token good", async () => {
+      const { token, id } = await createJoinToken({
+        actor: owner,
+        input: { ttlSeconds: 600 },
+        db: t.db,
+      });
+      const joinSpeaking = (protocolVersion: number) =>
+        join(post("/api/agent/v1/join", { ...joinBody(token, "next-release"), protocolVersion }));
+      const refused = await joinSpeaking(AGENT_PROTOCOL_VERSION + 1);
+      expect(refused.status).toBe(422);
+      const body = (await refused.json()) as ErrorJson;
+      expect(body.error).toMatchObject({
+        code: "UNPROCESSABLE",
+        details: { field: "protocolVersion" },
+      });
+      expect(body.error.message).toContain(
+        `protocolVersion: the agent speaks protocol version ${AGENT_PROTOCOL_VERSION + 1}`,
+      );
+      expect(await t.db.node.count({ where: { name: "next-release" } })).toBe(0);
+      expect((await t.db.joinToken.findUniqueOrThrow({ where: { id } })).usedAt).toBeNull();
+      // The same host, upgraded, joins with the same token.
+      expect((await joinSpeaking(AGENT_PROTOCOL_VERSION)).status).toBe(200);
+    });
+
     const badBodies: [string, (token: string) => unknown, string][] = [
       ["missing figures", (token) => ({ ...joinBody(token), figures: undefined }), "body.figures"],
       [
@@ -173,6 +197,11 @@ describe("agent API /api/agent/v1", () => {
         "an unknown provider",
         (token) => ({ ...joinBody(token), provider: "gcp" }),
         "body.provider",
+      ],
+      [
+        "a protocol version that is not a whole number",
+        (token) => ({ ...joinBody(token), protocolVersion: "1" }),
+        "body.protocolVersion",
       ],
     ];
     it.each(badBodies)(
