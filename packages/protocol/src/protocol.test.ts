@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { CaptureSnapshotRequest, CaptureSnapshotResponse, StartReplicaRequest } from "./agent-api.ts";
+import {
+  CaptureSnapshotRequest,
+  CaptureSnapshotResponse,
+  StartReplicaRequest,
+} from "./agent-api.ts";
 import { HeartbeatRequest, JoinRequest, PhaseEventReport } from "./control-plane-api.ts";
 
 const figures = {
