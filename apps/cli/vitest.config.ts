@@ -1,4 +1,4 @@
-import { thawVitestConfig } from "@thaw/db/vitest";
 import { defineConfig } from "vitest/config";
+import { thawVitestConfig } from "../../vitest.shared.mjs";
 
-export default defineConfig(thawVitestConfig("cli") as Parameters<typeof defineConfig>[0]);
+export default defineConfig(thawVitestConfig("cli"));

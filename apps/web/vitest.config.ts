@@ -1,4 +1,7 @@
-import { thawVitestConfig } from "@thaw/db/vitest";
+import { databaseTemplateSetup } from "@thaw/db/vitest";
 import { defineConfig } from "vitest/config";
+import { thawVitestConfig } from "../../vitest.shared.mjs";
 
-export default defineConfig(thawVitestConfig("web") as Parameters<typeof defineConfig>[0]);
+export default defineConfig(
+  thawVitestConfig("web", { integrationGlobalSetup: [databaseTemplateSetup] }),
+);

@@ -1,4 +1,7 @@
-import { thawVitestConfig } from "./src/testing/vitest-projects.mjs";
 import { defineConfig } from "vitest/config";
+import { thawVitestConfig } from "../../vitest.shared.mjs";
+import { databaseTemplateSetup } from "./src/testing/vitest-setup.mjs";
 
-export default defineConfig(thawVitestConfig("db") as Parameters<typeof defineConfig>[0]);
+export default defineConfig(
+  thawVitestConfig("db", { integrationGlobalSetup: [databaseTemplateSetup] }),
+);

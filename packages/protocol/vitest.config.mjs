@@ -1,6 +1,5 @@
-// Imported by path, not as @thaw/db: the protocol sits below every other package and
-// depends on none of them (the shared Vitest config is plain JavaScript with no imports).
+// The workspace's shared Vitest config, by path: the protocol depends on no other package.
 import { defineConfig } from "vitest/config";
-import { thawVitestConfig } from "../db/src/testing/vitest-projects.mjs";
+import { thawVitestConfig } from "../../vitest.shared.mjs";
 
 export default defineConfig(thawVitestConfig("protocol"));
