@@ -3,10 +3,11 @@
 // new datamodel. Usage: pnpm --filter @thaw/db migration:create <name>
 //
 // The offline migration CLI can only diff datamodels (not a live or shadow database), so
-// the migrated datamodel is kept beside the migrations; the schema-drift integration test
-// proves it has not drifted from what the SQL really builds.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+// the migrated datamodel is kept beside the migrations (migrated-schema.mjs); the
+// schema-drift integration test proves it has not drifted from what the SQL really builds.
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { migratedSchemaPath, recordMigratedSchema } from "./migrated-schema.mjs";
 import { packageRoot, runMigrationCli, schemaForMigrationCli } from "./prisma-offline.mjs";
 
 const name = process.argv[2];
@@ -16,9 +17,8 @@ if (!name || !/^[a-z0-9_]+$/.test(name)) {
 }
 const prismaDir = join(packageRoot, "prisma");
 const target = schemaForMigrationCli(join(prismaDir, "schema.prisma"), "target.prisma");
-const migrated = join(prismaDir, "migrated-schema.prisma");
-const from = existsSync(migrated)
-  ? ["--from-schema-datamodel", schemaForMigrationCli(migrated, "from.prisma")]
+const from = existsSync(migratedSchemaPath)
+  ? ["--from-schema-datamodel", schemaForMigrationCli(migratedSchemaPath, "from.prisma")]
   : ["--from-empty"];
 // The CLI connects through its adapter even for a datamodel-only diff (nothing is changed).
 if (!process.env.DATABASE_URL) {
@@ -47,5 +47,5 @@ writeFileSync(join(dir, "migration.sql"), result.stdout);
 if (!readdirSync(migrationsDir).includes("migration_lock.toml")) {
   writeFileSync(join(migrationsDir, "migration_lock.toml"), 'provider = "postgresql"\n');
 }
-copyFileSync(join(prismaDir, "schema.prisma"), migrated);
+recordMigratedSchema();
 console.error(`wrote ${dir}/migration.sql`);

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { migratedSchemaPath, withoutBanner } from "../scripts/migrated-schema.mjs";
 import { packageRoot, sqlForDatamodel } from "../scripts/prisma-offline.mjs";
 import {
   createTestDatabase,
@@ -72,12 +73,12 @@ describe("schema and migrations", () => {
     ).toBe(schemaDump);
   });
 
-  it("migrated-schema.prisma records the datamodel of the last migration", () => {
+  it("migrated-schema.prisma records the datamodel of the last migration, below its banner", () => {
     const schema = readFileSync(join(packageRoot, "prisma", "schema.prisma"), "utf8");
-    const migrated = readFileSync(join(packageRoot, "prisma", "migrated-schema.prisma"), "utf8");
+    const migrated = withoutBanner(readFileSync(migratedSchemaPath, "utf8"));
     expect(
       migrated,
-      "create migrations with `pnpm --filter @thaw/db migration:create <name>`, which updates this file",
+      "migrated-schema.prisma is generated: create migrations with `pnpm --filter @thaw/db migration:create <name>`, or record a hand-written one with `pnpm --filter @thaw/db migration:record`",
     ).toBe(schema);
   });
 });
