@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebServer, type WebServer } from "../web-server.ts";
 
 // tRPC mutations as another site would send them with a signed-in user's cookie (issue 23,
-// Low): a multipart form post, or JSON with a foreign Origin. Both used to be accepted.
+// Low): a multipart form post, or JSON with a foreign Origin. The browser sends the cookie
+// with either, so the cookie alone must not be enough: both are refused.
 
 describe("tRPC from another site", () => {
   let server: WebServer;
