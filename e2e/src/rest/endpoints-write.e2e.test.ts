@@ -247,7 +247,7 @@ describe("REST v1: creating, changing, rolling and deleting endpoints", () => {
     const got = await call("/api/v1/endpoints/{endpoint}", "GET", {
       params: { endpoint: "rest-priced" },
     });
-    expect(got.body.effectiveGpuSecondsPerWaitSecond).toEqual({ value: 4, source: "platform" });
+    expect(got.body.effectiveGpuSecondsPerWaitSecond).toEqual({ value: null, source: "platform" });
 
     const audits = await db().auditLog.findMany({
       where: { action: "endpoint.updated", targetId: id },

@@ -33,7 +33,7 @@ const existing = (over: Partial<Schemas["Endpoint"]> = {}): Schemas["Endpoint"] 
   objective: "mean",
   targetConcurrency: 8,
   gpuSecondsPerWaitSecond: null,
-  effectiveGpuSecondsPerWaitSecond: { value: 4, source: "platform" },
+  effectiveGpuSecondsPerWaitSecond: { value: null, source: "platform" },
   version: 1,
   createdAt: "",
   updatedAt: "",

@@ -36,7 +36,9 @@ export function describeEndpoint(e: Schemas["Endpoint"]): string {
     `  replicas:    min ${e.minReplicas}, desired ${e.desiredReplicas}, max ${e.maxReplicas}`,
     `  start paths: ${e.allowedPaths.join(", ")} (objective ${e.objective})`,
     `  scale:       ${e.targetConcurrency} requests per replica, to zero after ${e.scaleToZeroIdleSeconds}s idle`,
-    `  wait price:  ${e.effectiveGpuSecondsPerWaitSecond.value} GPU-seconds per second of wait (${WAIT_PRICE_SOURCE[e.effectiveGpuSecondsPerWaitSecond.source]})`,
+    e.effectiveGpuSecondsPerWaitSecond.value === null
+      ? "  wait price:  none (the platform's default: a 10-minute keep-alive's idle time, spent where it saves the most wait)"
+      : `  wait price:  ${e.effectiveGpuSecondsPerWaitSecond.value} GPU-seconds per second of wait (${WAIT_PRICE_SOURCE[e.effectiveGpuSecondsPerWaitSecond.source]})`,
     d
       ? `  deployment:  v${d.version} ${d.imageRef} (${bytesGB(d.imageBytes)}), ${d.modelSource} (${bytesGB(d.modelBytes)}), ${d.engine}${d.estargzImageRef ? `, eStargz ${d.estargzImageRef}` : ""}`
       : "  deployment:  none active",

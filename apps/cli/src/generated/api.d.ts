@@ -293,7 +293,7 @@ export interface components {
             desiredReplicas?: number;
             /** @default 1 */
             gpuCount?: number;
-            /** @description GPU-seconds of idle capacity Thaw may spend to save one second of one request's wait: the warm pool keeps a replica warm (or pre-warms one) only while the GPU time it holds costs less than the wait it saves at this price. 0 keeps nothing warm beyond minReplicas; larger values put latency first. Omitted or null: the org's default (set by its admins), else the platform's (4). */
+            /** @description GPU-seconds of idle capacity Thaw may spend to save one second of one request's wait: the warm pool keeps a replica warm (or pre-warms one) only while the GPU time it holds costs less than the wait it saves at this price. 0 keeps nothing warm beyond minReplicas; larger values put latency first. Omitted or null: the org's default (set by its admins), else the platform's default: no more idle GPU time than a 10-minute keep-alive, spent where it saves the most wait. */
             gpuSecondsPerWaitSecond?: number | null;
             /** @example L40S */
             gpuType: string;
@@ -417,7 +417,8 @@ export interface components {
              * @enum {string}
              */
             source: "endpoint" | "org" | "platform";
-            value: number;
+            /** @description Null with source platform: no price, the platform's default: no more idle GPU time than a 10-minute keep-alive, spent where it saves the most wait. */
+            value: number | null;
         };
         Endpoint: {
             activeDeployment: components["schemas"]["Deployment"] | null;
@@ -557,7 +558,7 @@ export interface components {
         };
         UpdateEndpoint: {
             allowedPaths?: ("warm" | "restore" | "lazy" | "pull")[];
-            /** @description GPU-seconds of idle capacity Thaw may spend to save one second of one request's wait: the warm pool keeps a replica warm (or pre-warms one) only while the GPU time it holds costs less than the wait it saves at this price. 0 keeps nothing warm beyond minReplicas; larger values put latency first. Omitted or null: the org's default (set by its admins), else the platform's (4). */
+            /** @description GPU-seconds of idle capacity Thaw may spend to save one second of one request's wait: the warm pool keeps a replica warm (or pre-warms one) only while the GPU time it holds costs less than the wait it saves at this price. 0 keeps nothing warm beyond minReplicas; larger values put latency first. Omitted or null: the org's default (set by its admins), else the platform's default: no more idle GPU time than a 10-minute keep-alive, spent where it saves the most wait. */
             gpuSecondsPerWaitSecond?: number | null;
             maxReplicas?: number;
             minReplicas?: number;

@@ -138,8 +138,19 @@ export function EndpointDetail({
           <div data-testid="wait-price" data-source={price.source}>
             <dt>Price of waiting</dt>
             <dd>
-              <span data-testid="wait-price-value">{price.value}</span> GPU-s per second of wait{" "}
-              <span className="muted">· {PRICE_SOURCE[price.source]}</span>
+              {price.value === null ? (
+                <span data-testid="wait-price-value">none</span>
+              ) : (
+                <>
+                  <span data-testid="wait-price-value">{price.value}</span> GPU-s per second of wait
+                </>
+              )}{" "}
+              <span className="muted">
+                ·{" "}
+                {price.value === null
+                  ? "the platform's default: no more idle GPU time than a 10-minute keep-alive, spent where it saves the most wait"
+                  : PRICE_SOURCE[price.source]}
+              </span>
               <div className="muted small">
                 Idle GPU time the warm pool may spend to save a request one second of wait.
               </div>

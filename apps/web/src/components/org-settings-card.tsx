@@ -49,7 +49,7 @@ function OrgSettingsForm({
   budget,
 }: {
   price: number | null;
-  platformPrice: { value: number; source: "org" | "platform" };
+  platformPrice: { value: number | null; source: "org" | "platform" };
   budget: number | null;
 }) {
   const trpc = useTRPC();
@@ -93,7 +93,7 @@ function OrgSettingsForm({
         max={MAX_WAIT_PRICE}
         step="any"
         placeholder={
-          platformPrice.source === "platform" ? `${platformPrice.value} (platform default)` : ""
+          platformPrice.source === "platform" ? "none: a 10-minute keep-alive's idle time" : ""
         }
         value={priceText}
         aria-invalid={priceBad}

@@ -3,7 +3,7 @@ import { DeploymentSpec, DeploymentView } from "../deployments/deployment-spec.t
 import { plainText } from "../vocabulary/plain-text.ts";
 import { Objective, StartPath } from "../vocabulary/index.ts";
 import {
-  DEFAULT_GPU_SECONDS_PER_WAIT_SECOND,
+  PLATFORM_WAIT_OBJECTIVE,
   MAX_GPU_SECONDS_PER_WAIT_SECOND,
 } from "../scheduling/wait-price.ts";
 
@@ -65,13 +65,17 @@ export const GpuSecondsPerWaitSecond = z
 
 /** The endpoint's price as create and update take it: a number, or null for the org's default. */
 const endpointWaitPrice = GpuSecondsPerWaitSecond.nullable().meta({
-  description: `${WAIT_PRICE_MEANING} Omitted or null: the org's default (set by its admins), else the platform's (${DEFAULT_GPU_SECONDS_PER_WAIT_SECOND}).`,
+  description: `${WAIT_PRICE_MEANING} Omitted or null: the org's default (set by its admins), else ${PLATFORM_WAIT_OBJECTIVE}.`,
 });
 
 /** The price that holds for an endpoint and where it comes from. */
 export const EffectiveWaitPriceView = z
   .object({
-    value: z.number().min(0),
+    value: z
+      .number()
+      .min(0)
+      .nullable()
+      .meta({ description: `Null with source platform: no price, ${PLATFORM_WAIT_OBJECTIVE}.` }),
     source: z.enum(["endpoint", "org", "platform"]).meta({
       description:
         "Where the value comes from: the endpoint's own gpuSecondsPerWaitSecond, its org's default, or the platform's.",

@@ -3,7 +3,6 @@ import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/index.ts";
 import { setOrgSettings } from "../orgs/index.ts";
-import { DEFAULT_GPU_SECONDS_PER_WAIT_SECOND } from "../scheduling/index.ts";
 import { TEST_DEPLOYMENT } from "../testing/index.ts";
 import { createEndpoint, getEndpoint, listEndpointConfigs, updateEndpoint } from "./index.ts";
 
@@ -73,7 +72,7 @@ describe("an endpoint's price of waiting", () => {
     for (const view of [unset, nulled]) {
       expect(view.gpuSecondsPerWaitSecond).toBeNull();
       expect(view.effectiveGpuSecondsPerWaitSecond).toEqual({
-        value: DEFAULT_GPU_SECONDS_PER_WAIT_SECOND,
+        value: null,
         source: "platform",
       });
     }

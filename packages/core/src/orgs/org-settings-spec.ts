@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GpuSecondsPerWaitSecond, WAIT_PRICE_MEANING } from "../endpoints/endpoint-spec.ts";
-import { DEFAULT_GPU_SECONDS_PER_WAIT_SECOND } from "../scheduling/wait-price.ts";
+import { PLATFORM_WAIT_OBJECTIVE } from "../scheduling/wait-price.ts";
 
 // The settings an org's admins choose for themselves (the operator's quotas are
 // org-quotas.ts): the default price of waiting of the org's endpoints and the GPUs its warm
@@ -14,7 +14,7 @@ export const SetOrgSettingsInput = z
     gpuSecondsPerWaitSecond: GpuSecondsPerWaitSecond.nullable()
       .optional()
       .meta({
-        description: `The default for the org's endpoints that set no price of their own. ${WAIT_PRICE_MEANING} null: the platform's (${DEFAULT_GPU_SECONDS_PER_WAIT_SECOND}).`,
+        description: `The default for the org's endpoints that set no price of their own. ${WAIT_PRICE_MEANING} null: ${PLATFORM_WAIT_OBJECTIVE}.`,
       }),
     warmPoolGpuBudget: z
       .number()
@@ -38,7 +38,7 @@ export interface OrgSettings {
   /** The org's own default price of waiting; null: the platform's applies. */
   gpuSecondsPerWaitSecond: number | null;
   /** The price an endpoint without its own follows, and where it comes from. */
-  effectiveGpuSecondsPerWaitSecond: { value: number; source: "org" | "platform" };
+  effectiveGpuSecondsPerWaitSecond: { value: number | null; source: "org" | "platform" };
   /** The org's warm-pool GPU budget; null: the operator's THAW_WARM_POOL_GPU_BUDGET. */
   warmPoolGpuBudget: number | null;
 }
@@ -56,7 +56,7 @@ export function toOrgSettings(row: {
     gpuSecondsPerWaitSecond: row.gpuSecondsPerWaitSecond,
     effectiveGpuSecondsPerWaitSecond:
       row.gpuSecondsPerWaitSecond === null
-        ? { value: DEFAULT_GPU_SECONDS_PER_WAIT_SECOND, source: "platform" }
+        ? { value: null, source: "platform" }
         : { value: row.gpuSecondsPerWaitSecond, source: "org" },
     warmPoolGpuBudget: row.warmPoolGpuBudget,
   };

@@ -2,7 +2,6 @@ import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/index.ts";
-import { DEFAULT_GPU_SECONDS_PER_WAIT_SECOND } from "../scheduling/index.ts";
 import { getOrgSettings, setOrgSettings } from "./index.ts";
 
 // The org's own settings (issue 15): its default price of waiting and its warm-pool GPU
@@ -39,7 +38,7 @@ describe("an org's settings", () => {
     expect(await getOrgSettings({ actor: actors.admin, db: t.db })).toEqual({
       gpuSecondsPerWaitSecond: null,
       effectiveGpuSecondsPerWaitSecond: {
-        value: DEFAULT_GPU_SECONDS_PER_WAIT_SECOND,
+        value: null,
         source: "platform",
       },
       warmPoolGpuBudget: null,

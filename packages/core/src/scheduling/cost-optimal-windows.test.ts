@@ -178,4 +178,25 @@ describe("windows chosen by expected cost", () => {
       { numRuns: 300 },
     );
   });
+
+  it("with no price: never more expected idle than the budget's keep-alive, and no keep-alive within it waits less", () => {
+    fc.assert(
+      fc.property(inputs, fc.integer({ min: 0, max: 3_600 }), (input, budgetK) => {
+        const w = costOptimalWindows({
+          ...input,
+          gpuSecondsPerWaitSecond: null,
+          idleBudgetKeepAliveSeconds: budgetK,
+        });
+        // What keeping for the budget's keep-alive would cost, on the same bins.
+        const k = Math.floor(budgetK / HISTOGRAM_BIN_SECONDS) * HISTOGRAM_BIN_SECONDS;
+        const budget = referenceCost(input, 0, k);
+        expect(w.expectedIdleGpuSeconds).toBeLessThanOrEqual(budget.idle + 1e-6);
+        for (let m = 0; m * HISTOGRAM_BIN_SECONDS <= k; m += 3) {
+          const other = referenceCost(input, 0, m * HISTOGRAM_BIN_SECONDS);
+          expect(w.expectedWaitSeconds).toBeLessThanOrEqual(other.wait + 1e-6);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
 });

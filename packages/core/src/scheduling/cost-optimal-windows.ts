@@ -1,3 +1,4 @@
+import { KPA_DEFAULTS } from "./autoscale-from-signal.ts";
 import {
   HISTOGRAM_BIN_SECONDS,
   HISTOGRAM_BINS,
@@ -53,8 +54,14 @@ export interface CostOptimalWindowsInput {
   bestNonWarmSeconds: number;
   /** g: GPUs one replica holds. */
   gpusPerReplica: number;
-  /** The price: GPU-seconds one second of one request's wait is worth. */
-  gpuSecondsPerWaitSecond: number;
+  /**
+   * The price: GPU-seconds one second of one request's wait is worth. Null: no price was set,
+   * and the windows spend no more expected idle GPU time than keeping the replica for
+   * `idleBudgetKeepAliveSeconds` would, where it saves the most wait (the platform's default).
+   */
+  gpuSecondsPerWaitSecond: number | null;
+  /** With no price: the keep-alive whose expected idle time is the budget (default 10 min). */
+  idleBudgetKeepAliveSeconds?: number;
   /** W: request wait-seconds one miss costs (more than S when requests come in bursts). */
   waitSecondsPerMiss?: number;
   /**
@@ -74,13 +81,25 @@ export interface CostOptimalWindows extends KeepAliveWindows {
 }
 
 export const DEFAULT_PRIOR_WEIGHT = 3;
+/**
+ * With no price set, the windows may idle as long as a 10-minute keep-alive would, in
+ * expectation (pull-keepalive-10m, the usual serverless default, is what users compare with):
+ * ten minutes from the last request, of which the autoscaler's stable window has passed
+ * before the warm pool decides.
+ */
+export const DEFAULT_IDLE_BUDGET_KEEP_ALIVE_SECONDS = 600 - KPA_DEFAULTS.stableWindowSeconds;
 /** Pre-warm points tried: every bin edge up to the idle times' this quantile. */
 const PREWARM_QUANTILE = 0.25;
 
 export function costOptimalWindows(input: CostOptimalWindowsInput): CostOptimalWindows {
   const S = Math.max(0, input.bestNonWarmSeconds);
   const g = Math.max(1, input.gpusPerReplica);
-  const price = Math.max(0, input.gpuSecondsPerWaitSecond);
+  const budgeted = input.gpuSecondsPerWaitSecond === null;
+  const price = Math.max(0, input.gpuSecondsPerWaitSecond ?? 0);
+  const budgetK = Math.max(
+    0,
+    input.idleBudgetKeepAliveSeconds ?? DEFAULT_IDLE_BUDGET_KEEP_ALIVE_SECONDS,
+  );
   const W = Math.max(0, input.waitSecondsPerMiss ?? S);
   const missCost = price * W;
   const mass = idleTimeMass(input.histogram, [
@@ -90,8 +109,12 @@ export function costOptimalWindows(input: CostOptimalWindowsInput): CostOptimalW
       : []),
   ]);
   if (!mass) {
-    // Ski rental's break-even: keeping for K costs g·K, one miss costs missCost.
-    const keep = Math.min(HISTOGRAM_BINS * HISTOGRAM_BIN_SECONDS, missCost / g);
+    // Ski rental's break-even: keeping for K costs g·K, one miss costs missCost. With a
+    // budget and nothing known of the gaps, the budget's keep-alive itself.
+    const keep = Math.min(
+      HISTOGRAM_BINS * HISTOGRAM_BIN_SECONDS,
+      budgeted ? budgetK : missCost / g,
+    );
     return {
       policy: "expected-cost",
       preWarmSeconds: 0,
@@ -123,11 +146,22 @@ export function costOptimalWindows(input: CostOptimalWindowsInput): CostOptimalW
     P: 0,
     K: 0,
   };
+  // With a budget: the idle time keeping for budgetK (to its bin) would spend, over the same gaps.
+  const kB = Math.min(n, Math.floor(budgetK / HISTOGRAM_BIN_SECONDS));
+  const budget = budgeted
+    ? g * (gapBelow[kB]! + massFrom(kB) * kB * HISTOGRAM_BIN_SECONDS) + 1e-6 * total
+    : Number.POSITIVE_INFINITY;
   const consider = (P: number, K: number, wait: number, gpu: number) => {
-    // (gpu: idle GPU-seconds)
-    const cost = price * wait + gpu;
-    // Of windows that cost the same (no idle time falls between them), the shorter one.
-    if (cost < best.cost - 1e-9 || (Math.abs(cost - best.cost) <= 1e-9 && P + K < best.P + best.K))
+    // (gpu: idle GPU-seconds) With a budget: the least wait within it; else the least cost.
+    if (gpu > budget) return;
+    const cost = budgeted ? wait : price * wait + gpu;
+    // Of windows that cost the same (no idle time falls between them), the one idling least,
+    // then the shorter one.
+    if (
+      cost < best.cost - 1e-9 ||
+      (Math.abs(cost - best.cost) <= 1e-9 &&
+        (gpu < best.gpu - 1e-9 || (Math.abs(gpu - best.gpu) <= 1e-9 && P + K < best.P + best.K)))
+    )
       best = { cost, wait, gpu, P, K };
   };
 
@@ -169,7 +203,7 @@ export function costOptimalWindows(input: CostOptimalWindowsInput): CostOptimalW
     keepAliveSeconds: best.K,
     reWarmAtSeconds: best.P > 0 ? Math.max(0, best.P - S) : 0,
     missCostWeight: 1,
-    expectedCost: best.cost / norm,
+    expectedCost: (price * best.wait + best.gpu) / norm,
     expectedWaitSeconds: best.wait / norm,
     expectedIdleGpuSeconds: best.gpu / norm,
   };

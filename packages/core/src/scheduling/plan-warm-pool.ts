@@ -38,7 +38,6 @@ import {
   type IdleTimeHistogram,
   type KeepAliveWindows,
 } from "./idle-time-histogram.ts";
-import { DEFAULT_GPU_SECONDS_PER_WAIT_SECOND } from "./wait-price.ts";
 
 export {
   emptyIdleTimeHistogram,
@@ -166,8 +165,11 @@ export interface WarmPoolEndpointInput {
   maxReplicas: number;
   gpusPerReplica: number;
   bestNonWarmSeconds: number;
-  /** The endpoint's price of a second of wait (expected-cost windows); default: the platform's. */
-  gpuSecondsPerWaitSecond?: number;
+  /**
+   * The endpoint's price of a second of wait (expected-cost windows). Null or absent: none was
+   * set, and the windows spend at most a 10-minute keep-alive's idle time (the platform default).
+   */
+  gpuSecondsPerWaitSecond?: number | null;
   /** Idle times of similar endpoints together: the prior of a thin histogram. */
   priorHistogram?: IdleTimeHistogram;
   /** Finer priors before that one, each worth its weight in samples (e.g. any hour's idle times). */
@@ -205,8 +207,7 @@ export function windowsFor(
     priorWeight: settings.priorWeight,
     bestNonWarmSeconds: endpoint.bestNonWarmSeconds,
     gpusPerReplica: endpoint.gpusPerReplica,
-    gpuSecondsPerWaitSecond:
-      endpoint.gpuSecondsPerWaitSecond ?? DEFAULT_GPU_SECONDS_PER_WAIT_SECOND,
+    gpuSecondsPerWaitSecond: endpoint.gpuSecondsPerWaitSecond ?? null,
     ...(endpoint.waitSecondsPerMiss !== undefined
       ? { waitSecondsPerMiss: endpoint.waitSecondsPerMiss }
       : {}),
@@ -216,7 +217,8 @@ export function windowsFor(
 /** What a miss of this endpoint costs per GPU of a replica, in GPU-seconds: who gets the budget first. */
 function missCostPerGpu(endpoint: WarmPoolEndpointInput, settings: WarmPoolSettings): number {
   if (settings.windows === "hybrid-histogram") return endpoint.bestNonWarmSeconds;
-  const price = endpoint.gpuSecondsPerWaitSecond ?? DEFAULT_GPU_SECONDS_PER_WAIT_SECOND;
+  const price = endpoint.gpuSecondsPerWaitSecond;
+  if (price === undefined || price === null) return endpoint.bestNonWarmSeconds;
   const wait = endpoint.waitSecondsPerMiss ?? endpoint.bestNonWarmSeconds;
   return (price * wait) / Math.max(1, endpoint.gpusPerReplica) + endpoint.bestNonWarmSeconds;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_GPU_SECONDS_PER_WAIT_SECOND, effectiveWaitPrice } from "./wait-price";
+import { effectiveWaitPrice } from "./wait-price";
 
 describe("effectiveWaitPrice", () => {
   it("takes the endpoint's own price over its org's", () => {
@@ -15,11 +15,7 @@ describe("effectiveWaitPrice", () => {
     expect(effectiveWaitPrice(null, 0)).toEqual({ value: 0, source: "org" });
   });
 
-  it("falls back to the platform's default when neither sets one", () => {
-    expect(effectiveWaitPrice(null, null)).toEqual({
-      value: DEFAULT_GPU_SECONDS_PER_WAIT_SECOND,
-      source: "platform",
-    });
-    expect(DEFAULT_GPU_SECONDS_PER_WAIT_SECOND).toBe(4);
+  it("has no price when neither sets one: the platform's default is an idle budget", () => {
+    expect(effectiveWaitPrice(null, null)).toEqual({ value: null, source: "platform" });
   });
 });

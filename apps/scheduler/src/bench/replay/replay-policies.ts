@@ -1,6 +1,6 @@
 import {
   CAPPED_HYBRID_SETTINGS,
-  DEFAULT_GPU_SECONDS_PER_WAIT_SECOND,
+  EXAMPLE_GPU_SECONDS_PER_WAIT_SECOND,
   DEFAULT_WARM_POOL_SETTINGS,
   PAPER_HYBRID_SETTINGS,
   type WarmPoolSettings,
@@ -33,8 +33,8 @@ export type KeepAliveRule =
   | {
       kind: "warm-pool";
       settings: WarmPoolSettings;
-      /** The price of a second of wait (expected-cost windows). */
-      gpuSecondsPerWaitSecond: number;
+      /** The price of a second of wait (expected-cost windows); null: the default idle budget. */
+      gpuSecondsPerWaitSecond: number | null;
       /** Weigh every miss as this many seconds instead of the predicted start (the paper's). */
       missSeconds?: number;
     }
@@ -109,11 +109,14 @@ export function hybridHistogramPull(
   };
 }
 
-/** Thaw: paths from histories, snapshots, the warm pool by expected cost at a price. */
-export function thaw(gpuSecondsPerWaitSecond = DEFAULT_GPU_SECONDS_PER_WAIT_SECOND): ReplayPolicy {
+/**
+ * Thaw: paths from histories, snapshots, the warm pool by expected cost at a price — or, with
+ * none set (the default), the least wait within a 10-minute keep-alive's idle time.
+ */
+export function thaw(gpuSecondsPerWaitSecond: number | null = null): ReplayPolicy {
   return {
     family: "thaw",
-    setting: price(gpuSecondsPerWaitSecond),
+    setting: gpuSecondsPerWaitSecond === null ? "default" : price(gpuSecondsPerWaitSecond),
     paths: () => ALL_PATHS,
     choosePath: "predicted",
     learnsHistory: true,
@@ -137,9 +140,7 @@ export function thawCappedHybrid(): ReplayPolicy {
 }
 
 /** Thaw's warm pool, but it knows every option's true duration for each start. */
-export function oracle(
-  gpuSecondsPerWaitSecond = DEFAULT_GPU_SECONDS_PER_WAIT_SECOND,
-): ReplayPolicy {
+export function oracle(gpuSecondsPerWaitSecond: number | null = null): ReplayPolicy {
   return { ...thaw(gpuSecondsPerWaitSecond), family: "oracle", choosePath: "true-fastest" };
 }
 
@@ -163,7 +164,7 @@ export const CONTRACT_POLICIES: Record<string, ReplayPolicy> = {
   "lazy-keepalive-10m": lazyKeepAlive(10),
   "hybrid-histogram-pull": hybridHistogramPull(),
   oracle: oracle(),
-  clairvoyant: clairvoyant(DEFAULT_GPU_SECONDS_PER_WAIT_SECOND),
+  clairvoyant: clairvoyant(EXAMPLE_GPU_SECONDS_PER_WAIT_SECOND),
 };
 
 /** Keep-alives the fixed policies are swept over (minutes). */
@@ -189,6 +190,7 @@ export function frontierPolicies(): ReplayPolicy[] {
     ...KEEPALIVE_MINUTES.map(pullKeepAlive),
     ...KEEPALIVE_MINUTES.map(lazyKeepAlive),
     ...HYBRID_VARIANTS.map(hybridHistogramPull),
+    thaw(),
     ...PRICES.map((p) => thaw(p)),
     ...CLAIRVOYANT_PRICES.map(clairvoyant),
   ];
