@@ -19,6 +19,7 @@ import { SimClock } from "./runtimes/sim/sim-clock.ts";
 import { SimRuntime, hostSeed } from "./runtimes/sim/sim-runtime.ts";
 import { hostFiguresFor, hostProfileFor } from "./sim/host-figures.ts";
 import { SimCloud } from "./sim/sim-cloud.ts";
+import { simHostIdentity } from "./sim/sim-host-identity.ts";
 import { TelemetryPipeline } from "./telemetry/telemetry-pipeline.ts";
 import { TelemetrySpool } from "./telemetry/spool.ts";
 import { loadOrCreateAgentTls } from "./tls/agent-tls.ts";
@@ -115,9 +116,7 @@ export async function startAgent(
                 ...hostDeps,
                 tokens: new SingleJoinToken(joinToken),
                 agentUrl: `${advertiseBase}/hosts/${encodeURIComponent(name)}`,
-                provider: "sim",
-                zone,
-                instanceId,
+                ...simHostIdentity(name, { zone, instanceId }),
               },
             );
             hosts.set(name, host);
@@ -188,7 +187,8 @@ export async function startAgent(
         agentUrl: advertiseBase,
         provider: config.host.provider,
         ...(config.host.zone ? { zone: config.host.zone } : {}),
-        ...(config.host.instanceId ? { instanceId: config.host.instanceId } : {}),
+        // Outside a cloud (no instance id from IMDS) the host's name is its identity.
+        instanceId: config.host.instanceId ?? `${runtime.kind}-${name}`,
       }),
     );
   }
@@ -204,7 +204,7 @@ export async function startAgent(
         new HostAgent(name, figures, runtime, {
           ...hostDeps,
           agentUrl: `${advertiseBase}/hosts/${encodeURIComponent(name)}`,
-          provider: "sim",
+          ...simHostIdentity(name),
         }),
       );
     }
