@@ -3,12 +3,9 @@ import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "../endpoints/find-endpoint.ts";
 import { parseInput } from "../errors/index.ts";
-import {
-  DeploymentSpec,
-  toDeploymentView,
-  writeActiveDeployment,
-  type DeploymentView,
-} from "./deployment-spec.ts";
+import { toDeploymentView } from "./deployment-record.ts";
+import { DeploymentSpec, type DeploymentView } from "./deployment-spec.ts";
+import { writeActiveDeployment } from "./write-active-deployment.ts";
 
 /**
  * Rolls an endpoint to a new immutable version: written as the next version, made active,

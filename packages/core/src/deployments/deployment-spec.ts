@@ -1,13 +1,13 @@
-import { createHash } from "node:crypto";
-import type { Db } from "@thaw/db";
+import { ScenarioEngine, ScenarioLayer } from "@thaw/protocol";
 import { z } from "zod";
-import { ScenarioEngine, ScenarioLayer } from "../cold-start-model/index.ts";
 import { DeploymentStatus } from "../vocabulary/index.ts";
 import { plainText } from "../vocabulary/plain-text.ts";
 import { IMAGE_REFERENCE, imageRefProblem, modelSourceProblem } from "./source-policy.ts";
 
-// A deployment as clients send it and as the API answers it, declared once: tRPC, REST and
-// the OpenAPI document all use these schemas.
+// A deployment as clients send it and as the API answers it, declared once: tRPC, REST, the
+// OpenAPI document and the dashboard's deploy wizard all use these schemas. Zod and the
+// source policy only (no Node API, no database), so a browser bundle can import this module
+// through @thaw/core/schemas; storing a spec is write-active-deployment.ts.
 
 const GB = 1_000_000_000;
 /** 1 TB: larger than any image or model a GPU host can hold, small enough to be exact. */
@@ -108,14 +108,6 @@ export function deriveImageLayers(imageBytes: number): ScenarioLayer[] {
   }));
 }
 
-/**
- * A digest for a reference given without one: the hash of the reference itself (as the demo
- * catalog does), stable per ref, so that nodes holding the same tag are recognised as warm.
- */
-export function digestOfRef(ref: string): string {
-  return `sha256:${createHash("sha256").update(ref).digest("hex")}`;
-}
-
 export const ModelSource = plainText(2_048)
   .superRefine((source, ctx) => {
     const problem = modelSourceProblem(source);
@@ -144,7 +136,7 @@ export const ImageRef = z
 export const DeploymentSpec = z
   .object({
     imageRef: ImageRef,
-    /** Omitted: the hash of imageRef (see digestOfRef). */
+    /** Omitted: the hash of imageRef (see digest-of-ref.ts). */
     imageDigest: digest.optional(),
     imageBytes: bytes.meta({ description: "Uncompressed image size in bytes." }),
     /** Omitted: derived from imageBytes (see deriveImageLayers). */
@@ -206,97 +198,3 @@ export const DeploymentView = z
   })
   .meta({ id: "Deployment" });
 export type DeploymentView = z.infer<typeof DeploymentView>;
-
-export interface DeploymentRecord {
-  id: string;
-  endpointId: string;
-  version: number;
-  status: DeploymentStatus;
-  imageRef: string;
-  imageDigest: string;
-  imageBytes: bigint;
-  imageLayers: unknown;
-  estargzImageRef: string | null;
-  estargzDigest: string | null;
-  modelSource: string;
-  modelBytes: bigint;
-  modelFormat: string;
-  engine: string;
-  engineArgs: unknown;
-  engineProfile: unknown;
-  createdAt: Date;
-}
-
-export function toDeploymentView(row: DeploymentRecord): DeploymentView {
-  return {
-    id: row.id,
-    endpointId: row.endpointId,
-    version: row.version,
-    status: row.status,
-    imageRef: row.imageRef,
-    imageDigest: row.imageDigest,
-    imageBytes: Number(row.imageBytes),
-    imageLayers: row.imageLayers as ScenarioLayer[],
-    estargzImageRef: row.estargzImageRef,
-    estargzDigest: row.estargzDigest,
-    modelSource: row.modelSource,
-    modelBytes: Number(row.modelBytes),
-    modelFormat: row.modelFormat,
-    engine: row.engine,
-    engineArgs: row.engineArgs as string[],
-    engineProfile: row.engineProfile as Partial<EngineProfile>,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
-
-/**
- * Writes a parsed spec as the endpoint's next version and makes it the active one: the
- * previous active version becomes `superseded`. The caller holds the endpoint's row lock.
- */
-export async function writeActiveDeployment(
-  tx: Db,
-  o: { orgId: string; endpointId: string; spec: DeploymentSpec },
-) {
-  const { spec } = o;
-  const last = await tx.deployment.findFirst({
-    where: { endpointId: o.endpointId, orgId: o.orgId },
-    orderBy: { version: "desc" },
-    select: { version: true },
-  });
-  await tx.deployment.updateMany({
-    where: { endpointId: o.endpointId, orgId: o.orgId, status: { in: ["active", "pending"] } },
-    data: { status: "superseded" },
-  });
-  const row = await tx.deployment.create({
-    data: {
-      orgId: o.orgId,
-      endpointId: o.endpointId,
-      version: (last?.version ?? 0) + 1,
-      status: "active",
-      imageRef: spec.imageRef,
-      imageDigest: spec.imageDigest ?? digestOfRef(spec.imageRef),
-      imageBytes: BigInt(spec.imageBytes),
-      imageLayers: spec.imageLayers ?? deriveImageLayers(spec.imageBytes),
-      estargzImageRef: spec.estargzImageRef ?? null,
-      estargzDigest: spec.estargzImageRef
-        ? (spec.estargzDigest ?? digestOfRef(spec.estargzImageRef))
-        : null,
-      modelSource: spec.modelSource,
-      modelBytes: BigInt(spec.modelBytes),
-      modelFormat: spec.modelFormat,
-      engine: spec.engine,
-      engineArgs: spec.engineArgs,
-      engineProfile: {
-        ...ENGINE_PROFILE_DEFAULTS[spec.engine],
-        ...Object.fromEntries(
-          Object.entries(spec.engineProfile ?? {}).filter(([, v]) => v !== undefined),
-        ),
-      },
-    },
-  });
-  await tx.endpoint.update({
-    where: { id: o.endpointId },
-    data: { activeDeploymentId: row.id, version: { increment: 1 } },
-  });
-  return row;
-}

@@ -3,7 +3,6 @@ export {
   DeploymentSpec,
   DeploymentView,
   deriveImageLayers,
-  digestOfRef,
   Engine,
   ENGINE_PROFILE_DEFAULTS,
   ENGINES,
@@ -11,6 +10,7 @@ export {
   ModelSource,
   ImageRef,
 } from "./deployment-spec.ts";
+export { digestOfRef } from "./digest-of-ref.ts";
 export { DeploymentList, ListDeploymentsQuery, listDeployments } from "./list-deployments.ts";
 export {
   IMAGE_REFERENCE,

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "../endpoints/find-endpoint.ts";
 import { parseInput } from "../errors/index.ts";
-import { DeploymentView, toDeploymentView } from "./deployment-spec.ts";
+import { toDeploymentView } from "./deployment-record.ts";
+import { DeploymentView } from "./deployment-spec.ts";
 
 export const ListDeploymentsQuery = z
   .object({ limit: z.coerce.number().int().min(1).max(100).default(20) })

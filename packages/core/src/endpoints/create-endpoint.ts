@@ -3,7 +3,7 @@ import { checkEndpointQuotas } from "../orgs/check-endpoint-quotas.ts";
 import { DEFAULT_ORG_QUOTAS, type OrgQuotas } from "../orgs/org-quotas.ts";
 import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, orgScope, type Actor } from "../auth/index.ts";
-import { writeActiveDeployment } from "../deployments/deployment-spec.ts";
+import { writeActiveDeployment } from "../deployments/write-active-deployment.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import { CreateEndpointInput, KNOWN_GPU_MODELS, type EndpointView } from "./endpoint-spec.ts";
 import { loadEndpointView } from "./endpoint-view.ts";

@@ -1,5 +1,5 @@
 import type { Db } from "@thaw/db";
-import { toDeploymentView, type DeploymentRecord } from "../deployments/deployment-spec.ts";
+import { toDeploymentView, type DeploymentRecord } from "../deployments/deployment-record.ts";
 import { effectiveWaitPrice } from "../scheduling/wait-price.ts";
 import type { Objective, StartPath } from "../vocabulary/index.ts";
 import type { EndpointView } from "./endpoint-spec.ts";
