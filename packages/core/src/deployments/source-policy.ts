@@ -1,4 +1,3 @@
-import { isIP } from "node:net";
 import { IMAGE_REFERENCE } from "@thaw/protocol";
 import ipaddr from "ipaddr.js";
 
@@ -6,6 +5,7 @@ import ipaddr from "ipaddr.js";
 // are checked against an allow-list of schemes and a host policy, so that no agent is ever
 // told to fetch from a loopback, private, link-local or cloud-metadata address. The check is
 // on the text: a public name that resolves to a private address is the fetcher's to refuse.
+// ipaddr.js only, no Node API: the deploy wizard runs these checks in the browser too.
 
 /** Schemes a model source may use. */
 export const MODEL_SOURCE_SCHEMES = ["hf", "s3", "gs", "https"] as const;
@@ -21,7 +21,31 @@ const METADATA_NAMES = new Set(["metadata", "instance-data", "metadata.google.in
  * 6to4, Teredo, SIIT) are refused outright: a fetcher may route them to the IPv4 inside.
  */
 function isPublicAddress(text: string): boolean {
-  return ipaddr.parse(text).range() === "unicast";
+  return ipaddr.parse(splitZone(text)[0]).range() === "unicast";
+}
+
+/** An IPv6 zone as Node's `net.isIP` takes it (`fe80::1%eth0`). */
+const ZONE = /^[0-9a-zA-Z.:-]+$/;
+
+/**
+ * Whether text is an IP address as Node's `net.isIP` reads it (a test holds the two to
+ * agreement): a four-part decimal IPv4 address, or an IPv6 address, with a zone or not, whose
+ * embedded IPv4 tail, if any, is four-part decimal too (ipaddr.js alone also takes
+ * `::ffff:0x7f.0.0.1` and refuses a zone with '.', ':' or '-').
+ */
+export function isIpAddress(text: string): boolean {
+  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return true;
+  const [address = "", zone] = splitZone(text);
+  if (zone !== undefined && !ZONE.test(zone)) return false;
+  if (!ipaddr.IPv6.isValid(address)) return false;
+  const tail = address.slice(address.lastIndexOf(":") + 1);
+  return !tail.includes(".") || ipaddr.IPv4.isValidFourPartDecimal(tail);
+}
+
+/** An IPv6 text split at its zone: `fe80::1%eth0` → [`fe80::1`, `eth0`]. */
+function splitZone(text: string): [string, string | undefined] {
+  const at = text.indexOf("%");
+  return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
 }
 
 /** A name that spells a non-public IPv4 address, as wildcard DNS (nip.io, sslip.io) serves it. */
@@ -43,7 +67,7 @@ export function nonPublicHostReason(host: string): string | null {
   const name = host.toLowerCase().replace(/\.$/, "");
   const bare = name.startsWith("[") && name.endsWith("]") ? name.slice(1, -1) : name;
   if (bare === "") return "no host";
-  if (isIP(bare) !== 0)
+  if (isIpAddress(bare))
     return isPublicAddress(bare)
       ? null
       : `${bare} is a loopback, private, link-local, reserved or IPv4-translating address`;
