@@ -1,0 +1,43 @@
+// @thaw/core/schemas: the schemas of core's API that a browser bundle may import (the
+// dashboard's deploy wizard validates with them), so no rule is declared twice. zod,
+// ipaddr.js and @thaw/protocol only: no Node API, no database; browser-safe.test.ts walks
+// this module's imports and fails on anything else.
+export {
+  DeploymentSpec,
+  DeploymentView,
+  deriveImageLayers,
+  Engine,
+  ENGINE_PROFILE_DEFAULTS,
+  ENGINES,
+  EngineProfile,
+  ImageRef,
+  ModelSource,
+} from "../deployments/deployment-spec.ts";
+export {
+  IMAGE_REFERENCE,
+  imageRefProblem,
+  MODEL_SOURCE_SCHEMES,
+  modelSourceProblem,
+  nonPublicHostReason,
+} from "../deployments/source-policy.ts";
+export {
+  AllowedPaths,
+  clampDesired,
+  CreateEndpointInput,
+  DeletedEndpoint,
+  EffectiveWaitPriceView,
+  EndpointList,
+  EndpointView,
+  GpuSecondsPerWaitSecond,
+  GpuType,
+  KNOWN_GPU_MODELS,
+  MAX_ENDPOINTS_PER_ORG,
+  MAX_REPLICAS,
+  scalingBoundsProblem,
+  Slug,
+  UpdateEndpointInput,
+  WAIT_PRICE_MEANING,
+} from "../endpoints/endpoint-spec.ts";
+export { PLATFORM_WAIT_OBJECTIVE } from "../scheduling/wait-price.ts";
+export { Objective, StartPath } from "../vocabulary/index.ts";
+export { plainText } from "../vocabulary/plain-text.ts";
