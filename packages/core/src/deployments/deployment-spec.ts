@@ -1,5 +1,6 @@
 import { ScenarioEngine, ScenarioLayer } from "@thaw/protocol";
 import { z } from "zod";
+import { whenFieldsParsed } from "../schemas/when-fields-parsed.ts";
 import { DeploymentStatus } from "../vocabulary/index.ts";
 import { plainText } from "../vocabulary/plain-text.ts";
 import { IMAGE_REFERENCE, imageRefProblem, modelSourceProblem } from "./source-policy.ts";
@@ -165,13 +166,18 @@ export const DeploymentSpec = z
           message: `layers add up to ${sum} bytes, imageBytes says ${spec.imageBytes}`,
         });
     }
-    if (spec.estargzDigest && !spec.estargzImageRef)
-      ctx.addIssue({
-        code: "custom",
-        path: ["estargzDigest"],
-        message: "an eStargz digest needs estargzImageRef",
-      });
   })
+  .superRefine(
+    (spec, ctx) => {
+      if (spec.estargzDigest && !spec.estargzImageRef)
+        ctx.addIssue({
+          code: "custom",
+          path: ["estargzDigest"],
+          message: "an eStargz digest needs estargzImageRef",
+        });
+    },
+    whenFieldsParsed("estargzDigest", "estargzImageRef"),
+  )
   .meta({ id: "DeploymentSpec" });
 export type DeploymentSpec = z.output<typeof DeploymentSpec>;
 

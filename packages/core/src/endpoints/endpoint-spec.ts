@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DeploymentSpec, DeploymentView } from "../deployments/deployment-spec.ts";
+import { whenFieldsParsed } from "../schemas/when-fields-parsed.ts";
 import { plainText } from "../vocabulary/plain-text.ts";
 import { Objective, StartPath } from "../vocabulary/index.ts";
 import {
@@ -146,10 +147,14 @@ export const CreateEndpointInput = z
     deployment: DeploymentSpec,
   })
   .strict()
-  .superRefine((input, ctx) => {
-    const problem = scalingBoundsProblem(input);
-    if (problem) ctx.addIssue({ code: "custom", path: [problem.field], message: problem.message });
-  })
+  .superRefine(
+    (input, ctx) => {
+      const problem = scalingBoundsProblem(input);
+      if (problem)
+        ctx.addIssue({ code: "custom", path: [problem.field], message: problem.message });
+    },
+    whenFieldsParsed("minReplicas", "maxReplicas", "desiredReplicas"),
+  )
   .meta({ id: "CreateEndpoint" });
 export type CreateEndpointInput = z.output<typeof CreateEndpointInput>;
 
