@@ -17,8 +17,8 @@ import { TEST_AGENT_CALL_KEYS } from "./agent-call-keys.ts";
 
 // The control plane's agent API (join, heartbeat, credential, telemetry) over node:http, calling the same
 // core use cases as apps/web's route handlers — so scheduler tests can run real sim agents
-// against real Postgres without building Next.js. What the web route adds after ingest
-// (enqueueing `history`) is the `onClosed` hook.
+// against real Postgres without building Next.js. The `history` work ingest says follows
+// (the web route enqueues it) is the `onClosed` hook; live notices have no listener here.
 
 export interface AgentApiServer {
   url: string;
@@ -48,12 +48,14 @@ export async function startAgentApiServer(opts: {
       renewNodeCredential({ actor: await authenticateNode({ credential, db }), db }),
     [CONTROL_PLANE_PATHS.telemetry]: async (body, credential) => {
       const actor = await authenticateNode({ credential, db });
-      const result = await ingestTelemetry({
+      const { result, followUps } = await ingestTelemetry({
         actor,
         input: parseInput(TelemetryBatch, body, "body"),
         db,
       });
-      for (const { coldStartId } of result.closed) await opts.onClosed?.(coldStartId);
+      for (const work of followUps)
+        if ("queue" in work && work.queue === "history")
+          await opts.onClosed?.(work.payload.coldStartId);
       return result;
     },
   };

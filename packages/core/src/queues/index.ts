@@ -9,3 +9,11 @@ export {
   type QueueKey,
   type QueuePayload,
 } from "./contracts.ts";
+export {
+  queued,
+  reconcileSoon,
+  type FollowUp,
+  type LiveNotice,
+  type QueuedWork,
+  type WithFollowUps,
+} from "./follow-ups.ts";

@@ -7,6 +7,10 @@ import { ingestTelemetry, type TelemetryInput } from "./index.ts";
 
 type NodeActor = Extract<Actor, { type: "node" }>;
 
+/** What ingestTelemetry stored (its follow-ups are checked in their own test). */
+const ingest = async (options: Parameters<typeof ingestTelemetry>[0]) =>
+  (await ingestTelemetry(options)).result;
+
 const t0 = Date.parse("2026-01-01T00:00:00.000Z");
 const iso = (seconds: number) => new Date(t0 + seconds * 1000).toISOString();
 
@@ -122,7 +126,7 @@ describe("ingestTelemetry", () => {
 
   it("stores events with computed seconds and throughput, and moves the cold start to running", async () => {
     const { coldStartId } = await placeColdStart(nodeA);
-    const result = await ingestTelemetry({
+    const result = await ingest({
       actor: nodeA,
       input: { events: pullEvents(coldStartId, false), outcomes: [] },
       db: t.db,
@@ -142,17 +146,47 @@ describe("ingestTelemetry", () => {
   it("is idempotent: the same batch twice stores each event once and changes nothing", async () => {
     const { coldStartId } = await placeColdStart(nodeA);
     const batch = { events: pullEvents(coldStartId), outcomes: [] };
-    const first = await ingestTelemetry({ actor: nodeA, input: batch, db: t.db });
+    const first = await ingest({ actor: nodeA, input: batch, db: t.db });
     expect(first).toMatchObject({ accepted: 4, duplicates: 0 });
     const before = await rowsOf(coldStartId);
-    const again = await ingestTelemetry({ actor: nodeA, input: batch, db: t.db });
+    const again = await ingest({ actor: nodeA, input: batch, db: t.db });
     expect(again).toEqual({ accepted: 0, duplicates: 4, closed: [] });
     expect(await rowsOf(coldStartId)).toEqual(before);
   });
 
+  it("says what follows: each start it closed goes to history, and the org's listeners hear of every start it named", async () => {
+    const closing = await placeColdStart(nodeA, "starting");
+    const running = await placeColdStart(nodeA, "starting");
+    const { result, followUps } = await ingestTelemetry({
+      actor: nodeA,
+      input: {
+        events: [
+          ...pullEvents(closing.coldStartId),
+          ...pullEvents(running.coldStartId.toUpperCase(), false),
+        ],
+        outcomes: [],
+      },
+      db: t.db,
+    });
+    expect(result.closed).toEqual([{ coldStartId: closing.coldStartId, status: "succeeded" }]);
+    expect(followUps).toEqual([
+      { queue: "history", payload: { coldStartId: closing.coldStartId } },
+      {
+        live: "cold_starts",
+        orgId,
+        coldStartIds: [closing.coldStartId, running.coldStartId],
+        closedIds: [closing.coldStartId],
+      },
+    ]);
+    // Nothing stored, nothing named: nothing follows.
+    expect(
+      await ingestTelemetry({ actor: nodeA, input: { events: [], outcomes: [] }, db: t.db }),
+    ).toEqual({ result: { accepted: 0, duplicates: 0, closed: [] }, followUps: [] });
+  });
+
   it("a ready marker closes the cold start as succeeded and makes its replica ready", async () => {
     const { coldStartId, replicaId } = await placeColdStart(nodeA, "starting");
-    const result = await ingestTelemetry({
+    const result = await ingest({
       actor: nodeA,
       input: { events: pullEvents(coldStartId), outcomes: [] },
       db: t.db,
@@ -180,9 +214,9 @@ describe("ingestTelemetry", () => {
   it("events may arrive over several batches; a succeeded outcome without a marker also closes it", async () => {
     const { coldStartId } = await placeColdStart(nodeA, "placed");
     const [queue, pull, start] = pullEvents(coldStartId, false);
-    await ingestTelemetry({ actor: nodeA, input: { events: [queue!], outcomes: [] }, db: t.db });
+    await ingest({ actor: nodeA, input: { events: [queue!], outcomes: [] }, db: t.db });
     expect((await rowsOf(coldStartId)).coldStart.status).toBe("running");
-    await ingestTelemetry({
+    await ingest({
       actor: nodeA,
       input: {
         events: [pull!, start!],
@@ -203,7 +237,7 @@ describe("ingestTelemetry", () => {
   it("a failed outcome fails the cold start and its replica; later reports do not flip it", async () => {
     const { coldStartId } = await placeColdStart(nodeA, "starting");
     const [queue, pull] = pullEvents(coldStartId);
-    const result = await ingestTelemetry({
+    const result = await ingest({
       actor: nodeA,
       input: {
         events: [queue!, pull!],
@@ -233,7 +267,7 @@ describe("ingestTelemetry", () => {
 
     // A late ready marker is stored (it happened) but neither it nor a succeeded outcome
     // reopens the cold start or revives the replica.
-    const late = await ingestTelemetry({
+    const late = await ingest({
       actor: nodeA,
       input: {
         events: [{ coldStartId, sequence: 9, phase: "ready", startedAt: iso(30), attributes: {} }],
@@ -249,7 +283,7 @@ describe("ingestTelemetry", () => {
 
   it("never moves a replica that is draining, even when its cold start succeeds", async () => {
     const { coldStartId } = await placeColdStart(nodeA, "draining");
-    await ingestTelemetry({
+    await ingest({
       actor: nodeA,
       input: { events: pullEvents(coldStartId), outcomes: [] },
       db: t.db,
@@ -262,7 +296,7 @@ describe("ingestTelemetry", () => {
   it("a cancelled cold start ignores outcomes", async () => {
     const { coldStartId } = await placeColdStart(nodeA, "stopped");
     await t.db.coldStart.update({ where: { id: coldStartId }, data: { status: "cancelled" } });
-    await ingestTelemetry({
+    await ingest({
       actor: nodeA,
       input: {
         events: [],
@@ -282,7 +316,7 @@ describe("ingestTelemetry", () => {
     const beforeB = await rowsOf(b.coldStartId);
 
     await expect(
-      ingestTelemetry({
+      ingest({
         actor: nodeB,
         input: { events: pullEvents(a.coldStartId), outcomes: [] },
         db: t.db,
@@ -292,7 +326,7 @@ describe("ingestTelemetry", () => {
     const [ownQueue] = pullEvents(b.coldStartId);
     const [, foreignPull] = pullEvents(a.coldStartId);
     await expect(
-      ingestTelemetry({
+      ingest({
         actor: nodeB,
         input: { events: [ownQueue!, foreignPull!], outcomes: [] },
         db: t.db,
@@ -300,7 +334,7 @@ describe("ingestTelemetry", () => {
     ).rejects.toMatchObject({ code: "NOT_FOUND", details: { field: "events.1.coldStartId" } });
 
     await expect(
-      ingestTelemetry({
+      ingest({
         actor: nodeB,
         input: {
           events: [ownQueue!],
@@ -341,7 +375,7 @@ describe("ingestTelemetry", () => {
     const before = await rowsOf(theirs.coldStartId);
     const refusal = async (coldStartId: string) => {
       try {
-        await ingestTelemetry({
+        await ingest({
           actor: nodeA,
           input: { events: pullEvents(coldStartId), outcomes: [] },
           db: t.db,
@@ -369,7 +403,7 @@ describe("ingestTelemetry", () => {
     const { coldStartId } = await placeColdStart(nodeA, "starting");
     const batch = { events: pullEvents(coldStartId), outcomes: [] };
     const results = await Promise.all(
-      Array.from({ length: 5 }, () => ingestTelemetry({ actor: nodeA, input: batch, db: t.db })),
+      Array.from({ length: 5 }, () => ingest({ actor: nodeA, input: batch, db: t.db })),
     );
     expect(results.reduce((sum, r) => sum + r.accepted, 0)).toBe(4);
     expect(results.reduce((sum, r) => sum + r.duplicates, 0)).toBe(16);
@@ -383,7 +417,7 @@ describe("ingestTelemetry", () => {
   it("refuses an event that ends before it starts, storing nothing", async () => {
     const { coldStartId } = await placeColdStart(nodeA);
     await expect(
-      ingestTelemetry({
+      ingest({
         actor: nodeA,
         input: {
           events: [
@@ -407,14 +441,16 @@ describe("ingestTelemetry", () => {
 
   it("only a node may send telemetry; an empty batch is a no-op", async () => {
     await expect(
-      ingestTelemetry({
+      ingest({
         actor: { type: "system", orgId },
         input: { events: [], outcomes: [] },
         db: t.db,
       }),
     ).rejects.toMatchObject({ code: "FORBIDDEN" });
-    expect(
-      await ingestTelemetry({ actor: nodeA, input: { events: [], outcomes: [] }, db: t.db }),
-    ).toEqual({ accepted: 0, duplicates: 0, closed: [] });
+    expect(await ingest({ actor: nodeA, input: { events: [], outcomes: [] }, db: t.db })).toEqual({
+      accepted: 0,
+      duplicates: 0,
+      closed: [],
+    });
   });
 });

@@ -2,6 +2,7 @@ import type { DbClient, DbTransaction } from "@thaw/db";
 import type { TelemetryBatch } from "@thaw/protocol";
 import type { Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
+import { queued, type WithFollowUps } from "../queues/follow-ups.ts";
 import type { ColdStartStatus } from "../vocabulary/index.ts";
 import {
   measurePhase,
@@ -33,8 +34,33 @@ const REPLICA_TRANSITION_ATTEMPTS = 3;
  * since states are derived from what is stored, changes nothing. A node writes telemetry
  * only for cold starts placed on it; any other id — missing, another node's, another org's —
  * refuses the whole batch with the same NOT_FOUND.
+ *
+ * What follows: each start it closed goes to `history` (it feeds the predictor, or is retried
+ * with the next-best option), and the org's live listeners re-read every start it named.
  */
-export async function ingestTelemetry({
+export async function ingestTelemetry(options: {
+  actor: Actor;
+  input: TelemetryInput;
+  db: DbClient;
+}): Promise<WithFollowUps<IngestTelemetryResult>> {
+  const result = await storeTelemetry(options);
+  const { actor, input } = options;
+  const named = [
+    ...new Set([...input.events, ...input.outcomes].map((e) => e.coldStartId.toLowerCase())),
+  ];
+  const closedIds = result.closed.map((c) => c.coldStartId);
+  return {
+    result,
+    followUps: [
+      ...closedIds.map((coldStartId) => queued("history", { coldStartId })),
+      ...(named.length > 0
+        ? [{ live: "cold_starts" as const, orgId: actor.orgId, coldStartIds: named, closedIds }]
+        : []),
+    ],
+  };
+}
+
+async function storeTelemetry({
   actor,
   input,
   db,

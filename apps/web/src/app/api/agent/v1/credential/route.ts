@@ -1,17 +1,17 @@
-import { authenticateNode, renewNodeCredential } from "@thaw/core";
+import { renewNodeCredential } from "@thaw/core";
 import { CredentialResponse } from "@thaw/protocol";
-import { getDb } from "../../../../../server/db.ts";
-import { bearerToken, jsonRoute, readJsonBody } from "../../../../../server/http/json-route.ts";
+import { z } from "zod";
+import { agentRoute } from "../../../../../server/agent-api/agent-route.ts";
 
 /**
  * POST /api/agent/v1/credential — the node named by the bearer credential gets a new one
  * (after an operator rotated it; the heartbeat answer says so). The current credential works
  * until the new one is first used.
  */
-export const POST = jsonRoute(async (request) => {
-  const db = getDb();
-  const actor = await authenticateNode({ credential: bearerToken(request), db });
-  // The body is empty; read (bounded) so that nothing is left on the connection.
-  await readJsonBody(request);
-  return CredentialResponse.parse(await renewNodeCredential({ actor, db }));
+export const POST = agentRoute({
+  authentication: "node-credential",
+  // Nothing is asked in the body (the client sends {}): it is read, bounded, and not looked at.
+  body: z.unknown(),
+  answer: CredentialResponse,
+  call: ({ actor, db }) => renewNodeCredential({ actor, db }),
 });
