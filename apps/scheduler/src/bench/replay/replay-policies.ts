@@ -173,7 +173,7 @@ export const KEEPALIVE_MINUTES = [1, 2, 5, 10, 20, 30, 60];
  * Prices thaw and the clairvoyant bound are swept over: from cheaper than a 1-minute
  * keep-alive (a second of wait worth less than a GPU-second) to more generous than an hour.
  */
-export const PRICES = [0.1, 0.5, 1, 2, 4, 8, 16, 64];
+export const PRICES = [0.1, 0.5, 1, 2, 4, 8, 16, 32, 64];
 /** The bound's points: fewer (it is the dearest to replay), the same span. */
 export const CLAIRVOYANT_PRICES = [0.1, 0.5, 2, 4, 16, 64];
 /** The hybrid policy's parameters: its fallback keep-alive and its histogram margin. */
