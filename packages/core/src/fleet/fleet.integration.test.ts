@@ -138,6 +138,19 @@ describe("node join and heartbeats", () => {
     ).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 
+  it("audits who created a join token, never the token itself", async () => {
+    const { token, id } = await createJoinToken({
+      actor: owner,
+      input: { ttlSeconds: 600 },
+      db: t.db,
+    });
+    const entry = await t.db.auditLog.findFirstOrThrow({
+      where: { action: "join_token.created", targetId: id },
+    });
+    expect(entry).toMatchObject({ actorType: "user", targetType: "join_token" });
+    expect(JSON.stringify(entry)).not.toContain(token.split("_").at(-1)!);
+  });
+
   it("heartbeats make a node ready; silence makes it lost; a new heartbeat brings it back", async () => {
     const joined = await joinWithNewToken("beater");
     const actor = await authenticateNode({
@@ -401,7 +414,11 @@ describe("node join and heartbeats", () => {
       revokeNode({ actor: stranger, input: { node: joined.nodeId }, db: t.db }),
     ).rejects.toMatchObject({ code: "NOT_FOUND" });
 
-    const revoked = await revokeNode({ actor: owner, input: { node: "revoked" }, db: t.db });
+    const { result: revoked } = await revokeNode({
+      actor: owner,
+      input: { node: "revoked" },
+      db: t.db,
+    });
     expect(revoked.nodeId).toBe(joined.nodeId);
     for (const credential of [joined.credential, pending.credential])
       await expect(authenticateNode({ credential, db: t.db })).rejects.toMatchObject({
@@ -517,8 +534,16 @@ describe("node join and heartbeats", () => {
         state: "ready",
       },
     });
-    const drained = await drainNode({ actor: owner, input: { node: joined.nodeId }, db: t.db });
+    const { result: drained, followUps } = await drainNode({
+      actor: owner,
+      input: { node: joined.nodeId },
+      db: t.db,
+    });
     expect(drained.endpointIds).toEqual([deployment.endpointId]);
+    // Reconciling the endpoint follows, so its replica is replaced elsewhere.
+    expect(followUps).toEqual([
+      { queue: "reconcile", payload: { endpointId: deployment.endpointId } },
+    ]);
     // A heartbeat does not undo an operator's drain, and the credential still works.
     await recordNodeHeartbeat({ actor, input: beat, db: t.db });
     expect((await t.db.node.findUniqueOrThrow({ where: { id: joined.nodeId } })).state).toBe(
