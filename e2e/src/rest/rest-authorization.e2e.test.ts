@@ -193,7 +193,7 @@ describe("REST v1 authorization matrix, through the built server", () => {
     });
     let fresh = 0;
     const endpoint = async () => {
-      const e = await createEndpoint({
+      const { result: e } = await createEndpoint({
         actor: system,
         input: { ...newEndpointInput(), slug: `authz-target-${++fresh}`, maxReplicas: 4 },
         source: "api",

@@ -88,7 +88,8 @@ export async function nodeActionAsAdmin(
         );
       }
       case "drain": {
-        const done = await drainNode({ actor, input, db });
+        // The reconciles that follow are left to the sweep (see above).
+        const { result: done } = await drainNode({ actor, input, db });
         return emit(
           json,
           done,
@@ -97,7 +98,7 @@ export async function nodeActionAsAdmin(
         );
       }
       case "revoke": {
-        const done = await revokeNode({ actor, input, db });
+        const { result: done } = await revokeNode({ actor, input, db });
         return emit(
           json,
           done,

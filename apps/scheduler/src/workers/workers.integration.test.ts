@@ -252,7 +252,7 @@ describe("scheduler workers with a real sim agent", () => {
     });
     // Two replicas serve on three one-GPU hosts: room for one new replica, the second must
     // wait for an old one to give up its GPU.
-    const next = await createDeployment({
+    const { result: next } = await createDeployment({
       actor: { type: "system", orgId: old.orgId },
       endpoint: endpointId,
       input: {

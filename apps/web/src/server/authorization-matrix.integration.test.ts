@@ -220,7 +220,7 @@ describe("authorization matrix", () => {
     });
     let fresh = 0;
     const endpoint = async () => {
-      const e = await createEndpoint({
+      const { result: e } = await createEndpoint({
         actor: system,
         input: { ...newEndpointInput(), slug: `authz-target-${++fresh}`, maxReplicas: 4 },
         source: "api",

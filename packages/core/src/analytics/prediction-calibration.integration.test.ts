@@ -23,7 +23,7 @@ describe("an endpoint's prediction calibration", () => {
     orgId = seeded.orgId;
     actor = { type: "user", userId: seeded.userId, orgId, role: "viewer" };
     const create = async (slug: string) => {
-      const e = await createEndpoint({
+      const { result: e } = await createEndpoint({
         actor: { type: "system", orgId },
         input: { slug, name: slug, gpuType: "L40S", deployment: TEST_DEPLOYMENT },
         source: "api",

@@ -3,14 +3,15 @@ import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "../endpoints/find-endpoint.ts";
 import { parseInput } from "../errors/index.ts";
+import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import { toDeploymentView } from "./deployment-record.ts";
 import { DeploymentSpec, type DeploymentView } from "./deployment-spec.ts";
 import { writeActiveDeployment } from "./write-active-deployment.ts";
 
 /**
  * Rolls an endpoint to a new immutable version: written as the next version, made active,
- * the previous one `superseded`, with an audit entry, under the endpoint's row lock. The
- * caller enqueues `reconcile`, which replaces the replicas of older versions.
+ * the previous one `superseded`, with an audit entry, under the endpoint's row lock.
+ * Reconciling the endpoint follows, which replaces the replicas of older versions.
  */
 export async function createDeployment({
   actor,
@@ -24,10 +25,10 @@ export async function createDeployment({
   input: unknown;
   db: DbClient;
   where?: string;
-}): Promise<DeploymentView> {
+}): Promise<WithFollowUps<DeploymentView>> {
   assertCan(actor, "deployments:write");
   const spec = parseInput(DeploymentSpec, input, where);
-  return db.$transaction(async (tx) => {
+  const deployment = await db.$transaction(async (tx) => {
     const found = await findEndpoint(tx, actor, endpoint);
     await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
     const previous = found.activeDeploymentId;
@@ -52,4 +53,5 @@ export async function createDeployment({
     });
     return toDeploymentView(row);
   });
+  return { result: deployment, followUps: [reconcileSoon(deployment.endpointId)] };
 }

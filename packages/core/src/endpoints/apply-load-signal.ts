@@ -3,6 +3,7 @@ import type { DbClient } from "@thaw/db";
 import { z } from "zod";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { parseInput } from "../errors/index.ts";
+import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import {
   autoscaleFromSignal,
   INITIAL_AUTOSCALER_STATE,
@@ -41,7 +42,8 @@ const StoredState = z.object({
  * A load signal (requests in flight + queued) through the scheduler's autoscaling rule
  * (Knative KPA: stable and panic windows) into the endpoint's desired count. The rule's
  * windows are stored with the endpoint, under its row lock, so concurrent signals and
- * several web processes see one history. A change of desire gets its ScaleEvent.
+ * several web processes see one history. A change of desire gets its ScaleEvent, and
+ * reconciling the endpoint follows it (only then: an unchanged count asks nothing new).
  */
 export async function applyLoadSignal({
   actor,
@@ -55,10 +57,10 @@ export async function applyLoadSignal({
   input: unknown;
   db: DbClient;
   now?: Date;
-}): Promise<LoadSignalResponse> {
+}): Promise<WithFollowUps<LoadSignalResponse>> {
   assertCan(actor, "endpoints:scale");
   const body = parseInput(LoadSignalBody, input, "body");
-  return db.$transaction(async (tx) => {
+  const answer = await db.$transaction(async (tx) => {
     const found = await findEndpoint(tx, actor, endpoint);
     await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR NO KEY UPDATE`;
     const row = await tx.endpoint.findUniqueOrThrow({ where: { id: found.id } });
@@ -130,4 +132,9 @@ export async function applyLoadSignal({
       reason: decision.reason,
     };
   });
+  return {
+    result: answer,
+    followUps:
+      answer.desiredReplicas !== answer.previousReplicas ? [reconcileSoon(answer.endpointId)] : [],
+  };
 }

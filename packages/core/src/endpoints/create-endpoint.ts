@@ -5,6 +5,7 @@ import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { writeActiveDeployment } from "../deployments/write-active-deployment.ts";
 import { AppError, parseInput } from "../errors/index.ts";
+import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import { CreateEndpointInput, KNOWN_GPU_MODELS, type EndpointView } from "./endpoint-spec.ts";
 import { loadEndpointView } from "./endpoint-view.ts";
 
@@ -37,7 +38,7 @@ export async function resolveGpuType(
 
 /**
  * A new endpoint with its first deployment, active, in one transaction with its audit
- * entry and (when it wants replicas) its ScaleEvent. The caller enqueues `reconcile`.
+ * entry and (when it wants replicas) its ScaleEvent; reconciling it follows.
  */
 export async function createEndpoint({
   actor,
@@ -54,7 +55,7 @@ export async function createEndpoint({
   where?: string;
   /** What the org may hold (the operator's THAW_ORG_MAX_*). */
   quotas?: OrgQuotas;
-}): Promise<EndpointView> {
+}): Promise<WithFollowUps<EndpointView>> {
   assertCan(actor, "endpoints:write");
   const spec = parseInput(CreateEndpointInput, input, where);
   const desired = spec.desiredReplicas ?? spec.minReplicas;
@@ -63,7 +64,7 @@ export async function createEndpoint({
       field: `${where}.slug`,
     });
   try {
-    return await db.$transaction(async (tx) => {
+    const created = await db.$transaction(async (tx) => {
       const gpuType = await resolveGpuType(tx, actor, spec.gpuType, `${where}.gpuType`);
       await checkEndpointQuotas(tx, {
         orgId: actor.orgId,
@@ -127,6 +128,7 @@ export async function createEndpoint({
       });
       return loadEndpointView(tx, actor.orgId, endpoint.id);
     });
+    return { result: created, followUps: [reconcileSoon(created.id)] };
   } catch (error) {
     // Two creates of one slug at once: the unique index decides, the loser gets a conflict.
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")

@@ -1,12 +1,13 @@
 import type { DbClient } from "@thaw/db";
 import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
+import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import { findEndpoint } from "./find-endpoint.ts";
 
 /**
  * Soft-deletes an endpoint: deletedAt, desired 0 and a version bump under its row lock,
- * with a ScaleEvent and an audit entry. Reconcile (enqueued by the caller) treats a deleted
- * endpoint as wanting nothing and drains its replicas; its cold starts stay as history.
+ * with a ScaleEvent and an audit entry. Reconciling it follows: a deleted endpoint wants
+ * nothing, so its replicas are drained; its cold starts stay as history.
  * The slug is freed (renamed `<slug>--deleted-<id>`) so a new endpoint may take it.
  */
 export async function deleteEndpoint({
@@ -21,9 +22,9 @@ export async function deleteEndpoint({
   db: DbClient;
   source: "dashboard" | "api";
   now?: Date;
-}): Promise<{ id: string; slug: string; deletedAt: string }> {
+}): Promise<WithFollowUps<{ id: string; slug: string; deletedAt: string }>> {
   assertCan(actor, "endpoints:write");
-  return db.$transaction(async (tx) => {
+  const deleted = await db.$transaction(async (tx) => {
     const found = await findEndpoint(tx, actor, endpoint);
     await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
     const row = await tx.endpoint.findUniqueOrThrow({ where: { id: found.id } });
@@ -57,4 +58,5 @@ export async function deleteEndpoint({
     });
     return { id: row.id, slug: row.slug, deletedAt: now.toISOString() };
   });
+  return { result: deleted, followUps: [reconcileSoon(deleted.id)] };
 }

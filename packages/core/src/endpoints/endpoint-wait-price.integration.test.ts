@@ -42,17 +42,27 @@ describe("an endpoint's price of waiting", () => {
     deployment: TEST_DEPLOYMENT,
     ...extra,
   });
-  const create = (extra: Record<string, unknown> = {}) =>
-    createEndpoint({ actor: member, input: input(extra), source: "api", where: "body", db: t.db });
-  const update = (endpoint: string, changes: unknown) =>
-    updateEndpoint({
-      actor: member,
-      endpoint,
-      input: changes,
-      source: "api",
-      where: "body",
-      db: t.db,
-    });
+  const create = async (extra: Record<string, unknown> = {}) =>
+    (
+      await createEndpoint({
+        actor: member,
+        input: input(extra),
+        source: "api",
+        where: "body",
+        db: t.db,
+      })
+    ).result;
+  const update = async (endpoint: string, changes: unknown) =>
+    (
+      await updateEndpoint({
+        actor: member,
+        endpoint,
+        input: changes,
+        source: "api",
+        where: "body",
+        db: t.db,
+      })
+    ).result;
   const audits = (targetId: string, action: string) =>
     t.db.auditLog.findMany({ where: { targetId, action }, orderBy: { createdAt: "asc" } });
 

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
+import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import { findEndpoint } from "./find-endpoint.ts";
 
 export const SetDesiredReplicasBody = z
@@ -20,7 +21,8 @@ export type SetDesiredReplicasResult = {
 
 /**
  * The desired replica count of an endpoint (DESIGN.md §3 step 1): within min/max, written
- * with its ScaleEvent and audit entry in one transaction; the caller enqueues `reconcile`.
+ * with its ScaleEvent and audit entry in one transaction; reconciling it follows (a replayed
+ * answer too: reconcile is level-triggered, so one more run costs nothing).
  * With an idempotency key, a retry of the same request gets the first answer and a
  * different request under the same key is a conflict.
  */
@@ -38,7 +40,7 @@ export async function setDesiredReplicas({
   idempotencyKey?: string | null;
   source: "dashboard" | "api";
   db: DbClient;
-}): Promise<SetDesiredReplicasResult> {
+}): Promise<WithFollowUps<SetDesiredReplicasResult>> {
   assertCan(actor, "endpoints:scale");
   const body = parseInput(SetDesiredReplicasBody, input, "body");
   if (
@@ -52,7 +54,7 @@ export async function setDesiredReplicas({
   const requestHash = createHash("sha256")
     .update(JSON.stringify({ op: "set-desired-replicas", endpoint, body }))
     .digest("hex");
-  return db.$transaction(async (tx) => {
+  const answer = await db.$transaction(async (tx) => {
     if (idempotencyKey) {
       const seen = await tx.idempotencyRecord.findUnique({
         where: { orgId_key: { orgId: actor.orgId, key: idempotencyKey } },
@@ -119,4 +121,5 @@ export async function setDesiredReplicas({
       });
     return result;
   });
+  return { result: answer, followUps: [reconcileSoon(answer.endpointId)] };
 }

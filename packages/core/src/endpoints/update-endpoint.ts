@@ -4,6 +4,7 @@ import { DEFAULT_ORG_QUOTAS, type OrgQuotas } from "../orgs/org-quotas.ts";
 import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
+import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import {
   clampDesired,
   scalingBoundsProblem,
@@ -17,7 +18,7 @@ import { findEndpoint } from "./find-endpoint.ts";
  * Changes an endpoint's name, scaling bounds (min ≤ max; the desired count is moved into
  * them), start paths, objective, target concurrency, scale-to-zero delay or price of waiting
  * (null: back to the org's default), under its row
- * lock, with a version bump and an audit entry. The caller enqueues `reconcile`.
+ * lock, with a version bump and an audit entry; reconciling it follows.
  */
 export async function updateEndpoint({
   actor,
@@ -36,10 +37,10 @@ export async function updateEndpoint({
   where?: string;
   /** What the org may hold (the operator's THAW_ORG_MAX_*). */
   quotas?: OrgQuotas;
-}): Promise<EndpointView> {
+}): Promise<WithFollowUps<EndpointView>> {
   assertCan(actor, "endpoints:write");
   const changes = parseInput(UpdateEndpointInput, input, where);
-  return db.$transaction(async (tx) => {
+  const updated = await db.$transaction(async (tx) => {
     const found = await findEndpoint(tx, actor, endpoint);
     await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
     const row = await tx.endpoint.findUniqueOrThrow({ where: { id: found.id } });
@@ -100,4 +101,5 @@ export async function updateEndpoint({
     });
     return loadEndpointView(tx, actor.orgId, row.id);
   });
+  return { result: updated, followUps: [reconcileSoon(updated.id)] };
 }

@@ -2,6 +2,7 @@ import type { DbClient } from "@thaw/db";
 import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
+import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import { endpointsOnNode } from "./endpoints-on-node.ts";
 import { findOperableNode } from "./find-operable-node.ts";
 
@@ -9,7 +10,8 @@ import { findOperableNode } from "./find-operable-node.ts";
  * An operator takes a node out of service: nothing new is placed on it, and reconciling moves
  * its replicas elsewhere (they are drained and replaced, like a lost node's). Its credential
  * keeps working, so the agent still reports; the node stays draining until its host joins
- * again. Returns the endpoints to reconcile now.
+ * again. Reconciling the endpoints with replicas on it
+ * follows.
  */
 export async function drainNode({
   actor,
@@ -19,12 +21,12 @@ export async function drainNode({
   actor: Actor;
   input: { node: string; reason?: string | undefined };
   db: DbClient;
-}): Promise<{ nodeId: string; name: string; endpointIds: string[] }> {
+}): Promise<WithFollowUps<{ nodeId: string; name: string; endpointIds: string[] }>> {
   assertCan(actor, "fleet:write");
   const reason = input.reason?.trim() || "drained by an operator";
   if (reason.length > 200)
     throw new AppError("BAD_REQUEST", "reason: at most 200 characters.", { field: "reason" });
-  return db.$transaction(async (tx) => {
+  const result = await db.$transaction(async (tx) => {
     const node = await findOperableNode(tx, actor, input.node);
     await tx.node.update({
       where: { id: node.id },
@@ -38,4 +40,5 @@ export async function drainNode({
     });
     return { nodeId: node.id, name: node.name, endpointIds: await endpointsOnNode(tx, node.id) };
   });
+  return { result, followUps: result.endpointIds.map(reconcileSoon) };
 }

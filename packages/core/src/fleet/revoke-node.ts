@@ -2,6 +2,7 @@ import type { DbClient } from "@thaw/db";
 import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
+import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import { endpointsOnNode } from "./endpoints-on-node.ts";
 import { findOperableNode } from "./find-operable-node.ts";
 
@@ -9,8 +10,8 @@ import { findOperableNode } from "./find-operable-node.ts";
  * An operator stops trusting a node (its credential leaked, its host is suspect): no
  * credential of it is accepted from now on — current, pending, or presented to join again —
  * and it is drained like drainNode (nothing new placed, its replicas replaced elsewhere). Its
- * host may join again only with a join token created for this node. Returns the endpoints to
- * reconcile now.
+ * host may join again only with a join token created for this node. Reconciling
+ * the endpoints with replicas on it follows.
  */
 export async function revokeNode({
   actor,
@@ -20,12 +21,12 @@ export async function revokeNode({
   actor: Actor;
   input: { node: string; reason?: string | undefined };
   db: DbClient;
-}): Promise<{ nodeId: string; name: string; endpointIds: string[] }> {
+}): Promise<WithFollowUps<{ nodeId: string; name: string; endpointIds: string[] }>> {
   assertCan(actor, "fleet:write");
   const reason = input.reason?.trim() || "credential revoked by an operator";
   if (reason.length > 200)
     throw new AppError("BAD_REQUEST", "reason: at most 200 characters.", { field: "reason" });
-  return db.$transaction(async (tx) => {
+  const result = await db.$transaction(async (tx) => {
     const node = await findOperableNode(tx, actor, input.node);
     await tx.node.update({
       where: { id: node.id },
@@ -46,4 +47,5 @@ export async function revokeNode({
     });
     return { nodeId: node.id, name: node.name, endpointIds: await endpointsOnNode(tx, node.id) };
   });
+  return { result, followUps: result.endpointIds.map(reconcileSoon) };
 }

@@ -35,7 +35,7 @@ describe("tendWarmPool under the org's and endpoint's objective", () => {
    * idle for 30 s now: squarely inside any keep-alive worth keeping.
    */
   async function idleEndpoint(gpuSecondsPerWaitSecond: number | null) {
-    const endpoint = await createEndpoint({
+    const { result: endpoint } = await createEndpoint({
       actor: system,
       input: {
         slug: `objective-${++serial}`,

@@ -5,7 +5,7 @@ import {
   type ListDeploymentsQuery,
 } from "@thaw/core";
 import type { z } from "zod";
-import { enqueue } from "../../queue-producer.ts";
+import { followThrough } from "../../follow-through.ts";
 import { coreInput, member, type EndpointAnd } from "../core-input.ts";
 import { protectedProcedure, router } from "../init.ts";
 
@@ -20,8 +20,7 @@ export const deploymentsRouter = router({
         where: "deployment",
         db: ctx.db,
       });
-      await enqueue("reconcile", { endpointId: deployment.endpointId });
-      return deployment;
+      return followThrough(deployment);
     }),
   list: protectedProcedure
     .input(coreInput<{ endpoint: string } & z.input<typeof ListDeploymentsQuery>>())

@@ -8,7 +8,7 @@ import {
 } from "@thaw/core";
 import type { z } from "zod";
 import { orgQuotas } from "../../org-quotas.ts";
-import { enqueue } from "../../queue-producer.ts";
+import { followThrough } from "../../follow-through.ts";
 import { coreInput, member, type EndpointAnd } from "../core-input.ts";
 import { protectedProcedure, router } from "../init.ts";
 
@@ -24,8 +24,7 @@ export const endpointsRouter = router({
         db: ctx.db,
         quotas: orgQuotas(),
       });
-      await enqueue("reconcile", { endpointId: created.id });
-      return created;
+      return followThrough(created);
     }),
   update: protectedProcedure
     .input(coreInput<EndpointAnd<"changes", typeof UpdateEndpointInput>>())
@@ -39,8 +38,7 @@ export const endpointsRouter = router({
         db: ctx.db,
         quotas: orgQuotas(),
       });
-      await enqueue("reconcile", { endpointId: updated.id });
-      return updated;
+      return followThrough(updated);
     }),
   delete: protectedProcedure
     .input(coreInput<{ endpoint: string }>())
@@ -52,7 +50,6 @@ export const endpointsRouter = router({
         source: "dashboard",
         db: ctx.db,
       });
-      await enqueue("reconcile", { endpointId: deleted.id });
-      return deleted;
+      return followThrough(deleted);
     }),
 });

@@ -6,7 +6,7 @@ import {
   rotateNodeCredential,
 } from "@thaw/core";
 import { z } from "zod";
-import { enqueue } from "../../queue-producer.ts";
+import { followThrough } from "../../follow-through.ts";
 import { protectedProcedure, router } from "../init.ts";
 
 const NodeAction = z
@@ -50,8 +50,7 @@ export const fleetRouter = router({
       input: { node: input.nodeId, reason: input.reason },
       db: ctx.db,
     });
-    for (const endpointId of result.endpointIds) await enqueue("reconcile", { endpointId });
-    return result;
+    return followThrough(result);
   }),
 
   /** Nothing new is placed on the node; its replicas are replaced elsewhere. */
@@ -61,7 +60,6 @@ export const fleetRouter = router({
       input: { node: input.nodeId, reason: input.reason },
       db: ctx.db,
     });
-    for (const endpointId of result.endpointIds) await enqueue("reconcile", { endpointId });
-    return result;
+    return followThrough(result);
   }),
 });

@@ -1,6 +1,6 @@
 import { setDesiredReplicas, SetDesiredReplicasBody } from "@thaw/core";
 import { z } from "zod";
-import { enqueue } from "../../queue-producer.ts";
+import { followThrough } from "../../follow-through.ts";
 import { protectedProcedure, router } from "../init.ts";
 
 export const SetReplicasInput = z
@@ -18,7 +18,6 @@ export const scalingRouter = router({
       source: "dashboard",
       db: ctx.db,
     });
-    await enqueue("reconcile", { endpointId: result.endpointId });
-    return result;
+    return followThrough(result);
   }),
 });

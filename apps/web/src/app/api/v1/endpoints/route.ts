@@ -1,7 +1,7 @@
 import { createEndpoint, listEndpointConfigs } from "@thaw/core";
 import { readJsonBody } from "../../../../server/http/json-route.ts";
 import { orgQuotas } from "../../../../server/org-quotas.ts";
-import { enqueue } from "../../../../server/queue-producer.ts";
+import { followThrough } from "../../../../server/follow-through.ts";
 import { restRoute } from "../../../../server/rest/rest-route.ts";
 
 /** GET /api/v1/endpoints — the org's endpoints with their active deployments. */
@@ -20,6 +20,5 @@ export const POST = restRoute("endpoints:write", async ({ request, actor, db }) 
     db,
     quotas: orgQuotas(),
   });
-  await enqueue("reconcile", { endpointId: created.id });
-  return { status: 201, body: created };
+  return { status: 201, body: await followThrough(created) };
 });

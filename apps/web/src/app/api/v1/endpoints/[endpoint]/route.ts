@@ -1,7 +1,7 @@
 import { deleteEndpoint, getEndpoint, updateEndpoint } from "@thaw/core";
 import { readJsonBody } from "../../../../../server/http/json-route.ts";
 import { orgQuotas } from "../../../../../server/org-quotas.ts";
-import { enqueue } from "../../../../../server/queue-producer.ts";
+import { followThrough } from "../../../../../server/follow-through.ts";
 import { restRoute } from "../../../../../server/rest/rest-route.ts";
 
 /** GET /api/v1/endpoints/{endpoint} — configuration and active deployment. */
@@ -21,13 +21,11 @@ export const PATCH = restRoute("endpoints:write", async ({ request, actor, param
     db,
     quotas: orgQuotas(),
   });
-  await enqueue("reconcile", { endpointId: updated.id });
-  return { body: updated };
+  return { body: await followThrough(updated) };
 });
 
 /** DELETE /api/v1/endpoints/{endpoint} — soft delete; the scheduler drains its replicas. */
 export const DELETE = restRoute("endpoints:write", async ({ actor, params, db }) => {
   const deleted = await deleteEndpoint({ actor, endpoint: params.endpoint, source: "api", db });
-  await enqueue("reconcile", { endpointId: deleted.id });
-  return { body: deleted };
+  return { body: await followThrough(deleted) };
 });

@@ -1,6 +1,6 @@
 import { createDeployment, listDeployments } from "@thaw/core";
 import { readJsonBody } from "../../../../../../server/http/json-route.ts";
-import { enqueue } from "../../../../../../server/queue-producer.ts";
+import { followThrough } from "../../../../../../server/follow-through.ts";
 import { restRoute } from "../../../../../../server/rest/rest-route.ts";
 
 /** GET /api/v1/endpoints/{endpoint}/deployments?limit= — versions, newest first. */
@@ -24,6 +24,5 @@ export const POST = restRoute("deployments:write", async ({ request, actor, para
     where: "body",
     db,
   });
-  await enqueue("reconcile", { endpointId: deployment.endpointId });
-  return { status: 201, body: deployment };
+  return { status: 201, body: await followThrough(deployment) };
 });

@@ -1,6 +1,6 @@
 import { setDesiredReplicas } from "@thaw/core";
 import { readJsonBody } from "../../../../../../server/http/json-route.ts";
-import { enqueue } from "../../../../../../server/queue-producer.ts";
+import { followThrough } from "../../../../../../server/follow-through.ts";
 import { restRoute } from "../../../../../../server/rest/rest-route.ts";
 
 /** PUT /api/v1/endpoints/{endpoint}/replicas {"replicas": n} — Idempotency-Key honoured. */
@@ -13,6 +13,5 @@ export const PUT = restRoute("endpoints:scale", async ({ request, actor, params,
     source: "api",
     db,
   });
-  await enqueue("reconcile", { endpointId: result.endpointId });
-  return { body: result };
+  return { body: await followThrough(result) };
 });

@@ -1,6 +1,6 @@
 import { applyLoadSignal } from "@thaw/core";
 import { readJsonBody } from "../../../../../../server/http/json-route.ts";
-import { enqueue } from "../../../../../../server/queue-producer.ts";
+import { followThrough } from "../../../../../../server/follow-through.ts";
 import { restRoute } from "../../../../../../server/rest/rest-route.ts";
 
 /** POST /api/v1/endpoints/{endpoint}/signals {"inFlightRequests", "queueDepth"} → desired count. */
@@ -11,7 +11,5 @@ export const POST = restRoute("endpoints:scale", async ({ request, actor, params
     input: await readJsonBody(request, 4_096),
     db,
   });
-  if (decision.desiredReplicas !== decision.previousReplicas)
-    await enqueue("reconcile", { endpointId: decision.endpointId });
-  return { body: decision };
+  return { body: await followThrough(decision) };
 });
