@@ -1,5 +1,5 @@
 import { DashboardShell } from "../../../../components/dashboard-shell.tsx";
-import { DeployWizard } from "../../../../components/deploy-wizard.tsx";
+import { DeployWizard } from "../../../../components/deploy-wizard/deploy-wizard.tsx";
 
 export const metadata = { title: "New deployment — Thaw" };
 
