@@ -18,7 +18,7 @@ import {
 } from "../placement/load-placement-state.ts";
 import { schedulingDeployment, schedulingEndpoint } from "../placement/scheduling-inputs.ts";
 import { replicaReasonData } from "../placement/replica-reason.ts";
-import { loadWarmPoolMemory, saveWarmPoolMemory } from "./warm-pool-memory.ts";
+import { loadOrgIdleTimes, loadWarmPoolMemory, saveWarmPoolMemory } from "./warm-pool-memory.ts";
 
 // The warm-pool worker's use case (DESIGN.md §3 step 7, §5): load the endpoint's replicas and
 // its idle-time histogram, plan with the pure policy (planWarmPool → warmPoolActions), and
@@ -106,6 +106,7 @@ export async function tendWarmPool({
       const keptPrewarmed = prewarmed.filter((r) => !stale.includes(r));
 
       const memory = await loadWarmPoolMemory(tx, endpointId);
+      const orgIdleTimes = await loadOrgIdleTimes(tx, endpoint.orgId, endpointId);
       const idleFor = idleForSeconds(memory.tracker, now.getTime());
       const bestNonWarmSeconds =
         (enabled ? await predictBestNonWarm(tx, endpoint, current) : null) ??
@@ -131,6 +132,7 @@ export async function tendWarmPool({
           {
             endpointId,
             histogram: memory.tracker.histogram,
+            ...(orgIdleTimes ? { priorHistogram: orgIdleTimes } : {}),
             idleForSeconds: idleFor,
             busyReplicas: busy,
             minReplicas: enabled ? endpoint.minReplicas : 0,

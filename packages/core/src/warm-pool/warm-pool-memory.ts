@@ -1,9 +1,11 @@
 import type { Db } from "@thaw/db";
 import { z } from "zod";
 import {
+  emptyIdleTimeHistogram,
   emptyIdleTracker,
   HISTOGRAM_BINS,
   observeCapacity,
+  type IdleTimeHistogram,
   type IdleTracker,
 } from "../scheduling/index.ts";
 
@@ -68,4 +70,34 @@ export async function noteCapacityChange(
   const tracker = observeCapacity(memory.tracker, change, now.getTime());
   if (tracker === memory.tracker) return;
   await saveWarmPoolMemory(db, endpoint, { tracker });
+}
+
+/**
+ * The idle times of the org's other endpoints, summed: the prior of an endpoint whose own
+ * histogram is thin (a new endpoint starts from how its org's traffic pauses, as bench:replay's
+ * warm pool does). Summed in Postgres, so the worker reads 241 numbers, not every endpoint's row;
+ * only this org's rows, and histograms stored under other bin settings are left out.
+ */
+export async function loadOrgIdleTimes(
+  db: Db,
+  orgId: string,
+  exceptEndpointId: string,
+): Promise<IdleTimeHistogram | null> {
+  const rows = await db.$queryRaw<{ bin: number; count: number }[]>`
+    SELECT (b.idx - 1)::int AS bin, sum((b.value)::numeric)::float8 AS count
+    FROM "EndpointWarmPool" w,
+         jsonb_array_elements_text(w.histogram::jsonb -> 'bins') WITH ORDINALITY AS b(value, idx)
+    WHERE w."orgId" = ${orgId}::uuid AND w."endpointId" <> ${exceptEndpointId}::uuid
+      AND jsonb_array_length(w.histogram::jsonb -> 'bins') = ${HISTOGRAM_BINS}
+    GROUP BY b.idx`;
+  const [outOfBounds] = await db.$queryRaw<{ count: number | null }[]>`
+    SELECT sum((w.histogram::jsonb ->> 'outOfBounds')::numeric)::float8 AS count
+    FROM "EndpointWarmPool" w
+    WHERE w."orgId" = ${orgId}::uuid AND w."endpointId" <> ${exceptEndpointId}::uuid
+      AND jsonb_array_length(w.histogram::jsonb -> 'bins') = ${HISTOGRAM_BINS}`;
+  const pooled = emptyIdleTimeHistogram();
+  for (const { bin, count } of rows) if (bin >= 0 && bin < HISTOGRAM_BINS) pooled.bins[bin] = count;
+  pooled.outOfBounds = outOfBounds?.count ?? 0;
+  const total = pooled.bins.reduce((a, b) => a + b, pooled.outOfBounds);
+  return total > 0 ? pooled : null;
 }
