@@ -10,6 +10,7 @@ import {
   RECONCILE_SWEEP_MS,
 } from "@thaw/core";
 import { createDbClient } from "@thaw/db";
+import schedulerPackage from "../package.json" with { type: "json" };
 import type { SchedulerEnv } from "./env.ts";
 import { loadFleetSetup } from "./fleet/fleet-config.ts";
 import { OfferingAvailability } from "./fleet/offering-availability.ts";
@@ -20,7 +21,8 @@ import { reportHealth } from "./tasks/report-health.ts";
 import { startWorkers } from "./workers/index.ts";
 import { createWorkerContext } from "./workers/worker-context.ts";
 
-export const SCHEDULER_VERSION = "0.1.0";
+/** The version the scheduler reports (heartbeat, health card): its package's, as the agent's is. */
+export const SCHEDULER_VERSION: string = schedulerPackage.version;
 
 function warmPoolOptions(env: SchedulerEnv) {
   return {
