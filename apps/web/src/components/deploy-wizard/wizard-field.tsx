@@ -14,7 +14,8 @@ import {
 
 // One labelled field of the deploy wizard: its hint, and the error the resolver or the server
 // gave it, tied to the input for screen readers. The ids (deploy-<path with dashes>) are what
-// the browser tests and the error focus find.
+// the browser tests and the error focus find. react-hook-form passes setValueAs what the
+// input holds (text) and also the values it writes into the input (a default, a number).
 
 export const fieldId = (name: WizardField) => `deploy-${name.replace(/\./g, "-")}`;
 
@@ -90,7 +91,8 @@ export function TextField({
           list={list}
           {...control}
           {...register(name, {
-            setValueAs: (text: string) => (optional ? optionalText(text) : text.trim()),
+            setValueAs: (value: unknown) =>
+              typeof value !== "string" ? value : optional ? optionalText(value) : value.trim(),
             onChange: () => clearErrors(name),
           })}
         />
@@ -122,7 +124,8 @@ export function NumberField({
           {...bounds}
           {...control}
           {...register(name, {
-            setValueAs: (text: string) => numberOfText(text),
+            setValueAs: (value: unknown) =>
+              typeof value === "string" ? numberOfText(value) : value,
             onChange: () => clearErrors(name),
           })}
         />

@@ -85,11 +85,11 @@ describe("deploy wizard form", () => {
     expect(parsed).toMatchObject({
       gpuCount: 1,
       minReplicas: 0,
-      desiredReplicas: 1,
-      maxReplicas: 2,
+      maxReplicas: 1,
       allowedPaths: ["warm", "restore", "lazy", "pull"],
       objective: "mean",
     });
+    expect(parsed.desiredReplicas).toBeUndefined();
     expect(parsed.deployment.imageBytes).toBe(1_600_000_000);
   });
 
@@ -116,7 +116,7 @@ describe("deploy wizard form", () => {
     // Core's own wording stays: the source policy and min ≤ desired ≤ max.
     const refused = messagesOf(filled({ minReplicas: 3 }, { modelSource: "file:///etc/passwd" }));
     expect(refused["deployment.modelSource"]).toMatch(/^model source refused/);
-    expect(refused.minReplicas).toBe("minReplicas (3) is above maxReplicas (2)");
+    expect(refused.minReplicas).toBe("minReplicas (3) is above maxReplicas (1)");
   });
 
   it("shows an eStargz digest without its ref on the image step, before the model is given", () => {

@@ -59,15 +59,16 @@ export function stepOf(steps: readonly WizardStep[], field: WizardField): number
 const shape = CreateEndpointInput.shape;
 
 /**
- * What the form starts from: core's defaults, a vLLM model in safetensors, and one replica
- * that may grow to two (the wizard's suggestion for a first endpoint, not a rule).
+ * What the form starts from: core's defaults (desired left out: the minimum), and a vLLM
+ * model in safetensors. A number field left blank is left out, so core's default holds; the
+ * form shows that same default again when its step is opened anew (react-hook-form puts a
+ * field's default back where its value is undefined), so a blank never means two things.
  */
 export function startingValues(): DefaultValues<WizardValues> {
   return {
     gpuCount: shape.gpuCount.parse(undefined),
     minReplicas: shape.minReplicas.parse(undefined),
-    desiredReplicas: 1,
-    maxReplicas: 2,
+    maxReplicas: shape.maxReplicas.parse(undefined),
     allowedPaths: shape.allowedPaths.parse(undefined),
     objective: shape.objective.parse(undefined),
     deployment: { modelFormat: "safetensors", engine: "vllm" },
