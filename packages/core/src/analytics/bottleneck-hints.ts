@@ -2,7 +2,7 @@ import type { HostFigures } from "@thaw/protocol";
 import { z } from "zod";
 import { PHYSICS } from "../cold-start-model/physical-constants.ts";
 import { LayerCompression, LayerContent } from "../cold-start-model/scenario-schema.ts";
-import type { Phase, StartPath } from "../vocabulary/index.ts";
+import { Phase, type StartPath } from "../vocabulary/index.ts";
 import type { PhaseSample } from "./cold-start-sample.ts";
 
 // Where a phase's seconds went, from what it moved and the host's figures: each resource's
@@ -21,30 +21,33 @@ const MIB = 1024 * 1024;
 /** Phase timestamps are milliseconds: a shorter phase carries no rate worth reading. */
 const SHORTEST_PHASE_SECONDS = 0.001;
 
-export type BoundKind =
-  | "network"
-  | "registry_stream"
-  | "decompression"
-  | "disk_write"
-  | "disk_read"
-  | "sequential_loader"
-  | "pcie"
-  | "latency"
-  | "compile";
+export const BoundKind = z.enum([
+  "network",
+  "registry_stream",
+  "decompression",
+  "disk_write",
+  "disk_read",
+  "sequential_loader",
+  "pcie",
+  "latency",
+  "compile",
+]);
+export type BoundKind = z.infer<typeof BoundKind>;
 
-export interface BottleneckHint {
-  phase: Phase;
-  bound: BoundKind;
+export const BottleneckHint = z.object({
+  phase: Phase,
+  bound: BoundKind,
   /** The phase's measured seconds. */
-  phaseSeconds: number;
+  phaseSeconds: z.number(),
   /** Seconds of the phase this bound accounts for (what fixing it could save, at most). */
-  attributedSeconds: number;
+  attributedSeconds: z.number(),
   /** bytes_per_second: achieved over the phase vs the host's ceiling; seconds: measured vs what warm caches leave. */
-  unit: "bytes_per_second" | "seconds";
-  measured: number;
-  ceiling: number;
-  text: string;
-}
+  unit: z.enum(["bytes_per_second", "seconds"]),
+  measured: z.number(),
+  ceiling: z.number(),
+  text: z.string(),
+});
+export type BottleneckHint = z.infer<typeof BottleneckHint>;
 
 /** The host's figures (the agent protocol's HostFigures, as stored on its Node row) that bound a phase. */
 export type HostCeilings = Pick<

@@ -1,20 +1,34 @@
+import { z } from "zod";
 import { StartPath } from "../vocabulary/index.ts";
-import { bottleneckHints, type BottleneckHint } from "./bottleneck-hints.ts";
+import { BottleneckHint, bottleneckHints } from "./bottleneck-hints.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
-import { pathMixOverTime } from "./path-mix-over-time.ts";
-import { phaseQuantilesByPath } from "./phase-quantiles-by-path.ts";
-import { phaseSecondsByStart } from "./phase-seconds-by-start.ts";
-import { predictedVsActual } from "./predicted-vs-actual.ts";
-import { predictionErrorByPath } from "./prediction-error-by-path.ts";
-import { summarizeTimeToReady } from "./summarize-time-to-ready.ts";
+import { PathMixOverTime, pathMixOverTime } from "./path-mix-over-time.ts";
+import { PhaseQuantiles, phaseQuantilesByPath } from "./phase-quantiles-by-path.ts";
+import { phaseSecondsByStart, StartPhaseSeconds } from "./phase-seconds-by-start.ts";
+import { PredictedVsActual, predictedVsActual } from "./predicted-vs-actual.ts";
+import { PredictionError, predictionErrorByPath } from "./prediction-error-by-path.ts";
+import { summarizeTimeToReady, TimeToReadySummary } from "./summarize-time-to-ready.ts";
 
-export interface PathBottlenecks {
-  path: StartPath;
+export const PathBottlenecks = z.object({
+  path: StartPath,
   /** The latest succeeded start of this path: the one the hints read. */
-  coldStartId: string;
-  requestedAt: Date;
-  hints: BottleneckHint[];
-}
+  coldStartId: z.string(),
+  requestedAt: z.date(),
+  hints: z.array(BottleneckHint),
+});
+export type PathBottlenecks = z.infer<typeof PathBottlenecks>;
+
+/** Every figure of one deployment's cold starts (coldStartBreakdown). */
+export const ColdStartBreakdown = z.object({
+  summary: TimeToReadySummary,
+  starts: z.array(StartPhaseSeconds),
+  phaseQuantiles: z.array(PhaseQuantiles),
+  predictedVsActual: z.array(PredictedVsActual),
+  pathMix: PathMixOverTime,
+  predictionError: z.array(PredictionError),
+  bottlenecks: z.array(PathBottlenecks),
+});
+export type ColdStartBreakdown = z.infer<typeof ColdStartBreakdown>;
 
 /**
  * Where every second of one deployment's cold starts went: the phases of each start (stacked
@@ -25,7 +39,7 @@ export interface PathBottlenecks {
 export function coldStartBreakdown(
   starts: readonly ColdStartSample[],
   deployment: { imageLayers: unknown; engineProfile: unknown },
-) {
+): ColdStartBreakdown {
   return {
     summary: summarizeTimeToReady(starts),
     starts: phaseSecondsByStart(starts),
@@ -36,8 +50,6 @@ export function coldStartBreakdown(
     bottlenecks: latestBottlenecksByPath(starts, deployment),
   };
 }
-
-export type ColdStartBreakdown = ReturnType<typeof coldStartBreakdown>;
 
 function latestBottlenecksByPath(
   starts: readonly ColdStartSample[],

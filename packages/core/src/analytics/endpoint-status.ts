@@ -1,5 +1,8 @@
+import { z } from "zod";
+
 /** What an endpoint is doing, from its desired count and its replicas' states. */
-export type EndpointStatus = "scaled_to_zero" | "ready" | "scaling_up" | "scaling_down";
+export const EndpointStatus = z.enum(["scaled_to_zero", "ready", "scaling_up", "scaling_down"]);
+export type EndpointStatus = z.infer<typeof EndpointStatus>;
 
 export function endpointStatus(o: {
   desired: number;

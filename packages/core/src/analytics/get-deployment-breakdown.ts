@@ -3,7 +3,8 @@ import { z } from "zod";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
-import { coldStartBreakdown } from "./cold-start-breakdown.ts";
+import { DeploymentStatus } from "../vocabulary/index.ts";
+import { ColdStartBreakdown, coldStartBreakdown } from "./cold-start-breakdown.ts";
 
 export const GetDeploymentBreakdownInput = z
   .object({
@@ -12,6 +13,17 @@ export const GetDeploymentBreakdownInput = z
     limit: z.number().int().min(1).max(500).default(200),
   })
   .strict();
+
+/** One deployment's cold-start figures, with which deployment they are of. */
+export const DeploymentBreakdown = ColdStartBreakdown.extend({
+  deployment: z.object({
+    id: z.string(),
+    version: z.number(),
+    status: DeploymentStatus,
+    endpointSlug: z.string(),
+  }),
+});
+export type DeploymentBreakdown = z.infer<typeof DeploymentBreakdown>;
 
 /** The node figures the bottleneck hints compare phases against. */
 export const HOST_FIGURES_SELECT = {
@@ -34,7 +46,7 @@ export async function getDeploymentBreakdown({
   actor: Actor;
   input: unknown;
   db: Db;
-}) {
+}): Promise<DeploymentBreakdown> {
   assertCan(actor, "endpoints:read");
   const { deploymentId, limit } = parseInput(GetDeploymentBreakdownInput, input);
   const deployment = await db.deployment.findFirst({

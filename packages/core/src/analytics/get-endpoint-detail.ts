@@ -3,15 +3,97 @@ import { z } from "zod";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "../endpoints/find-endpoint.ts";
 import { parseInput } from "../errors/index.ts";
-import { GPU_HOLDING_REPLICA_STATES, type ReplicaState } from "../vocabulary/index.ts";
-import { endpointStatus } from "./endpoint-status.ts";
+import { EffectiveWaitPriceView } from "../endpoints/endpoint-spec.ts";
+import { PredictionCalibrationView } from "../endpoints/rest-schemas.ts";
+import {
+  ActorType,
+  DeploymentStatus,
+  GPU_HOLDING_REPLICA_STATES,
+  Objective,
+  ReplicaState,
+  ScaleSource,
+  StartPath,
+} from "../vocabulary/index.ts";
+import { EndpointStatus, endpointStatus } from "./endpoint-status.ts";
 import { loadColdStartSummaries } from "./load-cold-start-summaries.ts";
+import { TimeToReadySummary } from "./summarize-time-to-ready.ts";
 import { loadPredictionCalibration } from "./load-prediction-calibration.ts";
 import { CALIBRATION_TARGET } from "./prediction-calibration.ts";
 import { effectiveWaitPrice } from "../scheduling/wait-price.ts";
 import { replicaReasonText } from "../placement/replica-reason.ts";
 
 export const GetEndpointDetailInput = z.object({ endpoint: z.string().min(1).max(100) }).strict();
+
+/** One endpoint's page (getEndpointDetail). */
+export const EndpointDetail = z.object({
+  status: EndpointStatus,
+  endpoint: z.object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    gpuType: z.string(),
+    gpuCount: z.number(),
+    minReplicas: z.number(),
+    maxReplicas: z.number(),
+    desiredReplicas: z.number(),
+    scaleToZeroIdleSeconds: z.number(),
+    targetConcurrency: z.number(),
+    allowedPaths: z.array(StartPath),
+    objective: Objective,
+    activeDeploymentId: z.string().nullable(),
+    gpuSecondsPerWaitSecond: z.number().nullable(),
+    effectiveGpuSecondsPerWaitSecond: EffectiveWaitPriceView,
+  }),
+  replicaCounts: z.object({
+    ready: z.number(),
+    warm: z.number(),
+    starting: z.number(),
+    draining: z.number(),
+  }),
+  deployments: z.array(
+    z.object({
+      id: z.string(),
+      version: z.number(),
+      status: DeploymentStatus,
+      imageRef: z.string(),
+      imageBytes: z.number(),
+      estargzImageRef: z.string().nullable(),
+      modelSource: z.string(),
+      modelBytes: z.number(),
+      modelFormat: z.string(),
+      engine: z.string(),
+      createdAt: z.date(),
+      active: z.boolean(),
+    }),
+  ),
+  replicas: z.array(
+    z.object({
+      id: z.string(),
+      state: ReplicaState,
+      deploymentVersion: z.number().nullable(),
+      nodeName: z.string().nullable(),
+      instanceType: z.string().nullable(),
+      reason: z.string().nullable(),
+      since: z.date(),
+    }),
+  ),
+  scaleEvents: z.array(
+    z.object({
+      id: z.string(),
+      source: ScaleSource,
+      previousDesired: z.number(),
+      desired: z.number(),
+      reason: z.string(),
+      actorType: ActorType,
+      createdAt: z.date(),
+    }),
+  ),
+  summary: TimeToReadySummary,
+  calibration: PredictionCalibrationView.extend({
+    target: z.object({ share: z.number(), tolerance: z.number(), minStarts: z.number() }),
+  }),
+});
+export type EndpointDetail = z.infer<typeof EndpointDetail>;
 
 /** Replicas that hold or are about to hold a GPU (stopped and failed ones are history). */
 const LIVE_STATES: ReplicaState[] = ["pending", ...GPU_HOLDING_REPLICA_STATES];
@@ -33,7 +115,7 @@ export async function getEndpointDetail({
   actor: Actor;
   input: unknown;
   db: Db;
-}) {
+}): Promise<EndpointDetail> {
   assertCan(actor, "endpoints:read");
   const { endpoint: name } = parseInput(GetEndpointDetailInput, input);
   const endpoint = await findEndpoint(db, actor, name);

@@ -1,17 +1,20 @@
+import { z } from "zod";
 import { StartPath } from "../vocabulary/index.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
 
-export interface PathMixBucket {
+export const PathMixBucket = z.object({
   /** Start of the bucket (aligned to a multiple of its width since the epoch, UTC). */
-  bucketStart: Date;
+  bucketStart: z.date(),
   /** Starts requested in [bucketStart, bucketStart + width) per path. */
-  counts: Record<StartPath, number>;
-}
+  counts: z.record(StartPath, z.number()),
+});
+export type PathMixBucket = z.infer<typeof PathMixBucket>;
 
-export interface PathMixOverTime {
-  bucketSeconds: number;
-  buckets: PathMixBucket[];
-}
+export const PathMixOverTime = z.object({
+  bucketSeconds: z.number(),
+  buckets: z.array(PathMixBucket),
+});
+export type PathMixOverTime = z.infer<typeof PathMixOverTime>;
 
 /** Widths a reader can name: a minute, five, fifteen, an hour, six, a day, a week. */
 export const BUCKET_WIDTHS_SECONDS = [60, 300, 900, 3_600, 21_600, 86_400, 604_800] as const;

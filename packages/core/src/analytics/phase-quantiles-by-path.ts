@@ -1,15 +1,17 @@
+import { z } from "zod";
 import { Phase, StartPath } from "../vocabulary/index.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
 import { quantile } from "../statistics/index.ts";
 
-export interface PhaseQuantiles {
-  path: StartPath;
-  phase: Phase;
+export const PhaseQuantiles = z.object({
+  path: StartPath,
+  phase: Phase,
   /** Succeeded starts of this path that measured this phase. */
-  samples: number;
-  p50Seconds: number;
-  p95Seconds: number;
-}
+  samples: z.number(),
+  p50Seconds: z.number(),
+  p95Seconds: z.number(),
+});
+export type PhaseQuantiles = z.infer<typeof PhaseQuantiles>;
 
 /**
  * p50 and p95 of each phase's seconds per start path, over succeeded starts only (a failed

@@ -1,16 +1,18 @@
-import { Phase, type ColdStartStatus, type StartPath } from "../vocabulary/index.ts";
+import { z } from "zod";
+import { ColdStartStatus, Phase, StartPath } from "../vocabulary/index.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
 
-export interface StartPhaseSeconds {
-  id: string;
-  requestedAt: Date;
-  path: StartPath;
-  status: ColdStartStatus;
+export const StartPhaseSeconds = z.object({
+  id: z.string(),
+  requestedAt: z.date(),
+  path: StartPath,
+  status: ColdStartStatus,
   /** Seconds per measured phase (a phase reported twice is summed); absent phases are 0. */
-  seconds: Record<Phase, number>;
+  seconds: z.record(Phase, z.number()),
   /** Sum of the measured phases. */
-  totalSeconds: number;
-}
+  totalSeconds: z.number(),
+});
+export type StartPhaseSeconds = z.infer<typeof StartPhaseSeconds>;
 
 const PHASES = Phase.options;
 

@@ -1,15 +1,17 @@
-import type { StartPath } from "../vocabulary/index.ts";
+import { z } from "zod";
+import { StartPath } from "../vocabulary/index.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
 
-export interface PredictedVsActual {
-  id: string;
-  requestedAt: Date;
-  path: StartPath;
-  predictedSeconds: number;
-  actualSeconds: number;
+export const PredictedVsActual = z.object({
+  id: z.string(),
+  requestedAt: z.date(),
+  path: StartPath,
+  predictedSeconds: z.number(),
+  actualSeconds: z.number(),
   /** actual − predicted: positive when the start was slower than predicted. */
-  errorSeconds: number;
-}
+  errorSeconds: z.number(),
+});
+export type PredictedVsActual = z.infer<typeof PredictedVsActual>;
 
 /** Every succeeded start's prediction against its time to ready, oldest first. */
 export function predictedVsActual(starts: readonly ColdStartSample[]): PredictedVsActual[] {

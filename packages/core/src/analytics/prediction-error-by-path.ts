@@ -1,23 +1,25 @@
+import { z } from "zod";
 import { StartPath } from "../vocabulary/index.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
 import { predictedVsActual } from "./predicted-vs-actual.ts";
 import { quantile } from "../statistics/index.ts";
 
-export interface PredictionError {
-  path: StartPath;
-  samples: number;
+export const PredictionError = z.object({
+  path: StartPath,
+  samples: z.number(),
   /** Mean |actual − predicted|. */
-  meanAbsoluteErrorSeconds: number;
+  meanAbsoluteErrorSeconds: z.number(),
   /** Mean actual − predicted: positive when the predictor is optimistic. */
-  biasSeconds: number;
+  biasSeconds: z.number(),
   /** Median |actual − predicted| / actual. */
-  medianAbsolutePercentError: number;
+  medianAbsolutePercentError: z.number(),
   /**
    * Mean |ln actual − ln predicted|: the predictor works in log space, so this is the
    * figure its history cells record (HistoryStat.predictionErrorLog).
    */
-  meanAbsoluteLogError: number;
-}
+  meanAbsoluteLogError: z.number(),
+});
+export type PredictionError = z.infer<typeof PredictionError>;
 
 /** How far predictions missed, per start path, over succeeded starts (DESIGN.md §5). */
 export function predictionErrorByPath(starts: readonly ColdStartSample[]): PredictionError[] {

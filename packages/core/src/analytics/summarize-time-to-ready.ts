@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { StartPath } from "../vocabulary/index.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
 import { quantile } from "../statistics/index.ts";
@@ -10,16 +11,17 @@ import { quantile } from "../statistics/index.ts";
  */
 export const TIME_TO_READY_WINDOW = 100;
 
-export interface TimeToReadySummary {
+export const TimeToReadySummary = z.object({
   /** Succeeded starts the quantiles are over. */
-  samples: number;
-  p50Seconds: number | null;
-  p95Seconds: number | null;
+  samples: z.number(),
+  p50Seconds: z.number().nullable(),
+  p95Seconds: z.number().nullable(),
   /** Starts per path (any outcome): which paths the scheduler chose. */
-  pathMix: Record<StartPath, number>;
+  pathMix: z.record(StartPath, z.number()),
   /** When the most recent start was requested; null if none. */
-  lastColdStartAt: Date | null;
-}
+  lastColdStartAt: z.date().nullable(),
+});
+export type TimeToReadySummary = z.infer<typeof TimeToReadySummary>;
 
 /**
  * An endpoint's headline figures over the starts given (for an endpoint, its time-to-ready

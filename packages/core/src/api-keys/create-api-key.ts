@@ -11,7 +11,7 @@ import {
   type OrgQuotas,
 } from "../orgs/org-quotas.ts";
 import { plainText } from "../vocabulary/plain-text.ts";
-import { API_KEY_PUBLIC_FIELDS } from "./list-api-keys.ts";
+import { API_KEY_PUBLIC_FIELDS, ApiKeyView } from "./list-api-keys.ts";
 
 /** Keys look like `thaw_<12 hex>_<43 chars>`: recognisable in a leak scan, prefix public. */
 export const API_KEY_KIND = "thaw";
@@ -35,6 +35,12 @@ export const CreateApiKeyInput = z
   })
   .strict();
 
+/** A new key: its public fields and, this once, its secret. */
+export const CreatedApiKey = ApiKeyView.omit({ revokedAt: true, lastUsedAt: true }).extend({
+  secret: z.string(),
+});
+export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
+
 /** Creates an API key; the secret is in the answer and nowhere else, ever. */
 export async function createApiKey({
   actor,
@@ -47,7 +53,7 @@ export async function createApiKey({
   db: DbClient;
   /** What an org may hold unless the operator set its own (THAW_ORG_MAX_*). */
   quotas?: OrgQuotas;
-}) {
+}): Promise<CreatedApiKey> {
   assertCan(actor, "api_keys:manage");
   const parsed = parseInput(CreateApiKeyInput, input);
   const { secret, prefix, hash } = issuePrefixedSecret(API_KEY_KIND);

@@ -6,6 +6,9 @@ import { AppError, parseInput } from "../errors/index.ts";
 
 export const RevokeApiKeyInput = z.object({ id: z.uuid() }).strict();
 
+export const RevokedApiKey = z.object({ id: z.string(), revokedAt: z.date().nullable() });
+export type RevokedApiKey = z.infer<typeof RevokedApiKey>;
+
 /** Revokes a key of the actor's org (idempotent); another org's key is NOT_FOUND. */
 export async function revokeApiKey({
   actor,
@@ -15,7 +18,7 @@ export async function revokeApiKey({
   actor: Actor;
   input: unknown;
   db: DbClient;
-}) {
+}): Promise<RevokedApiKey> {
   assertCan(actor, "api_keys:manage");
   const { id } = parseInput(RevokeApiKeyInput, input);
   return db.$transaction(async (tx) => {

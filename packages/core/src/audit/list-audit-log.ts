@@ -2,6 +2,7 @@ import type { Db } from "@thaw/db";
 import { z } from "zod";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { parseInput } from "../errors/index.ts";
+import { ActorType } from "../vocabulary/index.ts";
 
 export const ListAuditLogInput = z
   .object({
@@ -17,11 +18,38 @@ export const ListAuditLogInput = z
   })
   .strict();
 
+export const AuditLogPage = z.object({
+  entries: z.array(
+    z.object({
+      id: z.string(),
+      createdAt: z.date(),
+      action: z.string(),
+      actorType: ActorType,
+      /** A user's email, an API key's name and prefix; the id or the actor type otherwise. */
+      actorName: z.string(),
+      targetType: z.string(),
+      targetId: z.string().nullable(),
+      metadata: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  /** The last entry's id when there are older entries (the next page's cursor). */
+  nextCursor: z.string().nullable(),
+});
+export type AuditLogPage = z.infer<typeof AuditLogPage>;
+
 /**
  * The org's audit log, newest first, one page at a time, with who did it by name (a user's
  * email, an API key's name and prefix) so that a reader need not look ids up.
  */
-export async function listAuditLog({ actor, input, db }: { actor: Actor; input: unknown; db: Db }) {
+export async function listAuditLog({
+  actor,
+  input,
+  db,
+}: {
+  actor: Actor;
+  input: unknown;
+  db: Db;
+}): Promise<AuditLogPage> {
   assertCan(actor, "audit:read");
   const { cursor, actionPrefix, limit } = parseInput(ListAuditLogInput, input ?? {});
   // UUIDv7 ids are time-ordered: "below this id" is "older than this entry".

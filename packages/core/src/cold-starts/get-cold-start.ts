@@ -2,10 +2,84 @@ import type { Db } from "@thaw/db";
 import { z } from "zod";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { asAttributes } from "../analytics/get-deployment-breakdown.ts";
-import { bottleneckHints } from "../analytics/bottleneck-hints.ts";
+import { BottleneckHint, bottleneckHints } from "../analytics/bottleneck-hints.ts";
 import { AppError, parseInput } from "../errors/index.ts";
+import { ColdStartStatus, ColdStartTrigger, Phase, StartPath } from "../vocabulary/index.ts";
 
 export const GetColdStartInput = z.object({ id: z.uuid() }).strict();
+
+/**
+ * The options the scheduler considered for a start, as placement stored them
+ * (placement/options-record.ts; an option may carry more, e.g. its node's id).
+ */
+const ConsideredOptions = z.object({
+  feasible: z
+    .array(
+      z.looseObject({
+        nodeName: z.string(),
+        path: z.string(),
+        locality: z.string(),
+        chosen: z.boolean(),
+        predictedSeconds: z.number(),
+        p90Seconds: z.number(),
+        samples: z.number(),
+        lostBecause: z.string().nullable(),
+      }),
+    )
+    .optional(),
+  feasibleCount: z.number().optional(),
+  infeasible: z
+    .array(z.object({ path: z.string(), reason: z.string(), nodes: z.number() }))
+    .optional(),
+});
+
+/** One cold start as its page shows it (getColdStart). */
+export const ColdStartView = z.object({
+  id: z.string(),
+  endpoint: z.object({ slug: z.string(), name: z.string() }),
+  deploymentId: z.string(),
+  deploymentVersion: z.number(),
+  node: z
+    .object({
+      name: z.string(),
+      instanceType: z.string(),
+      vcpus: z.number(),
+      networkGbps: z.number(),
+      diskReadMiBps: z.number(),
+      diskWriteMiBps: z.number(),
+      pcieGBps: z.number(),
+    })
+    .nullable(),
+  attempt: z.number(),
+  trigger: ColdStartTrigger,
+  path: StartPath,
+  locality: z.string(),
+  status: ColdStartStatus,
+  explored: z.boolean(),
+  explanation: z.string(),
+  predictedSeconds: z.number(),
+  predictedMeanSeconds: z.number().nullable(),
+  predictedP10Seconds: z.number().nullable(),
+  predictedP90Seconds: z.number().nullable(),
+  actualSeconds: z.number().nullable(),
+  error: z.string().nullable(),
+  failedPhase: Phase.nullable(),
+  requestedAt: z.date(),
+  options: ConsideredOptions,
+  phases: z.array(
+    z.object({
+      sequence: z.number(),
+      phase: Phase,
+      startedAt: z.date(),
+      seconds: z.number().nullable(),
+      bytes: z.number().nullable(),
+      throughputBps: z.number().nullable(),
+      attributes: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  bottlenecks: z.array(BottleneckHint),
+});
+export type ColdStartView = z.infer<typeof ColdStartView>;
 
 /**
  * One cold start with its phases (in order, with bytes and throughput), the options the
@@ -13,7 +87,15 @@ export const GetColdStartInput = z.object({ id: z.uuid() }).strict();
  * what the waterfall and the "why this path" panel show — and what bounded each phase on
  * that node (analytics/bottleneck-hints.ts).
  */
-export async function getColdStart({ actor, input, db }: { actor: Actor; input: unknown; db: Db }) {
+export async function getColdStart({
+  actor,
+  input,
+  db,
+}: {
+  actor: Actor;
+  input: unknown;
+  db: Db;
+}): Promise<ColdStartView> {
   assertCan(actor, "endpoints:read");
   const { id } = parseInput(GetColdStartInput, input);
   const row = await db.coldStart.findFirst({
@@ -66,20 +148,7 @@ export async function getColdStart({ actor, input, db }: { actor: Actor; input: 
     error: row.error,
     failedPhase: row.failedPhase,
     requestedAt: row.requestedAt,
-    options: row.options as {
-      feasible?: {
-        nodeName: string;
-        path: string;
-        locality: string;
-        chosen: boolean;
-        predictedSeconds: number;
-        p90Seconds: number;
-        samples: number;
-        lostBecause: string | null;
-      }[];
-      feasibleCount?: number;
-      infeasible?: { path: string; reason: string; nodes: number }[];
-    },
+    options: consideredOptions(row.options),
     phases,
     bottlenecks: bottleneckHints({
       path: row.path,
@@ -89,4 +158,13 @@ export async function getColdStart({ actor, input, db }: { actor: Actor; input: 
       engineProfile: row.deployment.engineProfile,
     }),
   };
+}
+
+/**
+ * ColdStart.options as the page reads it: placement's record, or nothing considered for a row
+ * holding anything else (the column's default, `[]`, on a start no placement recorded).
+ */
+function consideredOptions(stored: unknown): z.infer<typeof ConsideredOptions> {
+  const record = ConsideredOptions.safeParse(stored);
+  return record.success ? record.data : {};
 }

@@ -1,2 +1,7 @@
-export { getColdStart, GetColdStartInput } from "./get-cold-start.ts";
-export { listColdStarts, ListColdStartsInput } from "./list-cold-starts.ts";
+export { ColdStartView, getColdStart, GetColdStartInput } from "./get-cold-start.ts";
+export {
+  ColdStartListItem,
+  ColdStartListItems,
+  listColdStarts,
+  ListColdStartsInput,
+} from "./list-cold-starts.ts";

@@ -1,12 +1,18 @@
 import type { DbClient } from "@thaw/db";
+import { z } from "zod";
 import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
-import { findEndpoint } from "../endpoints/find-endpoint.ts";
+import { EndpointRef, findEndpoint } from "../endpoints/find-endpoint.ts";
 import { parseInput } from "../errors/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import { toDeploymentView } from "./deployment-record.ts";
 import { DeploymentSpec, type DeploymentView } from "./deployment-spec.ts";
 import { writeActiveDeployment } from "./write-active-deployment.ts";
+
+/** The dashboard's call: which endpoint, and the deployment to roll it to. */
+export const CreateDeploymentRequest = z
+  .object({ endpoint: EndpointRef, deployment: DeploymentSpec })
+  .strict();
 
 /**
  * Rolls an endpoint to a new immutable version: written as the next version, made active,

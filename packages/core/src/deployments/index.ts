@@ -1,4 +1,4 @@
-export { createDeployment } from "./create-deployment.ts";
+export { createDeployment, CreateDeploymentRequest } from "./create-deployment.ts";
 export {
   DeploymentSpec,
   DeploymentView,
@@ -11,7 +11,12 @@ export {
   ImageRef,
 } from "./deployment-spec.ts";
 export { digestOfRef } from "./digest-of-ref.ts";
-export { DeploymentList, ListDeploymentsQuery, listDeployments } from "./list-deployments.ts";
+export {
+  DeploymentList,
+  ListDeploymentsQuery,
+  ListDeploymentsRequest,
+  listDeployments,
+} from "./list-deployments.ts";
 export {
   IMAGE_REFERENCE,
   imageRefProblem,

@@ -1,7 +1,7 @@
 import type { Db } from "@thaw/db";
 import { z } from "zod";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
-import { findEndpoint } from "../endpoints/find-endpoint.ts";
+import { EndpointRef, findEndpoint } from "../endpoints/find-endpoint.ts";
 import { parseInput } from "../errors/index.ts";
 import { toDeploymentView } from "./deployment-record.ts";
 import { DeploymentView } from "./deployment-spec.ts";
@@ -9,6 +9,9 @@ import { DeploymentView } from "./deployment-spec.ts";
 export const ListDeploymentsQuery = z
   .object({ limit: z.coerce.number().int().min(1).max(100).default(20) })
   .strict();
+
+/** The dashboard's call: which endpoint, and the query REST takes. */
+export const ListDeploymentsRequest = ListDeploymentsQuery.extend({ endpoint: EndpointRef });
 
 export const DeploymentList = z
   .object({ deployments: z.array(DeploymentView) })

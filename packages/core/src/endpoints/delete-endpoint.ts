@@ -1,8 +1,12 @@
 import type { DbClient } from "@thaw/db";
+import { z } from "zod";
 import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
-import { findEndpoint } from "./find-endpoint.ts";
+import { EndpointRef, findEndpoint } from "./find-endpoint.ts";
+
+/** The dashboard's call: which endpoint to delete. */
+export const DeleteEndpointRequest = z.object({ endpoint: EndpointRef }).strict();
 
 /**
  * Soft-deletes an endpoint: deletedAt, desired 0 and a version bump under its row lock,

@@ -1,9 +1,16 @@
 import type { Db } from "@thaw/db";
+import { z } from "zod";
 import { orgScope, type Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/**
+ * How a request names an endpoint: its slug or id. Only its length is checked here: anything
+ * that names no endpoint of the actor's org is findEndpoint's NOT_FOUND.
+ */
+export const EndpointRef = z.string().min(1).max(100);
 
 /**
  * An endpoint of the actor's org by id or slug (how REST paths name it). Anything else —

@@ -1,8 +1,9 @@
-export { findEndpoint } from "./find-endpoint.ts";
+export { EndpointRef, findEndpoint } from "./find-endpoint.ts";
 export { getEndpointStatus } from "./get-endpoint-status.ts";
-export { listEndpoints } from "./list-endpoints.ts";
+export { EndpointTableRow, EndpointTable, listEndpoints } from "./list-endpoints.ts";
 export {
   SetDesiredReplicasBody,
+  SetDesiredReplicasRequest,
   setDesiredReplicas,
   type SetDesiredReplicasResult,
 } from "./set-desired-replicas.ts";
@@ -33,8 +34,8 @@ export {
 export { createEndpoint, resolveGpuType } from "./create-endpoint.ts";
 export { getEndpoint } from "./get-endpoint.ts";
 export { listEndpointConfigs } from "./list-endpoint-configs.ts";
-export { updateEndpoint } from "./update-endpoint.ts";
-export { deleteEndpoint } from "./delete-endpoint.ts";
+export { updateEndpoint, UpdateEndpointRequest } from "./update-endpoint.ts";
+export { deleteEndpoint, DeleteEndpointRequest } from "./delete-endpoint.ts";
 export {
   ListEndpointColdStartsQuery,
   listEndpointColdStarts,

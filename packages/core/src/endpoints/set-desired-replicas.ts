@@ -5,10 +5,16 @@ import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
-import { findEndpoint } from "./find-endpoint.ts";
+import { EndpointRef, findEndpoint } from "./find-endpoint.ts";
 
 export const SetDesiredReplicasBody = z
   .object({ replicas: z.number().int().min(0).max(1_000) })
+  .strict();
+
+/** The dashboard's scale control: which endpoint, and the body REST's PUT …/replicas takes. */
+export const SetDesiredReplicasRequest = z
+  .object({ endpoint: EndpointRef })
+  .extend(SetDesiredReplicasBody.shape)
   .strict();
 
 // A type, not an interface: it is stored as the idempotent answer (a JSON column).

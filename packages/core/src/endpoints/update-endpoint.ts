@@ -1,4 +1,5 @@
 import type { DbClient } from "@thaw/db";
+import { z } from "zod";
 import { checkEndpointQuotas } from "../orgs/check-endpoint-quotas.ts";
 import { DEFAULT_ORG_QUOTAS, type OrgQuotas } from "../orgs/org-quotas.ts";
 import { recordAudit } from "../audit/index.ts";
@@ -12,7 +13,12 @@ import {
   type EndpointView,
 } from "./endpoint-spec.ts";
 import { loadEndpointView } from "./endpoint-view.ts";
-import { findEndpoint } from "./find-endpoint.ts";
+import { EndpointRef, findEndpoint } from "./find-endpoint.ts";
+
+/** The dashboard's call: which endpoint, and the changes (REST sends them as the body). */
+export const UpdateEndpointRequest = z
+  .object({ endpoint: EndpointRef, changes: UpdateEndpointInput })
+  .strict();
 
 /**
  * Changes an endpoint's name, scaling bounds (min ≤ max; the desired count is moved into

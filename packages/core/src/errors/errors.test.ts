@@ -54,6 +54,22 @@ describe("parseInput", () => {
     }
   });
 
+  it("names a field by its own path when the input's members name themselves (no prefix)", () => {
+    const Request = z.object({ endpoint: z.string(), changes: Schema }).strict();
+    try {
+      parseInput(Request, { endpoint: "e", changes: { minReplicas: -1, maxReplicas: 2 } }, "");
+      expect.unreachable();
+    } catch (error) {
+      expect((error as AppError).details?.field).toBe("changes.minReplicas");
+    }
+    try {
+      parseInput(Schema, "not an object", "");
+      expect.unreachable();
+    } catch (error) {
+      expect((error as AppError).details?.field).toBe("input");
+    }
+  });
+
   it("names unknown (mass-assigned) fields", () => {
     try {
       parseInput(Schema, { minReplicas: 0, maxReplicas: 1, orgId: "x" }, "body");

@@ -1,11 +1,33 @@
 import type { Db } from "@thaw/db";
+import { z } from "zod";
 import { recordAudit } from "../audit/index.ts";
 import { assertCan, actorIdOf, type Actor } from "../auth/index.ts";
 import { issuePrefixedSecret } from "../crypto/secrets.ts";
-import { AppError } from "../errors/index.ts";
+import { AppError, parseInput } from "../errors/index.ts";
 
 export const JOIN_TOKEN_KIND = "thawjoin";
-const MAX_TTL_SECONDS = 7 * 24 * 3600;
+
+export const CreateJoinTokenInput = z
+  .object({
+    /** How long the token may be used: a minute to a week, an hour unless said. */
+    ttlSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(7 * 24 * 3600)
+      .default(3600),
+    /** A token for this node's host to join again (it lost its credential, or was revoked). */
+    nodeId: z.uuid({ message: "expected a node id (UUID)" }).optional(),
+  })
+  .strict();
+
+/** A new join token: the secret is here once and only its hash is kept. */
+export const CreatedJoinToken = z.object({
+  token: z.string(),
+  expiresAt: z.date(),
+  id: z.string(),
+});
+export type CreatedJoinToken = z.infer<typeof CreatedJoinToken>;
 
 /**
  * Issues a one-time join token for a new node of the actor's org — or, with `nodeId`, for
@@ -15,25 +37,16 @@ const MAX_TTL_SECONDS = 7 * 24 * 3600;
  */
 export async function createJoinToken({
   actor,
-  input,
+  input: raw,
   db,
 }: {
   actor: Actor;
-  input: { ttlSeconds: number; nodeId?: string | undefined };
+  input: z.input<typeof CreateJoinTokenInput>;
   db: Db;
-}): Promise<{ token: string; expiresAt: Date; id: string }> {
+}): Promise<CreatedJoinToken> {
   assertCan(actor, "fleet:write");
-  if (
-    !Number.isInteger(input.ttlSeconds) ||
-    input.ttlSeconds < 60 ||
-    input.ttlSeconds > MAX_TTL_SECONDS
-  ) {
-    throw new AppError(
-      "BAD_REQUEST",
-      `ttlSeconds must be an integer between 60 and ${MAX_TTL_SECONDS}.`,
-      { field: "ttlSeconds" },
-    );
-  }
+  // Its fields named as they are (no prefix): the CLI's --ttl and --node map from them.
+  const input = parseInput(CreateJoinTokenInput, raw, "");
   if (input.nodeId !== undefined) {
     const node = await db.node.findFirst({
       where: { id: input.nodeId, orgId: actor.orgId },

@@ -5,6 +5,7 @@ import { AppError } from "../errors/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import { endpointsOnNode } from "./endpoints-on-node.ts";
 import { findOperableNode } from "./find-operable-node.ts";
+import { type OperatedNode } from "./node-action-request.ts";
 
 /**
  * An operator takes a node out of service: nothing new is placed on it, and reconciling moves
@@ -21,7 +22,7 @@ export async function drainNode({
   actor: Actor;
   input: { node: string; reason?: string | undefined };
   db: DbClient;
-}): Promise<WithFollowUps<{ nodeId: string; name: string; endpointIds: string[] }>> {
+}): Promise<WithFollowUps<OperatedNode>> {
   assertCan(actor, "fleet:write");
   const reason = input.reason?.trim() || "drained by an operator";
   if (reason.length > 200)

@@ -1,11 +1,52 @@
 import type { Db } from "@thaw/db";
+import { z } from "zod";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
-import { GPU_HOLDING_REPLICA_STATES } from "../vocabulary/index.ts";
+import {
+  GPU_HOLDING_REPLICA_STATES,
+  NodeProvider,
+  NodeRuntime,
+  NodeState,
+  ReplicaState,
+  SnapshotStatus,
+} from "../vocabulary/index.ts";
 
 /** A node is shown as stale when it has missed this many heartbeat intervals. */
 export const NODE_STALE_AFTER_SECONDS = 20;
 
-export async function listNodes({ actor, db }: { actor: Actor; db: Db }) {
+/** A node as the fleet card shows it: its figures, state, credential and what it holds. */
+export const NodeView = z.object({
+  id: z.string(),
+  name: z.string(),
+  provider: NodeProvider,
+  runtime: NodeRuntime,
+  instanceType: z.string(),
+  zone: z.string().nullable(),
+  gpuModel: z.string(),
+  gpuCount: z.number(),
+  gpusUsed: z.number(),
+  cachedImages: z.number(),
+  networkGbps: z.number(),
+  diskWriteMiBps: z.number(),
+  state: NodeState,
+  stateReason: z.string().nullable(),
+  /** Revoked by an operator: only a join token made for it lets its host join again. */
+  credentialRevoked: z.boolean(),
+  /** A rotation was asked for and the agent has not used its new credential yet. */
+  credentialRotationPending: z.boolean(),
+  agentVersion: z.string().nullable(),
+  lastHeartbeatAt: z.date().nullable(),
+  heartbeatAgeSeconds: z.number().nullable(),
+  stale: z.boolean(),
+  holds: z.object({
+    replicas: z.array(z.object({ endpoint: z.string(), state: ReplicaState })),
+    images: z.array(z.object({ label: z.string(), bytes: z.number(), estargz: z.boolean() })),
+    snapshots: z.array(z.object({ label: z.string(), status: SnapshotStatus, bytes: z.number() })),
+  }),
+});
+export const NodeList = z.array(NodeView);
+export type NodeList = z.infer<typeof NodeList>;
+
+export async function listNodes({ actor, db }: { actor: Actor; db: Db }): Promise<NodeList> {
   assertCan(actor, "fleet:read");
   const nodes = await db.node.findMany({
     where: { ...orgScope(actor), state: { not: "terminated" } },
@@ -34,9 +75,7 @@ export async function listNodes({ actor, db }: { actor: Actor; db: Db }) {
     diskWriteMiBps: n.diskWriteMiBps,
     state: n.state,
     stateReason: n.stateReason,
-    /** Revoked by an operator: only a join token made for it lets its host join again. */
     credentialRevoked: n.credentialRevokedAt !== null,
-    /** A rotation was asked for and the agent has not used its new credential yet. */
     credentialRotationPending: n.credentialRotationRequestedAt !== null,
     agentVersion: n.agentVersion,
     lastHeartbeatAt: n.lastHeartbeatAt,

@@ -5,6 +5,7 @@ import { AppError } from "../errors/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import { endpointsOnNode } from "./endpoints-on-node.ts";
 import { findOperableNode } from "./find-operable-node.ts";
+import { type OperatedNode } from "./node-action-request.ts";
 
 /**
  * An operator stops trusting a node (its credential leaked, its host is suspect): no
@@ -21,7 +22,7 @@ export async function revokeNode({
   actor: Actor;
   input: { node: string; reason?: string | undefined };
   db: DbClient;
-}): Promise<WithFollowUps<{ nodeId: string; name: string; endpointIds: string[] }>> {
+}): Promise<WithFollowUps<OperatedNode>> {
   assertCan(actor, "fleet:write");
   const reason = input.reason?.trim() || "credential revoked by an operator";
   if (reason.length > 200)

@@ -1,8 +1,17 @@
 import type { DbClient } from "@thaw/db";
+import { z } from "zod";
 import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
 import { findOperableNode } from "./find-operable-node.ts";
+
+/** The node whose credential is being replaced, and since when. */
+export const RotationRequested = z.object({
+  nodeId: z.string(),
+  name: z.string(),
+  requestedAt: z.date(),
+});
+export type RotationRequested = z.infer<typeof RotationRequested>;
 
 /**
  * An operator asks for a node's credential to be replaced. The control plane cannot hand a
@@ -20,7 +29,7 @@ export async function rotateNodeCredential({
   actor: Actor;
   input: { node: string };
   db: DbClient;
-}): Promise<{ nodeId: string; name: string; requestedAt: Date }> {
+}): Promise<RotationRequested> {
   assertCan(actor, "fleet:write");
   return db.$transaction(async (tx) => {
     const node = await findOperableNode(tx, actor, input.node);

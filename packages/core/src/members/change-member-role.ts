@@ -3,7 +3,7 @@ import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { parseInput } from "../errors/index.ts";
 import { assertAnotherOwner, findMember } from "./member-rows.ts";
-import { ChangeMemberRoleInput } from "./member-schemas.ts";
+import { ChangeMemberRoleInput, type ChangedMemberRole } from "./member-schemas.ts";
 
 /**
  * Gives a member another role; it holds from their next request (every request resolves the
@@ -17,7 +17,7 @@ export async function changeMemberRole({
   actor: Actor;
   input: unknown;
   db: DbClient;
-}) {
+}): Promise<ChangedMemberRole> {
   assertCan(actor, "members:manage");
   const { userId, role } = parseInput(ChangeMemberRoleInput, input);
   return db.$transaction(async (tx) => {

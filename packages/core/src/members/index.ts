@@ -3,11 +3,16 @@ export { changeMemberRole } from "./change-member-role.ts";
 export { inviteMember } from "./invite-member.ts";
 export { listMembers } from "./list-members.ts";
 export {
+  ChangedMemberRole,
   ChangeMemberRoleInput,
+  CreatedInvitation,
   INVITATION_KIND,
   INVITATION_TTL_DAYS,
   InviteMemberInput,
+  MemberList,
+  RemovedMember,
   RemoveMemberInput,
+  RevokedInvitation,
   RevokeInvitationInput,
 } from "./member-schemas.ts";
 export { removeMember } from "./remove-member.ts";

@@ -3,7 +3,12 @@ import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { issuePrefixedSecret } from "../crypto/secrets.ts";
 import { AppError, parseInput } from "../errors/index.ts";
-import { INVITATION_KIND, INVITATION_TTL_DAYS, InviteMemberInput } from "./member-schemas.ts";
+import {
+  INVITATION_KIND,
+  INVITATION_TTL_DAYS,
+  InviteMemberInput,
+  type CreatedInvitation,
+} from "./member-schemas.ts";
 
 /**
  * Invites an email to the actor's org with a role: a one-time link that expires in
@@ -18,7 +23,7 @@ export async function inviteMember({
   actor: Actor;
   input: unknown;
   db: DbClient;
-}) {
+}): Promise<CreatedInvitation> {
   assertCan(actor, "members:manage");
   const { email, role } = parseInput(InviteMemberInput, input);
   const normalised = email.toLowerCase();

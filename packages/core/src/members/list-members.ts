@@ -1,8 +1,9 @@
 import type { Db } from "@thaw/db";
+import { type MemberList } from "./member-schemas.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 
 /** The org's members and its pending invitations (owners manage members). */
-export async function listMembers({ actor, db }: { actor: Actor; db: Db }) {
+export async function listMembers({ actor, db }: { actor: Actor; db: Db }): Promise<MemberList> {
   assertCan(actor, "members:manage");
   const [members, invitations] = await Promise.all([
     db.membership.findMany({

@@ -3,7 +3,7 @@ import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { parseInput } from "../errors/index.ts";
 import { assertAnotherOwner, findMember } from "./member-rows.ts";
-import { RemoveMemberInput } from "./member-schemas.ts";
+import { RemoveMemberInput, type RemovedMember } from "./member-schemas.ts";
 
 /**
  * Removes a member from the org: refused from their next request on, their live streams
@@ -17,7 +17,7 @@ export async function removeMember({
   actor: Actor;
   input: unknown;
   db: DbClient;
-}) {
+}): Promise<RemovedMember> {
   assertCan(actor, "members:manage");
   const { userId } = parseInput(RemoveMemberInput, input);
   return db.$transaction(async (tx) => {

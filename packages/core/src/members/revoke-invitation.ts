@@ -2,7 +2,7 @@ import type { DbClient } from "@thaw/db";
 import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
-import { RevokeInvitationInput } from "./member-schemas.ts";
+import { RevokeInvitationInput, type RevokedInvitation } from "./member-schemas.ts";
 
 /** Withdraws a pending invitation: its link stops working. */
 export async function revokeInvitation({
@@ -13,7 +13,7 @@ export async function revokeInvitation({
   actor: Actor;
   input: unknown;
   db: DbClient;
-}) {
+}): Promise<RevokedInvitation> {
   assertCan(actor, "members:manage");
   const { id } = parseInput(RevokeInvitationInput, input);
   return db.$transaction(async (tx) => {

@@ -1,4 +1,5 @@
 import type { DbClient } from "@thaw/db";
+import { z } from "zod";
 import { assertCan, type Actor } from "../auth/index.ts";
 import {
   effectiveOrgQuotas,
@@ -7,16 +8,24 @@ import {
   type OrgQuotas,
 } from "./org-quotas.ts";
 
-export interface OrgQuotaUsage {
-  name: keyof OrgQuotas;
-  limit: number;
+export const OrgQuotaUsage = z.object({
+  name: z.enum(ORG_QUOTA_NAMES),
+  limit: z.number(),
   /** What the org holds against it now (for replicasPerEndpoint: its largest maxReplicas). */
-  used: number;
+  used: z.number(),
   /** Whether the limit is the org's own (set by the operator) or the default for every org. */
-  source: "org" | "default";
+  source: z.enum(["org", "default"]),
   /** How the operator raises it. */
-  raiseWith: string;
-}
+  raiseWith: z.string(),
+});
+export type OrgQuotaUsage = z.infer<typeof OrgQuotaUsage>;
+
+/** Every quota of the org beside its use, and its spend cap. */
+export const OrgQuotaReport = z.object({
+  quotas: z.array(OrgQuotaUsage),
+  spendCapUsdPerHour: z.number().nullable(),
+});
+export type OrgQuotaReport = z.infer<typeof OrgQuotaReport>;
 
 /**
  * The org's quotas beside what it holds, for the dashboard: every member sees where the
@@ -30,7 +39,7 @@ export async function getOrgQuotaUsage({
   actor: Actor;
   db: DbClient;
   defaults: OrgQuotas;
-}): Promise<{ quotas: OrgQuotaUsage[]; spendCapUsdPerHour: number | null }> {
+}): Promise<OrgQuotaReport> {
   assertCan(actor, "endpoints:read");
   const now = new Date();
   const [org, endpoints, apiKeys] = await Promise.all([

@@ -34,14 +34,18 @@ export const SetOrgSettingsInput = z
   });
 export type SetOrgSettingsInput = z.infer<typeof SetOrgSettingsInput>;
 
-export interface OrgSettings {
+export const OrgSettings = z.object({
   /** The org's own default price of waiting; null: the platform's applies. */
-  gpuSecondsPerWaitSecond: number | null;
+  gpuSecondsPerWaitSecond: z.number().nullable(),
   /** The price an endpoint without its own follows, and where it comes from. */
-  effectiveGpuSecondsPerWaitSecond: { value: number | null; source: "org" | "platform" };
+  effectiveGpuSecondsPerWaitSecond: z.object({
+    value: z.number().nullable(),
+    source: z.enum(["org", "platform"]),
+  }),
   /** The org's warm-pool GPU budget; null: the operator's THAW_WARM_POOL_GPU_BUDGET. */
-  warmPoolGpuBudget: number | null;
-}
+  warmPoolGpuBudget: z.number().nullable(),
+});
+export type OrgSettings = z.infer<typeof OrgSettings>;
 
 export const ORG_SETTINGS_SELECT = {
   gpuSecondsPerWaitSecond: true,

@@ -1,8 +1,26 @@
 import type { Db } from "@thaw/db";
+import { z } from "zod";
 import type { Actor } from "../auth/index.ts";
 
 /** A scheduler that has not reported for this long is shown as down. */
 export const SERVICE_STALE_AFTER_SECONDS = 15;
+
+/** Whether the schedulers are alive, and each instance's age: nothing more (see below). */
+export const ControlPlaneHealth = z.object({
+  scheduler: z.object({
+    healthy: z.boolean(),
+    instances: z.array(
+      z.object({
+        service: z.string(),
+        startedAt: z.date(),
+        lastSeenAt: z.date(),
+        ageSeconds: z.number(),
+        healthy: z.boolean(),
+      }),
+    ),
+  }),
+});
+export type ControlPlaneHealth = z.infer<typeof ControlPlaneHealth>;
 
 /**
  * Health of the control plane's processes as the dashboard shows it: whether each scheduler
@@ -10,7 +28,12 @@ export const SERVICE_STALE_AFTER_SECONDS = 15;
  * more — no host names, pids or queue depths (those are every tenant's load, and the
  * operator's /metrics and logs carry them).
  */
-export async function getControlPlaneHealth({ db }: { actor: Actor; db: Db }) {
+export async function getControlPlaneHealth({
+  db,
+}: {
+  actor: Actor;
+  db: Db;
+}): Promise<ControlPlaneHealth> {
   const since = new Date(Date.now() - 10 * 60 * 1000);
   const beats = await db.serviceHeartbeat.findMany({
     where: { lastSeenAt: { gt: since } },

@@ -1,2 +1,6 @@
-export { getControlPlaneHealth, SERVICE_STALE_AFTER_SECONDS } from "./get-control-plane-health.ts";
+export {
+  ControlPlaneHealth,
+  getControlPlaneHealth,
+  SERVICE_STALE_AFTER_SECONDS,
+} from "./get-control-plane-health.ts";
 export { recordServiceHeartbeat } from "./record-service-heartbeat.ts";

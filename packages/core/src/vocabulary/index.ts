@@ -65,6 +65,21 @@ export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
 export const SnapshotStatus = z.enum(["capturing", "ready", "quarantined", "deleted"]);
 export type SnapshotStatus = z.infer<typeof SnapshotStatus>;
 
+/** Who changed an endpoint's desired count. */
+export const ScaleSource = z.enum([
+  "dashboard",
+  "api",
+  "signal",
+  "scale_from_zero",
+  "idle",
+  "system",
+]);
+export type ScaleSource = z.infer<typeof ScaleSource>;
+
+/** Who did something the audit log (or a scale event) records. */
+export const ActorType = z.enum(["user", "api_key", "node", "system"]);
+export type ActorType = z.infer<typeof ActorType>;
+
 /** Replica states that hold GPUs on a node. */
 export const GPU_HOLDING_REPLICA_STATES: readonly ReplicaState[] = [
   "placed",

@@ -1,6 +1,7 @@
 import * as dbEnums from "@thaw/db";
 import { describe, expect, it } from "vitest";
 import {
+  ActorType,
   ColdStartStatus,
   ColdStartTrigger,
   DeploymentStatus,
@@ -13,6 +14,7 @@ import {
   ReplicaDrainIntent,
   ReplicaPendingCause,
   ReplicaState,
+  ScaleSource,
   SnapshotStatus,
   StartPath,
 } from "./index.ts";
@@ -33,6 +35,8 @@ describe("vocabulary", () => {
     ["ColdStartTrigger", ColdStartTrigger, dbEnums.ColdStartTrigger],
     ["DeploymentStatus", DeploymentStatus, dbEnums.DeploymentStatus],
     ["SnapshotStatus", SnapshotStatus, dbEnums.SnapshotStatus],
+    ["ScaleSource", ScaleSource, dbEnums.ScaleSource],
+    ["ActorType", ActorType, dbEnums.ActorType],
   ] as const)(
     "%s matches the database enum value for value, in order",
     (_name, zodEnum, dbEnum) => {

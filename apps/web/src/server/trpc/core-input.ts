@@ -1,22 +1,27 @@
+import { parseInput } from "@thaw/core";
 import type { z } from "zod";
 
 /**
- * A tRPC input typed as a core schema's input but validated by the use case itself, so a
- * bad field answers BAD_REQUEST with `data.details.field` naming it (as REST does) instead
- * of a second, differently shaped zod error from the transport.
+ * A procedure's input parser from one of core's schemas. It parses with core's parseInput,
+ * so a bad field is the same AppError REST answers (BAD_REQUEST or UNPROCESSABLE, `field`
+ * naming it, prefixed with `where`; "" for a request whose members name themselves), and the
+ * procedure is typed from the schema: what the client sends is the schema's input, what the
+ * resolver gets its output (tRPC reads both from `_input` and `_output`, types only).
  */
-export function coreInput<T>() {
-  return (raw: unknown): T => raw as T;
+class CoreInput<S extends z.ZodType> {
+  declare readonly _input: z.input<S>;
+  declare readonly _output: z.output<S>;
+
+  constructor(
+    private readonly schema: S,
+    private readonly where: string,
+  ) {}
+
+  parse(raw: unknown): z.output<S> {
+    return parseInput(this.schema, raw, this.where);
+  }
 }
 
-/** An input that names an endpoint (slug or id) and carries a body for a use case. */
-export type EndpointAnd<K extends string, S extends z.ZodType> = { endpoint: string } & {
-  [key in K]: z.input<S>;
-};
-
-/** The named member of a raw input object, or undefined (the use case reports it missing). */
-export function member(raw: unknown, key: string): unknown {
-  return typeof raw === "object" && raw !== null
-    ? (raw as Record<string, unknown>)[key]
-    : undefined;
+export function coreInput<S extends z.ZodType>(schema: S, where = "input"): CoreInput<S> {
+  return new CoreInput(schema, where);
 }

@@ -1,8 +1,10 @@
-import { listAuditLog, ListAuditLogInput } from "@thaw/core";
+import { AuditLogPage, listAuditLog, ListAuditLogInput } from "@thaw/core";
+import { coreInput } from "../core-input.ts";
 import { protectedProcedure, router } from "../init.ts";
 
 export const auditRouter = router({
   list: protectedProcedure
-    .input(ListAuditLogInput)
+    .input(coreInput(ListAuditLogInput))
+    .output(AuditLogPage)
     .query(({ ctx, input }) => listAuditLog({ actor: ctx.actor, input, db: ctx.db })),
 });

@@ -1,31 +1,34 @@
 import {
   createDeployment,
-  type DeploymentSpec,
+  CreateDeploymentRequest,
+  DeploymentList,
+  DeploymentView,
   listDeployments,
-  type ListDeploymentsQuery,
+  ListDeploymentsRequest,
 } from "@thaw/core";
-import type { z } from "zod";
 import { followThrough } from "../../follow-through.ts";
-import { coreInput, member, type EndpointAnd } from "../core-input.ts";
+import { coreInput } from "../core-input.ts";
 import { protectedProcedure, router } from "../init.ts";
 
 export const deploymentsRouter = router({
   create: protectedProcedure
-    .input(coreInput<EndpointAnd<"deployment", typeof DeploymentSpec>>())
-    .mutation(async ({ ctx, input }) => {
-      const deployment = await createDeployment({
-        actor: ctx.actor,
-        endpoint: member(input, "endpoint"),
-        input: member(input, "deployment"),
-        where: "deployment",
-        db: ctx.db,
-      });
-      return followThrough(deployment);
-    }),
+    .input(coreInput(CreateDeploymentRequest, ""))
+    .output(DeploymentView)
+    .mutation(async ({ ctx, input }) =>
+      followThrough(
+        await createDeployment({
+          actor: ctx.actor,
+          endpoint: input.endpoint,
+          input: input.deployment,
+          where: "deployment",
+          db: ctx.db,
+        }),
+      ),
+    ),
   list: protectedProcedure
-    .input(coreInput<{ endpoint: string } & z.input<typeof ListDeploymentsQuery>>())
-    .query(({ ctx, input }) => {
-      const { endpoint, ...query } = (input ?? {}) as Record<string, unknown>;
-      return listDeployments({ actor: ctx.actor, endpoint, input: query, db: ctx.db });
-    }),
+    .input(coreInput(ListDeploymentsRequest, ""))
+    .output(DeploymentList)
+    .query(({ ctx, input: { endpoint, ...query } }) =>
+      listDeployments({ actor: ctx.actor, endpoint, input: query, db: ctx.db }),
+    ),
 });
