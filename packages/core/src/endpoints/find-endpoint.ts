@@ -2,9 +2,9 @@ import type { Db } from "@thaw/db";
 import { z } from "zod";
 import { orgScope, type Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
+import { Slug } from "./endpoint-spec.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /**
  * How a request names an endpoint: its slug or id. Only its length is checked here: anything
@@ -21,7 +21,7 @@ export async function findEndpoint(db: Db, actor: Actor, endpoint: unknown) {
     new AppError("NOT_FOUND", `No endpoint '${String(endpoint).slice(0, 80)}'.`, {
       field: "endpoint",
     });
-  if (typeof endpoint !== "string" || (!UUID.test(endpoint) && !SLUG.test(endpoint)))
+  if (typeof endpoint !== "string" || (!UUID.test(endpoint) && !Slug.safeParse(endpoint).success))
     throw notFound();
   const row = await db.endpoint.findFirst({
     where: {
