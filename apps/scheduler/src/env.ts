@@ -9,7 +9,7 @@ import {
 import { AgentCallPrivateKeyEnv } from "@thaw/node-agent-client";
 import { z } from "zod";
 
-// The scheduler's environment, parsed once at boot (DESIGN.md §7).
+// The scheduler's environment, parsed once at boot (ARCHITECTURE.md §7).
 const Env = z.object({
   DATABASE_URL: databaseUrlEnv,
   REDIS_URL: redisUrlEnv,

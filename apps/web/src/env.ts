@@ -8,7 +8,7 @@ import {
   redisUrlEnv,
 } from "@thaw/core/env";
 
-// The web app's environment, parsed once (DESIGN.md §7). This is the only file in src/ that
+// The web app's environment, parsed once (ARCHITECTURE.md §7). This is the only file in src/ that
 // reads process.env. Parsing is lazy: `next build` imports route modules to collect page
 // data, and the build must not need production secrets. The server validates at start
 // (src/instrumentation.ts) and refuses to boot with a message naming the variable.

@@ -1,4 +1,4 @@
-// The agent protocol (DESIGN.md §7 "Schemas are declared once"): what the control plane,
+// The agent protocol (ARCHITECTURE.md §7 "Schemas are declared once"): what the control plane,
 // the scheduler and the node agent say to each other, as zod schemas and constants. It sits
 // at the bottom of the workspace: zod only, no Node API and no other @thaw package, so core,
 // the clients, the agent and a browser bundle can all import it.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// The words both sides of the agent protocol use (DESIGN.md §1, §4). packages/core
+// The words both sides of the agent protocol use (ARCHITECTURE.md §1, §4). packages/core
 // re-exports them as its vocabulary; the database enums mirror them (core's vocabulary test
 // fails if the two ever disagree). Add a value here and in packages/db/prisma/schema.prisma.
 

@@ -14,7 +14,7 @@ import {
 export type PhaseAttributes = Record<string, string | number | boolean>;
 
 /**
- * One phase of a cold start, reported as it ends (DESIGN.md §4). The telemetry layer adds
+ * One phase of a cold start, reported as it ends (ARCHITECTURE.md §4). The telemetry layer adds
  * the cold start id and the sequence number (PhaseEventReport).
  */
 export interface PhaseEvent {

@@ -11,7 +11,7 @@ export async function processHistory(ctx: WorkerContext, data: unknown): Promise
       "snapshot quarantined after repeated restore failures",
     );
   if (result.retryReplicaId) await ctx.enqueue("place", { replicaId: result.retryReplicaId });
-  // After a successful start (DESIGN.md §3 step 7): might a snapshot of it pay off now?
+  // After a successful start (ARCHITECTURE.md §3 step 7): might a snapshot of it pay off now?
   if (result.succeededDeploymentId)
     await ctx.enqueue("snapshot", { deploymentId: result.succeededDeploymentId });
   return result;

@@ -3,7 +3,7 @@ import { abandonReplicaPark, finishReplicaPark, tendWarmPool } from "@thaw/core/
 import { AgentApiError } from "@thaw/node-agent-client";
 import type { WorkerContext } from "./worker-context.ts";
 
-/** warm-pool: park, release and pre-warm one endpoint's idle replicas (DESIGN.md §3 step 7). */
+/** warm-pool: park, release and pre-warm one endpoint's idle replicas (ARCHITECTURE.md §3 step 7). */
 export async function processWarmPool(ctx: WorkerContext, data: unknown): Promise<unknown> {
   const { endpointId } = QUEUES.warmPool.payload.parse(data);
   const result = await tendWarmPool({

@@ -1,6 +1,6 @@
 import type { BoundKind } from "@thaw/core";
 // The vocabulary entry alone (zod only): the server code of @thaw/core stays out of the
-// browser bundle, and the closed sets stay declared once (DESIGN.md §4).
+// browser bundle, and the closed sets stay declared once (ARCHITECTURE.md §4).
 import { Phase, StartPath } from "@thaw/core/vocabulary";
 
 export const START_PATHS = StartPath.options;

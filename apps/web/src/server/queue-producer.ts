@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { env } from "../env.ts";
 import { log } from "./logger.ts";
 
-// Producers for the scheduler's queues (DESIGN.md §3): the web app only enqueues. The
+// Producers for the scheduler's queues (ARCHITECTURE.md §3): the web app only enqueues. The
 // connection fails fast (an API call must not hang on Redis), and an enqueue that fails is
 // logged, not thrown: what was asked is already committed in Postgres, and the scheduler's
 // sweep picks it up from there within RECONCILE_SWEEP_MS.

@@ -21,7 +21,7 @@ export const PredictionError = z.object({
 });
 export type PredictionError = z.infer<typeof PredictionError>;
 
-/** How far predictions missed, per start path, over succeeded starts (DESIGN.md §5). */
+/** How far predictions missed, per start path, over succeeded starts (ARCHITECTURE.md §5). */
 export function predictionErrorByPath(starts: readonly ColdStartSample[]): PredictionError[] {
   const points = predictedVsActual(starts);
   const rows: PredictionError[] = [];

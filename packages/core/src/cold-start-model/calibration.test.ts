@@ -227,7 +227,7 @@ describe("output shape", () => {
   const paths = ["pull", "lazy", "restore", "warm"] as const;
 
   it.each(paths)(
-    "%s: phases in DESIGN.md order, a zero-length ready marker, total = sum",
+    "%s: phases in ARCHITECTURE.md §4 order, a zero-length ready marker, total = sum",
     (path) => {
       const result = simulateColdStart({ ...baseScenario, path, noise: true });
       expect(ColdStartResult.parse(result)).toEqual(result);

@@ -70,7 +70,7 @@ export type PhaseTiming = z.infer<typeof PhaseTiming>;
 export const ColdStartResult = z
   .object({
     path: StartPath,
-    /** DESIGN.md §4 order; a failed start ends with the phase that failed (no `ready`). */
+    /** ARCHITECTURE.md §4 order; a failed start ends with the phase that failed (no `ready`). */
     phases: z.array(PhaseTiming),
     /** Sum of the phases. */
     totalSeconds: nonNegative,

@@ -25,7 +25,7 @@ const NOISE_STREAM = 0;
 const FAILURE_STREAM = 1;
 
 /**
- * One cold start of a scenario, phase by phase (DESIGN.md §4 order), in seconds. Pure and
+ * One cold start of a scenario, phase by phase (ARCHITECTURE.md §4 order), in seconds. Pure and
  * deterministic for a seed: the `sim` runtime replays it, the predictor uses it as its prior.
  * `queue` and `provision` are control-plane phases and are not modelled here.
  */

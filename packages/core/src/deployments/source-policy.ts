@@ -1,7 +1,7 @@
 import { IMAGE_REFERENCE } from "@thaw/protocol";
 import ipaddr from "ipaddr.js";
 
-// What a deployment may point at (DESIGN.md §6): user-supplied registries and model sources
+// What a deployment may point at (ARCHITECTURE.md §6): user-supplied registries and model sources
 // are checked against an allow-list of schemes and a host policy, so that no agent is ever
 // told to fetch from a loopback, private, link-local or cloud-metadata address. The check is
 // on the text: a public name that resolves to a private address is the fetcher's to refuse.

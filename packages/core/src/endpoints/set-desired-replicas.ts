@@ -26,7 +26,7 @@ export type SetDesiredReplicasResult = {
 };
 
 /**
- * The desired replica count of an endpoint (DESIGN.md §3 step 1): within min/max, written
+ * The desired replica count of an endpoint (ARCHITECTURE.md §3 step 1): within min/max, written
  * with its ScaleEvent and audit entry in one transaction; reconciling it follows (a replayed
  * answer too: reconcile is level-triggered, so one more run costs nothing).
  * With an idempotency key, a retry of the same request gets the first answer and a

@@ -1,5 +1,5 @@
 /**
- * The one table from AppError codes to transport codes (DESIGN.md §7). tRPC's codes are
+ * The one table from AppError codes to transport codes (ARCHITECTURE.md §7). tRPC's codes are
  * strings so that this package does not depend on @trpc/server.
  */
 export const ERROR_CODE_TABLE = {

@@ -1,4 +1,4 @@
-// The fleet worker's decision (issue 6, DESIGN.md §2 "fleet"): which hosts to launch for
+// The fleet worker's decision (issue 6, ARCHITECTURE.md §2 "fleet"): which hosts to launch for
 // replicas no node can take, and which idle hosts to retire — a pure function of a snapshot
 // of the fleet, the pending demand and the offerings still available.
 //

@@ -1,7 +1,7 @@
 import type { Db } from "@thaw/db";
 
 /**
- * The `provision` phase (DESIGN.md §4: EC2 launch to agent joined) of cold starts that had to
+ * The `provision` phase (ARCHITECTURE.md §4: EC2 launch to agent joined) of cold starts that had to
  * wait for a host: placed on a host Thaw launched after the replica was created. Recorded by
  * the control plane at placement as sequence 0 (agents number their events from 1), so it is
  * idempotent like every phase event and stacks first in the breakdown.

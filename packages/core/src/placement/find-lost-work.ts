@@ -1,6 +1,6 @@
 import type { DbClient } from "@thaw/db";
 
-// The periodic sweep's reading of Postgres (DESIGN.md §3: "anything lost in Redis is
+// The periodic sweep's reading of Postgres (ARCHITECTURE.md §3: "anything lost in Redis is
 // repaired from Postgres"): every endpoint to reconcile — which re-enqueues its pending
 // placements, lost dispatches and drains — and every closed start not yet taken into account.
 

@@ -9,7 +9,7 @@ import type { StartPath } from "../vocabulary/index.ts";
 import { chosenOptionOf } from "./options-record.ts";
 import { returnReplicaToPending } from "./retry-replica.ts";
 
-// After a cold start closes (DESIGN.md §3 steps 5–6): a success updates the history cells
+// After a cold start closes (ARCHITECTURE.md §3 steps 5–6): a success updates the history cells
 // the predictor learns from (deployment, endpoint, fleet bucket) with the measured time and
 // the prediction's error; a failure retries the replica with the next-best option, and a
 // snapshot that fails to restore SNAPSHOT_QUARANTINE_AFTER times in a row is quarantined.

@@ -1,4 +1,4 @@
-// Placement use cases (DESIGN.md §3): the scheduler's workers load, decide with the pure
+// Placement use cases (ARCHITECTURE.md §3): the scheduler's workers load, decide with the pure
 // functions of ../scheduling, and persist through these.
 export * from "./scheduling-inputs.ts";
 export * from "./load-placement-state.ts";

@@ -1,6 +1,6 @@
 import type { ReplicaPendingCause } from "../vocabulary/index.ts";
 
-// Rolling a new version (DESIGN.md §3 step 2): an endpoint whose active deployment changed
+// Rolling a new version (ARCHITECTURE.md §3 step 2): an endpoint whose active deployment changed
 // keeps the old version's serving replicas until replicas of the new one are ready to take
 // over, instead of draining them all at once (every new version was downtime). The new
 // version's replicas are created at once — a surge of up to the whole desired count — so

@@ -22,7 +22,7 @@ import {
 import { uuidV7 } from "./uuid-v7.ts";
 import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts";
 
-// Place (DESIGN.md §3 step 3): options node × path, predictions, the choice, then one
+// Place (ARCHITECTURE.md §3 step 3): options node × path, predictions, the choice, then one
 // transaction that reserves the GPUs, moves the replica to `placed` and writes the cold
 // start with every option considered.
 //

@@ -10,7 +10,7 @@ import { checkpointByDigest } from "../snapshots/checkpoint-ref.ts";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { schedulingDeployment } from "./scheduling-inputs.ts";
 
-// Dispatch (DESIGN.md §3 step 4): what the agent is told to do for one cold start. The
+// Dispatch (ARCHITECTURE.md §3 step 4): what the agent is told to do for one cold start. The
 // request is assembled from Postgres and checked against the protocol's schema here; the
 // worker sends it, signed, to the node's agent.
 

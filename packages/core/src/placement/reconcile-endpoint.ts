@@ -6,7 +6,7 @@ import { placeJobHeads } from "./place-job-heads.ts";
 import { replicaReasonData, replicaReasonText } from "./replica-reason.ts";
 import { uuidV7 } from "./uuid-v7.ts";
 
-// Reconcile (DESIGN.md §3 step 2), level-triggered: desired vs actual, read from Postgres
+// Reconcile (ARCHITECTURE.md §3 step 2), level-triggered: desired vs actual, read from Postgres
 // every time — a job payload is only an id, and running it twice changes nothing more.
 
 /** States that count towards the desired number (serving, or on their way to it). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Queue contracts (DESIGN.md §2–3). Payloads carry ids only — workers read state from
+ * Queue contracts (ARCHITECTURE.md §2–3). Payloads carry ids only — workers read state from
  * Postgres, never from the job — and never secrets. Producers validate on enqueue and
  * workers validate on consume with the same schema.
  */

@@ -2,7 +2,7 @@ import type { Objective } from "../vocabulary/index";
 import type { TimeToReadyPrediction } from "./predict-time-to-ready";
 import { describeOption, type InfeasibleOption, type StartOption } from "./start-option";
 
-// The path choice of one replica (DESIGN.md §5): the option with the least expected
+// The path choice of one replica (ARCHITECTURE.md §5): the option with the least expected
 // time-to-ready (or p90, per endpoint), with bounded Thompson exploration so that options
 // with little history get measured, and a record of why every other option lost.
 

@@ -13,7 +13,7 @@ import type {
   SchedulingNode,
 } from "./start-option";
 
-// Whether capturing a CRIU snapshot of a deployment pays off now (DESIGN.md §5 "Snapshot").
+// Whether capturing a CRIU snapshot of a deployment pays off now (ARCHITECTURE.md §5 "Snapshot").
 //
 // A capture is not free: the agent checkpoints a ready replica and then stops it, so the
 // endpoint loses that replica for the capture itself plus the restore that replaces it, and

@@ -1,4 +1,4 @@
-// Scheduling decisions (DESIGN.md §5): pure functions, plain data in, decisions out.
+// Scheduling decisions (ARCHITECTURE.md §5): pure functions, plain data in, decisions out.
 export * from "./start-option";
 export * from "./update-history-stat";
 export * from "./predict-time-to-ready";

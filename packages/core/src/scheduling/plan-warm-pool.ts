@@ -1,5 +1,5 @@
 // The warm pool of each endpoint, after Shahrad et al., "Serverless in the Wild" (ATC '20),
-// hybrid histogram policy, weighed by what a miss costs here (DESIGN.md §5).
+// hybrid histogram policy, weighed by what a miss costs here (ARCHITECTURE.md §5).
 //
 // Per endpoint, a histogram of idle times (gap between the end of one busy period and the
 // next request) in 1-minute bins up to 4 h:

@@ -7,7 +7,7 @@ import type { NodeState, Objective, SnapshotStatus, StartPath } from "../vocabul
 // the decisions must not care where the state came from.
 
 /**
- * What the node already holds for this option, the key of a history cell (DESIGN.md §5):
+ * What the node already holds for this option, the key of a history cell (ARCHITECTURE.md §5):
  * - `warm-replica`: an idle initialised replica of the deployment (path warm)
  * - `snapshot-local` / `snapshot-store`: the snapshot is on the node's disk / must be fetched
  * - `image-cached`: the image (or its eStargz variant, for lazy) is in the node's content store

@@ -12,7 +12,7 @@ import {
 } from "../scheduling/index.ts";
 import { checkpointRefFor } from "./checkpoint-ref.ts";
 
-// The snapshot worker's first step (DESIGN.md §3 step 7): load what the decision reads, decide,
+// The snapshot worker's first step (ARCHITECTURE.md §3 step 7): load what the decision reads, decide,
 // and record a capture as a `capturing` Snapshot row naming its source replica and node.
 //
 // One capture per deployment at a time, whatever number of schedulers run: the decision and

@@ -1,4 +1,4 @@
-// Snapshot use cases (DESIGN.md §3 step 7): the snapshot worker decides with
+// Snapshot use cases (ARCHITECTURE.md §3 step 7): the snapshot worker decides with
 // ../scheduling/decide-snapshot-capture and records the capture through these.
 export * from "./begin-snapshot-capture.ts";
 export * from "./checkpoint-ref.ts";

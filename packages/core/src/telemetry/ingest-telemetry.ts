@@ -214,7 +214,7 @@ async function storedPhases(tx: DbTransaction, ids: string[]): Promise<Map<strin
  * draining, which we must leave alone). Only the actor's own replica is touched.
  *
  * A failed replica is terminal: the scheduler retries with the next-best option of this
- * cold start (DESIGN.md §3 step 6) — ingest only records the failure, it never places.
+ * cold start (ARCHITECTURE.md §3 step 6) — ingest only records the failure, it never places.
  */
 async function moveReplica(
   tx: DbTransaction,

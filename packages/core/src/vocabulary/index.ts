@@ -1,7 +1,7 @@
 import { type ReplicaState } from "@thaw/protocol";
 import { z } from "zod";
 
-// The shared vocabulary (DESIGN.md §1, §4). The database enums mirror these; a unit test
+// The shared vocabulary (ARCHITECTURE.md §1, §4). The database enums mirror these; a unit test
 // fails if the two ever disagree. Add a value here and in packages/db/prisma/schema.prisma.
 // The words the agent protocol carries are declared there (@thaw/protocol) and re-exported.
 export { NodeProvider, NodeRuntime, Phase, ReplicaState, StartPath } from "@thaw/protocol";

@@ -44,7 +44,7 @@ describe("vocabulary", () => {
     },
   );
 
-  it("lists the phases of DESIGN.md §4 in the order they happen", () => {
+  it("lists the phases of ARCHITECTURE.md §4 in the order they happen", () => {
     expect(Phase.options[0]).toBe("queue");
     expect(Phase.options.at(-1)).toBe("ready");
     expect(Phase.options.indexOf("pull")).toBeLessThan(Phase.options.indexOf("create"));

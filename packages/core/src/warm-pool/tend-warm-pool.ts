@@ -20,7 +20,7 @@ import { schedulingDeployment, schedulingEndpoint } from "../placement/schedulin
 import { replicaReasonData } from "../placement/replica-reason.ts";
 import { loadOrgIdleTimes, loadWarmPoolMemory, saveWarmPoolMemory } from "./warm-pool-memory.ts";
 
-// The warm-pool worker's use case (DESIGN.md §3 step 7, §5): load the endpoint's replicas and
+// The warm-pool worker's use case (ARCHITECTURE.md §3 step 7, §5): load the endpoint's replicas and
 // its idle-time histogram, plan with the pure policy (planWarmPool → warmPoolActions), and
 // write what Postgres can decide alone. The agent calls (park, stop) are the worker's; it
 // finishes each with finishReplicaPark / finishReplicaStop.

@@ -72,7 +72,7 @@ const seconds = (events: PhaseEvent[], phase: string) =>
 const DIGEST = `sha256:${"e".repeat(64)}`;
 
 describe("SimRuntime", () => {
-  it("replays a pull in DESIGN.md order, with bytes, ending ready", async () => {
+  it("replays a pull in ARCHITECTURE.md §4 order, with bytes, ending ready", async () => {
     const events = await start(runtime(), request());
     expect(events.map((e) => e.phase)).toEqual([
       "pull",

@@ -11,7 +11,7 @@ import {
   type SlotHolder,
 } from "./stream-slots.ts";
 
-// Live events (DESIGN.md §3): Redis pub/sub per org, fed by telemetry ingest and served as
+// Live events (ARCHITECTURE.md §3): Redis pub/sub per org, fed by telemetry ingest and served as
 // server-sent events. Redis may lose them at any time — they only tell a client what to
 // re-read; Postgres holds the truth.
 

@@ -6,7 +6,7 @@ import { bearerToken, errorResponse } from "../http/json-route.ts";
 import { consumeLimit } from "../limits/rate-limits.ts";
 import { consumeRestQuota, rateLimitHeaders } from "./rate-limit.ts";
 
-// The one route builder of REST v1 (DESIGN.md §7): the client address's budget (before any
+// The one route builder of REST v1 (ARCHITECTURE.md §7): the client address's budget (before any
 // key is looked up, so guessing keys costs budget too), API key → actor, the key's and its org's rate limits,
 // scope check, then the handler (parse → core → return); every error becomes {"error":{"code","message","details"}}
 // with the status of core's one code table.
