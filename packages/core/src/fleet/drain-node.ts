@@ -1,45 +1,24 @@
 import type { DbClient } from "@thaw/db";
-import { recordAudit } from "../audit/index.ts";
-import { assertCan, type Actor } from "../auth/index.ts";
-import { AppError } from "../errors/index.ts";
-import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
-import { endpointsOnNode } from "./endpoints-on-node.ts";
-import { findOperableNode } from "./find-operable-node.ts";
+import type { Actor } from "../auth/index.ts";
+import type { WithFollowUps } from "../queues/follow-ups.ts";
 import { type OperatedNode } from "./node-action-request.ts";
+import { takeNodeOutOfService } from "./take-node-out-of-service.ts";
 
 /**
  * An operator takes a node out of service: nothing new is placed on it, and reconciling moves
  * its replicas elsewhere (they are drained and replaced, like a lost node's). Its credential
  * keeps working, so the agent still reports; the node stays draining until its host joins
- * again. Reconciling the endpoints with replicas on it
- * follows.
+ * again. Reconciling the endpoints with replicas on it follows.
  */
-export async function drainNode({
-  actor,
-  input,
-  db,
-}: {
+export function drainNode(options: {
   actor: Actor;
   input: { node: string; reason?: string | undefined };
   db: DbClient;
 }): Promise<WithFollowUps<OperatedNode>> {
-  assertCan(actor, "fleet:write");
-  const reason = input.reason?.trim() || "drained by an operator";
-  if (reason.length > 200)
-    throw new AppError("BAD_REQUEST", "reason: at most 200 characters.", { field: "reason" });
-  const result = await db.$transaction(async (tx) => {
-    const node = await findOperableNode(tx, actor, input.node);
-    await tx.node.update({
-      where: { id: node.id },
-      data: { state: "draining", stateReason: reason },
-    });
-    await recordAudit(tx, actor, {
-      action: "node.drained",
-      targetType: "node",
-      targetId: node.id,
-      metadata: { name: node.name, reason, previousState: node.state },
-    });
-    return { nodeId: node.id, name: node.name, endpointIds: await endpointsOnNode(tx, node.id) };
+  return takeNodeOutOfService({
+    ...options,
+    defaultReason: "drained by an operator",
+    auditAction: "node.drained",
+    alsoSet: () => ({}),
   });
-  return { result, followUps: result.endpointIds.map(reconcileSoon) };
 }
