@@ -424,12 +424,21 @@ export function replay(input: {
 
   // --- Starts -----------------------------------------------------------------------------
 
-  /**
-   * The hosts a start of `state` could use, one per kind: hosts with the same figures, GPU and
-   * the same bytes of this deployment on disk offer the same options, so the first of each
-   * stands for the rest (a fleet of hundreds costs what a fleet of a few kinds does).
-   * `freed`'s GPUs count as free (the clairvoyant asking what a restart would be).
-   */
+  /** What core's chooser would consider for a start of `state` on these hosts. */
+  const startOptionsOn = (state: EndpointState, nodes: SchedulingNode[]) =>
+    enumerateStartOptions({
+      endpoint: {
+        id: state.name,
+        gpuType: state.spec.gpuType,
+        gpuCount: state.spec.gpus,
+        allowedPaths: policy.paths(state.spec),
+        objective: "mean",
+      },
+      deployment: state.deployment,
+      nodes,
+      snapshots: state.snapshot ? [state.snapshot] : [],
+    });
+
   /**
    * The feasible options of a start on these representative hosts: enumerateStartOptions,
    * remembered per endpoint by what the hosts are (kind, bytes held, snapshot) — the options
@@ -444,18 +453,7 @@ export function replay(input: {
     }
     let template = state.options.get(signature);
     if (!template) {
-      const { feasible } = enumerateStartOptions({
-        endpoint: {
-          id: state.name,
-          gpuType: state.spec.gpuType,
-          gpuCount: state.spec.gpus,
-          allowedPaths: policy.paths(state.spec),
-          objective: "mean",
-        },
-        deployment: state.deployment,
-        nodes,
-        snapshots: state.snapshot ? [state.snapshot] : [],
-      });
+      const { feasible } = startOptionsOn(state, nodes);
       template = feasible.map((option) => ({
         rep: nodes.findIndex((n) => n.id === option.nodeId),
         option,
@@ -956,18 +954,7 @@ export function replay(input: {
   /** The physics model's fastest feasible start for the endpoint now (the clairvoyant's S). */
   const cheapestStartSeconds = (state: EndpointState): number => {
     if (state.cheapest?.version === state.startsVersion) return state.cheapest.seconds;
-    const { feasible } = enumerateStartOptions({
-      endpoint: {
-        id: state.name,
-        gpuType: state.spec.gpuType,
-        gpuCount: state.spec.gpus,
-        allowedPaths: policy.paths(state.spec),
-        objective: "mean",
-      },
-      deployment: state.deployment,
-      nodes: nodesFor(state, undefined, true),
-      snapshots: state.snapshot ? [state.snapshot] : [],
-    });
+    const { feasible } = startOptionsOn(state, nodesFor(state, undefined, true));
     let best = Number.POSITIVE_INFINITY;
     for (const option of feasible)
       best = Math.min(
