@@ -1,4 +1,4 @@
-// How well the predictor's intervals hold (issue 15): the share of an endpoint's recent
+// How well the predictor's intervals hold: the share of an endpoint's recent
 // succeeded starts whose actual time-to-ready fell inside the p10–p90 interval predicted at
 // placement. A calibrated predictor lands 80% inside; well below, its intervals are too
 // narrow (it is overconfident); well above, too wide. One definition, for the dashboard and

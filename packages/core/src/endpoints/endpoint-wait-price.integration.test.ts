@@ -6,7 +6,7 @@ import { setOrgSettings } from "../orgs/index.ts";
 import { TEST_DEPLOYMENT } from "../testing/index.ts";
 import { createEndpoint, getEndpoint, listEndpointConfigs, updateEndpoint } from "./index.ts";
 
-// An endpoint's price of waiting (issue 15): set at creation or by PATCH, null to follow the
+// An endpoint's price of waiting: set at creation or by PATCH, null to follow the
 // org's default; validated like every other field, audited, and answered with the price that
 // holds and where it comes from.
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/index.ts";
 import { getOrgSettings, setOrgSettings } from "./index.ts";
 
-// The org's own settings (issue 15): its default price of waiting and its warm-pool GPU
+// The org's own settings: its default price of waiting and its warm-pool GPU
 // budget, read and set by its admins and owners only, validated, audited with before/after.
 
 describe("an org's settings", () => {

@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { placeReplica } from "./place-replica.ts";
 
-// A placed cold start keeps its prediction whatever the endpoint's objective (issue 15): the
+// A placed cold start keeps its prediction whatever the endpoint's objective: the
 // chosen option's mean and p10–p90 interval beside predictedSeconds (the objective's figure),
 // which the dashboard shows and the predictor's calibration counts.
 

@@ -6,7 +6,7 @@ import {
   type KeepAliveWindows,
 } from "./idle-time-histogram.ts";
 
-// The warm pool's windows chosen by expected cost (issue 15): a second of a request's wait is
+// The warm pool's windows chosen by expected cost: a second of a request's wait is
 // worth `gpuSecondsPerWaitSecond` GPU-seconds of idle capacity (the endpoint's price), and
 // every window — keep the replica from the moment it goes idle, or release it and re-warm it
 // ahead of the next request — is weighed by what it is expected to cost over the endpoint's

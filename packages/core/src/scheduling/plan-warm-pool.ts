@@ -84,7 +84,7 @@ export const PAPER_HYBRID_SETTINGS: WarmPoolSettings = {
   keepAliveStartMultiple: Number.POSITIVE_INFINITY,
 };
 
-/** The hybrid histogram policy with the ski-rental cap (Thaw's policy before issue 15). */
+/** The hybrid histogram policy with the ski-rental cap (the paper's hybrid policy held to one best non-warm start; bench:replay's thaw-capped-hybrid). */
 export const CAPPED_HYBRID_SETTINGS: WarmPoolSettings = {
   ...DEFAULT_WARM_POOL_SETTINGS,
   windows: "hybrid-histogram",

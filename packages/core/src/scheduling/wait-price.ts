@@ -1,4 +1,4 @@
-// The price of waiting (issue 15): how many GPU-seconds of idle capacity Thaw may spend to
+// The price of waiting: how many GPU-seconds of idle capacity Thaw may spend to
 // save one second of one request's wait. Set per endpoint, defaulted per org; the warm pool
 // weighs keep-alive and pre-warm against it. Where neither sets one, the platform's default
 // is not a price but a budget: no more idle GPU time than a 10-minute keep-alive would spend,

@@ -7,7 +7,7 @@ import { emptyIdleTimeHistogram, HISTOGRAM_BIN_SECONDS } from "../scheduling/ind
 import { TEST_DEPLOYMENT } from "../testing/index.ts";
 import { tendWarmPool } from "./tend-warm-pool.ts";
 
-// The warm pool tends each endpoint to the objective its users chose (issue 15): the price of
+// The warm pool tends each endpoint to the objective its users chose: the price of
 // waiting that holds for it (its own, else its org's default) and its org's GPU budget (else
 // the operator's THAW_WARM_POOL_GPU_BUDGET, what the scheduler passes as options.gpuBudget).
 

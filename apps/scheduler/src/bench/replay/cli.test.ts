@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
 // bench:replay's output is a contract other tooling reads (bench-contracts.md, extended in the
-// README): `policies` as before, `frontiers`, `targets` and `seconds`. Run as a process on a
+// README): `policies` as the contract has them, `frontiers`, `targets` and `seconds`. Run as a process on a
 // small trace, the document must have that shape, every family its sweep, and the SVG plot
 // must be written.
 

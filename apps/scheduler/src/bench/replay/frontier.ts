@@ -1,7 +1,7 @@
 import type { PolicyResult } from "./replay-engine.ts";
 import type { PolicyFamily, ReplayPolicy } from "./replay-policies.ts";
 
-// Frontiers, not points (issue 15): each policy family swept over its setting gives a curve of
+// Frontiers, not points: each policy family swept over its setting gives a curve of
 // mean wait against idle GPU-hours; whether thaw is better or only cheaper is read off the
 // curves. And the target, checked per fixed-policy point F:
 //   thaw has a point with no more idle GPU-hours than F whose mean wait is at most

@@ -129,7 +129,7 @@ export function thaw(gpuSecondsPerWaitSecond: number | null = null): ReplayPolic
   };
 }
 
-/** Thaw as it was before issue 15 (the ski-rental-capped hybrid windows), for comparison. */
+/** Thaw's warm pool on the ski-rental-capped hybrid windows (no price of waiting), for comparison. */
 export function thawCappedHybrid(): ReplayPolicy {
   return {
     ...thaw(),

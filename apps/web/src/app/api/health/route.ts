@@ -8,6 +8,9 @@ import { readyWebRedis } from "../../../server/queue-producer.ts";
 
 const TIMEOUT_MS = 2_000;
 
+/** A dependency that did not answer in time (told apart from one that answered with an error). */
+class NoAnswerInTime extends Error {}
+
 /** "ok", "timeout" or "unavailable"; the reason is logged. */
 async function check(name: string, what: () => Promise<unknown>): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
@@ -16,7 +19,7 @@ async function check(name: string, what: () => Promise<unknown>): Promise<string
       what(),
       new Promise((_, reject) => {
         timer = setTimeout(
-          () => reject(new Error(`no answer within ${TIMEOUT_MS} ms`)),
+          () => reject(new NoAnswerInTime(`no answer within ${TIMEOUT_MS} ms`)),
           TIMEOUT_MS,
         );
       }),
@@ -28,7 +31,7 @@ async function check(name: string, what: () => Promise<unknown>): Promise<string
       { dependency: name, err: message.split("\n")[0]!.slice(0, 300) },
       "health check failed",
     );
-    return message.startsWith("no answer within") ? "timeout" : "unavailable";
+    return error instanceof NoAnswerInTime ? "timeout" : "unavailable";
   } finally {
     clearTimeout(timer);
   }
