@@ -2,11 +2,12 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { OrgRole } from "@thaw/core/schemas";
 import { useTRPC } from "../trpc/client.tsx";
 import { errorMessage } from "./query-state.tsx";
 
-const ROLES = ["owner", "admin", "member", "viewer"] as const;
-type Role = (typeof ROLES)[number];
+const ROLES = OrgRole.options;
+type Role = OrgRole;
 
 /** The org's members and invitations: invite (a one-time link), change roles, remove. */
 export function MembersCard({ origin }: { origin: string }) {

@@ -2,12 +2,13 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { MAX_WARM_POOL_GPU_BUDGET } from "@thaw/core/schemas";
 import { useTRPC } from "../trpc/client.tsx";
 import { errorMessage } from "./query-state.tsx";
 import { MAX_WAIT_PRICE, parseWaitPrice } from "./wait-price-control.tsx";
 
-/** The largest warm-pool budget the API takes (core's MAX_WARM_POOL_GPU_BUDGET). */
-const MAX_GPU_BUDGET = 100_000;
+/** The largest warm-pool budget the API takes. */
+const MAX_GPU_BUDGET = MAX_WARM_POOL_GPU_BUDGET;
 
 const wholeGpus = (text: string): number | null =>
   /^\d+$/.test(text.trim()) && Number(text) <= MAX_GPU_BUDGET ? Number(text) : null;

@@ -2,11 +2,12 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { MAX_GPU_SECONDS_PER_WAIT_SECOND } from "@thaw/core/schemas";
 import { useTRPC } from "../trpc/client.tsx";
 import { errorMessage } from "./query-state.tsx";
 
-/** The largest price the API takes (core's MAX_GPU_SECONDS_PER_WAIT_SECOND). */
-export const MAX_WAIT_PRICE = 100_000;
+/** The largest price the API takes. */
+export const MAX_WAIT_PRICE = MAX_GPU_SECONDS_PER_WAIT_SECOND;
 
 /** A price as typed: a number from 0 to MAX_WAIT_PRICE, or null when it is not one. */
 export function parseWaitPrice(text: string): number | null {

@@ -38,6 +38,10 @@ export {
   UpdateEndpointInput,
   WAIT_PRICE_MEANING,
 } from "../endpoints/endpoint-spec.ts";
-export { PLATFORM_WAIT_OBJECTIVE } from "../scheduling/wait-price.ts";
-export { Objective, StartPath } from "../vocabulary/index.ts";
+export { MAX_WARM_POOL_GPU_BUDGET } from "../orgs/org-settings-spec.ts";
+export {
+  MAX_GPU_SECONDS_PER_WAIT_SECOND,
+  PLATFORM_WAIT_OBJECTIVE,
+} from "../scheduling/wait-price.ts";
+export { Objective, OrgRole, StartPath } from "../vocabulary/index.ts";
 export { plainText } from "../vocabulary/plain-text.ts";
