@@ -157,48 +157,75 @@ export interface PhysicsFit {
 }
 
 /**
- * Coordinate descent in log space: try each parameter a step up and down, keep what lowers
- * the objective, halve the step when nothing does. Deterministic, derivative-free (the model
- * has min/max kinks everywhere), and every value stays inside its physical range.
+ * Hooke–Jeeves pattern search in log space: explore each parameter a step up and down,
+ * then keep moving along the direction that helped (which follows valleys where two
+ * constants trade against each other, e.g. CRIU's page rate and cuda-checkpoint's), and
+ * halve the step when nothing helps. Deterministic and derivative-free (the model has
+ * min/max kinks everywhere); every value stays inside its physical range.
  */
 export function fitPhysics(
   cases: readonly FidelityCase[],
   anchors: readonly CalibrationRow[],
-  options: { maxSweeps?: number; base?: Physics } = {},
+  options: { maxEvaluations?: number; base?: Physics } = {},
 ): PhysicsFit {
   const base = options.base ?? PHYSICS;
-  const maxSweeps = options.maxSweeps ?? 60;
-  const clamp = (parameter: FittedParameter, value: number) =>
-    Math.min(parameter.max, Math.max(parameter.min, value));
-  const values = Object.fromEntries(
-    FITTED_PARAMETERS.map((parameter) => [parameter.name, clamp(parameter, parameter.read(base))]),
-  );
+  const maxEvaluations = options.maxEvaluations ?? 1500;
+  // The search runs on log values: a step multiplies a constant by the same factor everywhere.
+  const bounds = FITTED_PARAMETERS.map((p) => [Math.log(p.min), Math.log(p.max)] as const);
+  const clamp = (point: number[]) =>
+    point.map((value, i) => Math.min(bounds[i]![1], Math.max(bounds[i]![0], value)));
+  const toOverrides = (point: readonly number[]) =>
+    Object.fromEntries(
+      // exp(log(max)) can land a rounding error past max: clamp again in linear space.
+      FITTED_PARAMETERS.map((p, i) => [
+        p.name,
+        Math.min(p.max, Math.max(p.min, Math.exp(point[i]!))),
+      ]),
+    );
   let evaluations = 0;
-  const score = (candidate: Record<string, number>) => {
+  const score = (point: readonly number[]) => {
     evaluations++;
-    return fitObjective(physicsWith(candidate, base), cases, anchors);
+    return fitObjective(physicsWith(toOverrides(point), base), cases, anchors);
   };
-  let best = score(values);
-  let step = Math.log(2);
-  const smallestStep = Math.log(1.01);
-  for (let sweep = 0; sweep < maxSweeps && step >= smallestStep; sweep++) {
-    let improved = false;
-    for (const parameter of FITTED_PARAMETERS) {
+  const explore = (start: number[], startScore: number, step: number) => {
+    let point = start;
+    let best = startScore;
+    for (let i = 0; i < point.length; i++) {
       for (const direction of [1, -1]) {
-        const current = values[parameter.name]!;
-        const next = clamp(parameter, current * Math.exp(direction * step));
-        if (next === current) continue;
-        const candidate = { ...values, [parameter.name]: next };
+        const candidate = clamp(point.map((v, j) => (j === i ? v + direction * step : v)));
+        if (candidate[i] === point[i]) continue;
         const candidateScore = score(candidate);
-        if (candidateScore < best - 1e-9) {
+        if (candidateScore < best - 1e-12) {
+          point = candidate;
           best = candidateScore;
-          values[parameter.name] = next;
-          improved = true;
           break;
         }
       }
     }
-    if (!improved) step /= 2;
+    return { point, score: best };
+  };
+
+  let basePoint = clamp(FITTED_PARAMETERS.map((p) => Math.log(p.read(base))));
+  let baseScore = score(basePoint);
+  let step = Math.log(2);
+  const smallestStep = Math.log(1.002);
+  while (step >= smallestStep && evaluations < maxEvaluations) {
+    let moved = explore(basePoint, baseScore, step);
+    if (moved.score >= baseScore) {
+      step /= 2;
+      continue;
+    }
+    // Pattern moves: jump along the last improvement and explore around the landing point.
+    while (evaluations < maxEvaluations) {
+      const previous = basePoint;
+      basePoint = moved.point;
+      baseScore = moved.score;
+      const jump = clamp(basePoint.map((v, i) => 2 * v - previous[i]!));
+      const landed = explore(jump, score(jump), step);
+      if (landed.score >= baseScore) break;
+      moved = landed;
+    }
   }
-  return { overrides: values, physics: physicsWith(values, base), objective: best, evaluations };
+  const overrides = toOverrides(basePoint);
+  return { overrides, physics: physicsWith(overrides, base), objective: baseScore, evaluations };
 }

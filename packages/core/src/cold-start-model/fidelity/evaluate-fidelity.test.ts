@@ -1,0 +1,218 @@
+import { describe, expect, it } from "vitest";
+import { PHYSICS } from "../physical-constants";
+import { simulateColdStart } from "../simulate-cold-start";
+import type { FidelityCase } from "./fidelity-case";
+import { evaluateFidelity, fidelityReportJson, summarizeErrors } from "./evaluate-fidelity";
+import {
+  FITTED_PARAMETERS,
+  currentParameterValues,
+  fitPhysics,
+  physicsWith,
+  type PhysicsFit,
+} from "./fit-physics";
+import { comparedSecondsOf, predictCase } from "./predict-case";
+
+// A restore of `weights` bytes, the shape of the ai-dynamo cases, built in the test so the
+// fit and the cross-validation can be checked against values we control.
+const restoreCase = (source: string, index: number, weights: number): FidelityCase => ({
+  id: `${source}/case-${index}`,
+  source: { name: source, url: "https://example.test", quote: "a measured value, quoted" },
+  host: { description: "test host", assumptions: [] },
+  scenario: {
+    seed: 1,
+    noise: false,
+    host: {
+      vcpus: 8,
+      networkGbps: 10,
+      registryRttMs: 1,
+      diskWriteMiBps: 16000,
+      diskReadMiBps: 16000,
+      pcieGBps: 50,
+    },
+    image: {
+      format: "oci",
+      layers: [{ bytes: 0, compression: "none", content: "code" }],
+      readFraction: 0,
+    },
+    engine: {
+      weightsBytes: weights,
+      loader: "sequential",
+      loaderConcurrency: 1,
+      initSeconds: 0,
+      compileSeconds: 0,
+      graphCaptureSeconds: 0,
+      warmupSeconds: 0,
+      warmCaches: false,
+    },
+    path: "restore",
+    lazy: {
+      prefetch: true,
+      prefetchChunkBytes: 0,
+      lazyChunkBytes: 50_000,
+      prefetchTimeoutSeconds: 10,
+      fetchTimeoutSeconds: 30,
+      createDeadlineSeconds: 120,
+      maxCacheFds: 10,
+    },
+    restore: {
+      snapshotBytes: weights + 3_400_000_000,
+      local: true,
+      sleepLevel: 0,
+      reloadConcurrency: 1,
+    },
+  },
+  publishedSeconds: 1,
+  compare: "total",
+});
+
+/** The case with its published seconds set to what `physics` predicts. */
+const publishedUnder = (fidelityCase: FidelityCase, overrides: Record<string, number>) => ({
+  ...fidelityCase,
+  publishedSeconds: comparedSecondsOf(
+    simulateColdStart(fidelityCase.scenario, {}, physicsWith(overrides)),
+    fidelityCase.compare,
+  ),
+});
+
+describe("physicsWith: overrides never touch today's constants", () => {
+  it("with no overrides is exactly PHYSICS", () => {
+    expect(physicsWith({})).toBe(PHYSICS);
+  });
+
+  it("reads back every fitted parameter it writes, and leaves PHYSICS as it was", () => {
+    const before = JSON.stringify(PHYSICS);
+    for (const parameter of FITTED_PARAMETERS) {
+      const value = (parameter.min + parameter.max) / 2;
+      expect(parameter.read(physicsWith({ [parameter.name]: value }))).toBeCloseTo(value, 6);
+    }
+    expect(JSON.stringify(PHYSICS)).toBe(before);
+  });
+
+  it("refuses a parameter the fit does not own", () => {
+    expect(() => physicsWith({ nicGoodputFraction: 1 })).toThrow(/unknown fitted parameter/);
+  });
+
+  it("today's value of every parameter lies inside its physical range", () => {
+    const today = currentParameterValues();
+    for (const parameter of FITTED_PARAMETERS) {
+      expect(today[parameter.name]).toBeGreaterThanOrEqual(parameter.min);
+      expect(today[parameter.name]).toBeLessThanOrEqual(parameter.max);
+    }
+  });
+});
+
+describe("fitPhysics", () => {
+  it("recovers a restore rate the cases were generated with", () => {
+    const truth = { cudaCheckpointRestoreBytesPerSecond: 4e9, criuPageRestoreBytesPerSecond: 6e9 };
+    const cases = [2e9, 20e9, 60e9, 140e9].map((weights, index) =>
+      publishedUnder(restoreCase("synthetic", index, weights), truth),
+    );
+    const fit = fitPhysics(cases, []);
+    for (const fidelityCase of cases) {
+      expect(Math.abs(predictCase(fidelityCase, fit.physics).relativeError)).toBeLessThan(0.03);
+    }
+    // Today's constants are far off on the same cases: the fit did the work.
+    expect(Math.abs(predictCase(cases[3]!).relativeError)).toBeGreaterThan(1);
+  });
+
+  it("keeps every fitted value inside its physical range", () => {
+    const absurd = [1e9, 50e9].map((weights, index) => ({
+      ...restoreCase("absurd", index, weights),
+      publishedSeconds: 1e-3,
+    }));
+    const fit = fitPhysics(absurd, [], { maxEvaluations: 300 });
+    for (const parameter of FITTED_PARAMETERS) {
+      expect(fit.overrides[parameter.name]).toBeGreaterThanOrEqual(parameter.min);
+      expect(fit.overrides[parameter.name]).toBeLessThanOrEqual(parameter.max);
+    }
+  });
+});
+
+describe("evaluateFidelity", () => {
+  const cases = [
+    restoreCase("alpha", 0, 2e9),
+    restoreCase("alpha", 1, 20e9),
+    restoreCase("beta", 0, 60e9),
+    restoreCase("gamma", 0, 140e9),
+  ].map((fidelityCase) =>
+    publishedUnder(fidelityCase, { cudaCheckpointRestoreBytesPerSecond: 4e9 }),
+  );
+
+  it("refits once on everything and once per source without that source's cases", () => {
+    const trainingSets: string[][] = [];
+    const fit = (training: readonly FidelityCase[]): PhysicsFit => {
+      trainingSets.push(training.map((c) => c.id));
+      return {
+        overrides: currentParameterValues(),
+        physics: PHYSICS,
+        objective: 0,
+        evaluations: 1,
+      };
+    };
+    evaluateFidelity(cases, { anchors: [], fit });
+    expect(trainingSets).toEqual([
+      cases.map((c) => c.id),
+      ["beta/case-0", "gamma/case-0"],
+      ["alpha/case-0", "alpha/case-1", "gamma/case-0"],
+      ["alpha/case-0", "alpha/case-1", "beta/case-0"],
+    ]);
+  });
+
+  it("predicts a left-out source from the others: the cross-validated error is real", () => {
+    const report = evaluateFidelity(cases, { anchors: [] });
+    expect(report.summary).toMatchObject({ cases: 4, sources: 3 });
+    // Today's 0.5 GB/s is far off; a fit on any three of these cases learns the rate.
+    expect(report.summary.current.medianAbsError).toBeGreaterThan(1);
+    expect(report.summary.fitted.worstAbsError).toBeLessThan(0.05);
+    expect(report.summary.crossValidated.worstAbsError).toBeLessThan(0.05);
+  });
+
+  it("marks the cross-validated targets met or missed from the figures", () => {
+    const report = evaluateFidelity(cases, { anchors: [] });
+    const median = report.targets.find((target) =>
+      target.name.startsWith("cross-validated median"),
+    );
+    expect(median?.met).toBe(report.summary.crossValidated.medianAbsError <= 0.1);
+  });
+
+  it("orders a comparison group by published and by predicted seconds", () => {
+    const grouped = cases.map((c) => ({ ...c, comparesPaths: "sizes" }));
+    const [ordering] = evaluateFidelity(grouped, { anchors: [] }).orderings;
+    expect(ordering?.published).toEqual([
+      "alpha/case-0",
+      "alpha/case-1",
+      "beta/case-0",
+      "gamma/case-0",
+    ]);
+    expect(ordering?.crossValidated).toEqual(ordering?.published);
+  });
+
+  it("prints the contract's JSON keys, errors as fractions", () => {
+    const json = fidelityReportJson(evaluateFidelity(cases.slice(0, 2), { anchors: [] }));
+    expect(Object.keys(json)).toEqual(["cases", "summary"]);
+    expect(Object.keys(json.cases[0]!)).toEqual([
+      "id",
+      "source",
+      "publishedSeconds",
+      "predictedSeconds",
+      "relativeError",
+    ]);
+    expect(Object.keys(json.summary)).toEqual([
+      "cases",
+      "sources",
+      "fitted",
+      "crossValidated",
+      "current",
+    ]);
+    expect(Object.keys(json.summary.fitted)).toEqual(["medianAbsError", "worstAbsError"]);
+  });
+});
+
+describe("summarizeErrors", () => {
+  it("takes the median and the worst of the magnitudes", () => {
+    expect(summarizeErrors([0.1, -0.3, 0.2, -0.05])).toEqual({
+      medianAbsError: 0.15000000000000002,
+      worstAbsError: 0.3,
+    });
+  });
+});
