@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { boundedFigure } from "./bounded.ts";
 import { HostFigures } from "./host-figures.ts";
+import { plainText } from "./plain-text.ts";
 import { Sha256Digest } from "./image-reference.ts";
 import { AgentProtocolVersion } from "./protocol-version.ts";
 import { NodeProvider, NodeRuntime, Phase } from "./vocabulary.ts";
@@ -36,12 +37,13 @@ export const JoinRequest = z
      * built before joins carried it, which spoke version 1.
      */
     protocolVersion: AgentProtocolVersion.optional(),
-    name: z.string().min(1).max(128),
+    // Shown on the fleet card and kept in the audit log: plain text like every name.
+    name: plainText(128),
     provider: NodeProvider,
     runtime: NodeRuntime,
-    instanceId: z.string().min(1).max(128).optional(),
-    zone: z.string().max(64).optional(),
-    agentVersion: z.string().min(1).max(64),
+    instanceId: plainText(128).optional(),
+    zone: plainText(64).optional(),
+    agentVersion: plainText(64),
     /** Where the scheduler reaches this agent's HTTP API: https, with the certificate below. */
     agentUrl: z.url().max(512).optional(),
     /**
@@ -92,7 +94,7 @@ export type InventoryImage = z.infer<typeof InventoryImage>;
 
 export const HeartbeatRequest = z
   .object({
-    agentVersion: z.string().min(1).max(64),
+    agentVersion: plainText(64),
     gpusFree: z.number().int().min(0).max(64),
     gpusUsed: z.number().int().min(0).max(64),
     figures: HostFigures.optional(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { boundedFigure } from "./bounded.ts";
+import { plainText } from "./plain-text.ts";
 
 /**
  * What a host can do, measured or from its instance profile: sent at join and with
@@ -8,8 +9,8 @@ import { boundedFigure } from "./bounded.ts";
  */
 export const HostFigures = z
   .object({
-    instanceType: z.string().min(1).max(64),
-    gpuModel: z.string().min(1).max(64),
+    instanceType: plainText(64),
+    gpuModel: plainText(64),
     gpuCount: z.number().int().min(0).max(64),
     gpuMemoryGiB: z.number().int().min(0).max(4096),
     vcpus: z.number().int().min(1).max(1024),
@@ -18,8 +19,8 @@ export const HostFigures = z
     diskWriteMiBps: boundedFigure(1_000_000),
     pcieGBps: boundedFigure(1_000),
     registryRttMs: boundedFigure(10_000),
-    driverVersion: z.string().max(32).optional(),
-    cudaVersion: z.string().max(32).optional(),
+    driverVersion: plainText(32).optional(),
+    cudaVersion: plainText(32).optional(),
   })
   .strict();
 export type HostFigures = z.infer<typeof HostFigures>;

@@ -3,6 +3,7 @@
 // at the bottom of the workspace: zod only, no Node API and no other @thaw package, so core,
 // the clients, the agent and a browser bundle can all import it.
 export * from "./vocabulary.ts";
+export * from "./plain-text.ts";
 export * from "./replica-states.ts";
 export * from "./image-reference.ts";
 export * from "./cold-start-scenario.ts";

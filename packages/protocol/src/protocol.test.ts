@@ -36,6 +36,24 @@ describe("agent protocol schemas", () => {
     expect(JoinRequest.safeParse(join).success).toBe(true);
   });
 
+  // A join's names are shown on the fleet card and kept in the audit log: a NUL (which
+  // Postgres refuses, after the join token was spent), a lone surrogate or a bidi override
+  // is refused by the schema, naming the field.
+  it.each([
+    ["name", "n\u0000"],
+    ["name", "n\uD800"],
+    ["zone", "us\u202Eeast"],
+    ["instanceId", "i-\u200Babc"],
+    ["agentVersion", "   "],
+    ["figures.gpuModel", "A10G\u0007"],
+  ])("refuses a join whose %s is not plain text", (field, text) => {
+    const [first, second] = field.split(".") as [keyof typeof join, string | undefined];
+    const bad = second
+      ? { ...join, [first]: { ...(join[first] as object), [second]: text } }
+      : { ...join, [first]: text };
+    expect(failingPath(JoinRequest.safeParse(bad))).toBe(field);
+  });
+
   it.each([
     [
       "a negative figure",
