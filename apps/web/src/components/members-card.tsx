@@ -6,11 +6,12 @@ import { OrgRole } from "@thaw/core/schemas";
 import { useTRPC } from "../trpc/client.tsx";
 import { errorMessage } from "./query-state.tsx";
 
-const ROLES = OrgRole.options;
 type Role = OrgRole;
 
 /** The org's members and invitations: invite (a one-time link), change roles, remove. */
-export function MembersCard({ origin }: { origin: string }) {
+export function MembersCard({ origin, manageOwners }: { origin: string; manageOwners: boolean }) {
+  // An admin grants roles up to admin; the owner role is the owners' own.
+  const ROLES = manageOwners ? OrgRole.options : OrgRole.options.filter((r) => r !== "owner");
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery(trpc.members.list.queryOptions());
@@ -104,12 +105,12 @@ export function MembersCard({ origin }: { origin: string }) {
                 <select
                   aria-label={`Role of ${m.email}`}
                   value={m.role}
-                  disabled={changeRole.isPending}
+                  disabled={changeRole.isPending || (m.role === "owner" && !manageOwners)}
                   onChange={(e) =>
                     changeRole.mutate({ userId: m.userId, role: e.target.value as Role })
                   }
                 >
-                  {ROLES.map((r) => (
+                  {(m.role === "owner" && !manageOwners ? OrgRole.options : ROLES).map((r) => (
                     <option key={r} value={r}>
                       {r}
                     </option>

@@ -14,6 +14,7 @@ export const PERMISSIONS = [
   "api_keys:manage",
   "org_settings:manage",
   "members:manage",
+  "members:manage_owners",
   "audit:read",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -41,8 +42,10 @@ const ADMIN: readonly Permission[] = [
   "api_keys:manage",
   "org_settings:manage",
   "audit:read",
+  // Admins invite, re-role and remove members up to admin; the owner role is the owners' own.
+  "members:manage",
 ];
-const OWNER: readonly Permission[] = [...ADMIN, "members:manage"];
+const OWNER: readonly Permission[] = [...ADMIN, "members:manage_owners"];
 
 export const ROLE_PERMISSIONS: Record<OrgRole, readonly Permission[]> = {
   owner: OWNER,

@@ -3,6 +3,7 @@ import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { issuePrefixedSecret } from "../crypto/secrets.ts";
 import { AppError, parseInput } from "../errors/index.ts";
+import { assertMayManageRole } from "./member-rows.ts";
 import {
   INVITATION_KIND,
   INVITATION_TTL_DAYS,
@@ -26,6 +27,7 @@ export async function inviteMember({
 }): Promise<CreatedInvitation> {
   assertCan(actor, "members:manage");
   const { email, role } = parseInput(InviteMemberInput, input);
+  assertMayManageRole(actor, role, "role");
   const normalised = email.toLowerCase();
   return db.$transaction(async (tx) => {
     const member = await tx.membership.findFirst({

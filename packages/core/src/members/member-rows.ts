@@ -1,5 +1,18 @@
 import type { Db } from "@thaw/db";
+import { actorCan, type Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
+import type { OrgRole } from "../vocabulary/index.ts";
+
+/**
+ * Refuses an admin what only owners may do: invite an owner, make someone owner, or change,
+ * remove or uninvite an owner (an admin could otherwise take the org from its owners).
+ */
+export function assertMayManageRole(actor: Actor, role: OrgRole, field: string): void {
+  if (role === "owner" && !actorCan(actor, "members:manage_owners"))
+    throw new AppError("FORBIDDEN", "Only an owner can grant, change or remove the owner role.", {
+      field,
+    });
+}
 
 /** Refuses to leave an org without an owner (nobody could manage its members again). */
 export async function assertAnotherOwner(tx: Db, orgId: string, userId: string): Promise<void> {

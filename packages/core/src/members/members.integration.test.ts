@@ -12,7 +12,7 @@ import {
   revokeInvitation,
 } from "./index.ts";
 
-// Members by invitation (issue 23, finding 3): no open sign-up; an owner invites an email
+// Members by invitation: no open sign-up; an owner or admin invites an email
 // with a role, the link works once, an existing account must be the one signed in, and the
 // org never loses its last owner.
 
@@ -134,6 +134,48 @@ describe("members and invitations", () => {
         "member.removed",
       ]),
     );
+  });
+
+  it("lets admins manage members up to admin; the owner role stays the owners'", async () => {
+    const ownerId = owner.type === "user" ? owner.userId : "";
+    const admin: Actor = { type: "user", userId: ownerId, orgId: owner.orgId, role: "admin" };
+    const invited = await inviteMember({
+      actor: admin,
+      input: { email: "ops@example.com", role: "member" },
+      db: t.db,
+    });
+    const { userId } = await acceptInvitation({
+      token: invited.token,
+      db: t.db,
+      signedInUserId: null,
+      name: "Ops",
+      passwordHash: hash,
+    });
+    await changeMemberRole({ actor: admin, input: { userId, role: "admin" }, db: t.db });
+    await expect(
+      changeMemberRole({ actor: admin, input: { userId, role: "owner" }, db: t.db }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN", details: { field: "role" } });
+    // The seeded owner: an admin can neither demote nor remove them.
+    await expect(
+      changeMemberRole({ actor: admin, input: { userId: ownerId, role: "viewer" }, db: t.db }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN", details: { field: "userId" } });
+    await expect(
+      removeMember({ actor: admin, input: { userId: ownerId }, db: t.db }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN", details: { field: "userId" } });
+    const ownerInvite = await inviteMember({
+      actor: owner,
+      input: { email: "co-owner@example.com", role: "owner" },
+      db: t.db,
+    });
+    await expect(
+      revokeInvitation({ actor: admin, input: { id: ownerInvite.id }, db: t.db }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN", details: { field: "id" } });
+    await removeMember({ actor: admin, input: { userId }, db: t.db });
+    expect(await t.db.membership.findFirst({ where: { orgId: owner.orgId, userId } })).toBeNull();
+    const member: Actor = { type: "user", userId: ownerId, orgId: owner.orgId, role: "member" };
+    await expect(
+      inviteMember({ actor: member, input: { email: "y@example.com", role: "viewer" }, db: t.db }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 
   it("revokes a pending invitation, and its link stops working", async () => {

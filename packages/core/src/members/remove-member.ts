@@ -2,7 +2,7 @@ import type { DbClient } from "@thaw/db";
 import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { parseInput } from "../errors/index.ts";
-import { assertAnotherOwner, findMember } from "./member-rows.ts";
+import { assertAnotherOwner, assertMayManageRole, findMember } from "./member-rows.ts";
 import { RemoveMemberInput, type RemovedMember } from "./member-schemas.ts";
 
 /**
@@ -23,6 +23,7 @@ export async function removeMember({
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM "Org" WHERE id = ${actor.orgId}::uuid FOR NO KEY UPDATE`;
     const member = await findMember(tx, actor.orgId, userId);
+    assertMayManageRole(actor, member.role, "userId");
     if (member.role === "owner") await assertAnotherOwner(tx, actor.orgId, userId);
     await tx.membership.delete({ where: { id: member.id } });
     await recordAudit(tx, actor, {

@@ -2,6 +2,7 @@ import type { DbClient } from "@thaw/db";
 import { recordAudit } from "../audit/index.ts";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
+import { assertMayManageRole } from "./member-rows.ts";
 import { RevokeInvitationInput, type RevokedInvitation } from "./member-schemas.ts";
 
 /** Withdraws a pending invitation: its link stops working. */
@@ -17,8 +18,13 @@ export async function revokeInvitation({
   assertCan(actor, "members:manage");
   const { id } = parseInput(RevokeInvitationInput, input);
   return db.$transaction(async (tx) => {
+    const pending = { id, orgId: actor.orgId, acceptedAt: null, revokedAt: null };
+    const invitation = await tx.invitation.findFirst({ where: pending, select: { role: true } });
+    if (!invitation)
+      throw new AppError("NOT_FOUND", "No pending invitation with this id.", { field: "id" });
+    assertMayManageRole(actor, invitation.role, "id");
     const { count } = await tx.invitation.updateMany({
-      where: { id, orgId: actor.orgId, acceptedAt: null, revokedAt: null },
+      where: pending,
       data: { revokedAt: new Date() },
     });
     if (count === 0)

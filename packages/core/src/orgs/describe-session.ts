@@ -18,6 +18,8 @@ export const SessionView = z.object({
     scaleEndpoints: z.boolean(),
     readAudit: z.boolean(),
     manageMembers: z.boolean(),
+    /** Grant, change or remove the owner role (owners only; admins manage up to admin). */
+    manageOwners: z.boolean(),
     manageOrgSettings: z.boolean(),
   }),
 });
@@ -50,6 +52,7 @@ export async function describeSession({
       scaleEndpoints: actor ? actorCan(actor, "endpoints:scale") : false,
       readAudit: actor ? actorCan(actor, "audit:read") : false,
       manageMembers: actor ? actorCan(actor, "members:manage") : false,
+      manageOwners: actor ? actorCan(actor, "members:manage_owners") : false,
       manageOrgSettings: actor ? actorCan(actor, "org_settings:manage") : false,
     },
   };

@@ -7,11 +7,14 @@ export default function MembersPage() {
     <DashboardShell active="members">
       {(me) =>
         me.can.manageMembers ? (
-          <MembersCard origin={new URL(env().BETTER_AUTH_URL).origin} />
+          <MembersCard
+            origin={new URL(env().BETTER_AUTH_URL).origin}
+            manageOwners={me.can.manageOwners}
+          />
         ) : (
           <section className="card">
             <h2>Members</h2>
-            <p className="muted">Only owners manage members.</p>
+            <p className="muted">Only owners and admins manage members.</p>
           </section>
         )
       }
