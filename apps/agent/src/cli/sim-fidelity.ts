@@ -14,7 +14,7 @@ import {
   parseFidelityCaseFile,
   type FidelityCase,
   type FidelityReport,
-} from "@thaw/core/cold-start-model";
+} from "@thaw/core/cold-start-model/fidelity";
 
 function fail(message: string): never {
   process.stderr.write(`sim:fidelity: ${message}\n`);

@@ -38,34 +38,3 @@ export {
   comparedSeconds,
   type CalibrationRow,
 } from "./calibration-scenarios";
-export {
-  FIDELITY_CASES_DIRECTORY,
-  FidelityCase,
-  collectFidelityCases,
-  parseFidelityCaseFile,
-} from "./fidelity/fidelity-case";
-export {
-  comparedSecondsOf,
-  predictCase,
-  relativeError,
-  type CasePrediction,
-  type PhaseComparison,
-} from "./fidelity/predict-case";
-export {
-  FITTED_PARAMETERS,
-  currentParameterValues,
-  fitObjective,
-  fitPhysics,
-  physicsWith,
-  type FittedParameter,
-  type PhysicsFit,
-  type PhysicsOverrides,
-} from "./fidelity/fit-physics";
-export {
-  TARGETS as FIDELITY_TARGETS,
-  evaluateFidelity,
-  fidelityReportJson,
-  summarizeErrors,
-  type CaseVerdict,
-  type FidelityReport,
-} from "./fidelity/evaluate-fidelity";
