@@ -99,6 +99,51 @@ describe("sign-in abuse", () => {
     await page.close();
   });
 
+  it("counts every email sign-in: a form-encoded body is refused, a JSON one behind a byte-order mark is counted", async () => {
+    const user = await server.database.db.user.create({
+      data: {
+        id: crypto.randomUUID(),
+        email: "bom-target@example.com",
+        name: "t",
+        emailVerified: true,
+      },
+    });
+    // better-auth takes form bodies too; this route could not count them, so it refuses them.
+    const form = await fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: server.baseUrl },
+      body: new URLSearchParams({ email: user.email, password: "not-it-xxxxxxxx" }).toString(),
+    });
+    expect(form.status).toBe(400);
+    expect(
+      ((await form.json()) as { error: { details: { field: string } } }).error.details.field,
+    ).toBe("content-type");
+    const noEmail = await fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.baseUrl },
+      body: JSON.stringify({ password: "not-it-xxxxxxxx" }),
+    });
+    expect(noEmail.status).toBe(400);
+    expect(
+      ((await noEmail.json()) as { error: { details: { field: string } } }).error.details.field,
+    ).toBe("body.email");
+    // A UTF-8 byte-order mark before the JSON (which fetch's request.json() drops): each try
+    // still counts against the account.
+    const statuses: number[] = [];
+    for (let i = 0; i < ATTEMPTS_PER_ACCOUNT + 1; i++) {
+      const response = await fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: server.baseUrl },
+        body: "\uFEFF" + JSON.stringify({ email: user.email, password: `not-it-${i}-xxxxxxxx` }),
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses.slice(0, ATTEMPTS_PER_ACCOUNT)).toEqual(
+      Array<number>(ATTEMPTS_PER_ACCOUNT).fill(401),
+    );
+    expect(statuses.at(-1)).toBe(429);
+  });
+
   it("refuses a 50 MB body to an auth route with 413 before reading it, memory flat", async () => {
     const before = rssMiB(server.process.pid!);
     const declared = await rawRequest(
@@ -122,6 +167,21 @@ describe("sign-in abuse", () => {
       `web RSS around two 50 MB auth bodies: ${before.toFixed(0)} → ${after.toFixed(0)} MiB`,
     );
     expect(after - before).toBeLessThan(40);
+  });
+
+  it("refuses a chunked body to a dashboard page (which Next would buffer) with 411", async () => {
+    // No cookie, no Content-Length: a page path, where Next reads the body before anything of
+    // Thaw's could count it. Refused on the headers, before a byte of the body is sent.
+    const page = await rawRequest(
+      `${server.baseUrl}/`,
+      "POST",
+      { "content-type": "text/plain", "transfer-encoding": "chunked" },
+      { bytes: 50 * 1024 * 1024, headersFirst: true },
+    );
+    expect(page.status).toBe(411);
+    expect((JSON.parse(page.body) as { error: { code: string } }).error.code).toBe(
+      "LENGTH_REQUIRED",
+    );
   });
 
   it("has no open sign-up: an email cannot be claimed before its owner is invited", async () => {

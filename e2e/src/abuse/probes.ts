@@ -21,14 +21,15 @@ export interface RawAnswer {
 /**
  * One request by node:http. `body` is sent in `chunks` pieces (without Content-Length unless
  * `headers` sets one); the answer may come before the body is sent whole, as a server that
- * refuses early answers, and the socket is then dropped. Status 0: the server closed the
+ * refuses early answers, and the socket is then dropped (`headersFirst`: nothing of the body
+ * is sent before the answer). Status 0: the server closed the
  * connection mid-upload before its answer could be read.
  */
 export function rawRequest(
   url: string,
   method: string,
   headers: Record<string, string> = {},
-  body?: { bytes: number; chunkBytes?: number },
+  body?: { bytes: number; chunkBytes?: number; headersFirst?: boolean },
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
@@ -47,6 +48,9 @@ export function rawRequest(
       reject(error);
     });
     if (!body) return req.end();
+    // Announce a chunked body and send nothing of it until answered: a server that refuses on
+    // the headers alone closes a connection with nothing unread, so its answer always arrives.
+    if (body.headersFirst) return req.flushHeaders();
     const chunk = Buffer.alloc(body.chunkBytes ?? 1024 * 1024, 0x61);
     let sent = 0;
     const pump = () => {

@@ -9,6 +9,7 @@ export const ERROR_CODE_TABLE = {
   NOT_FOUND: { httpStatus: 404, trpcCode: "NOT_FOUND" },
   METHOD_NOT_ALLOWED: { httpStatus: 405, trpcCode: "METHOD_NOT_SUPPORTED" },
   CONFLICT: { httpStatus: 409, trpcCode: "CONFLICT" },
+  LENGTH_REQUIRED: { httpStatus: 411, trpcCode: "BAD_REQUEST" },
   PAYLOAD_TOO_LARGE: { httpStatus: 413, trpcCode: "PAYLOAD_TOO_LARGE" },
   UNPROCESSABLE: { httpStatus: 422, trpcCode: "UNPROCESSABLE_CONTENT" },
   RATE_LIMITED: { httpStatus: 429, trpcCode: "TOO_MANY_REQUESTS" },

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { allowedRestMethods, restPathMethods } from "../rest/rest-methods.ts";
-import { declaredBodyTooLarge, refusal, securityHeaders } from "./request-edge.ts";
+import {
+  declaredBodyTooLarge,
+  refusal,
+  securityHeaders,
+  undeclaredBodyOutsideApi,
+} from "./request-edge.ts";
 
 const table = restPathMethods({
   "/api/v1/endpoints": { get: {}, post: {} },
@@ -47,6 +52,15 @@ describe("declared body size", () => {
     expect(declaredBodyTooLarge(String(100 * 1024 * 1024))).toBe(true);
     expect(declaredBodyTooLarge(String(1024 * 1024))).toBe(false);
     expect(declaredBodyTooLarge(undefined)).toBe(false);
+  });
+
+  it("refuses a chunked body outside /api/ (Next would buffer it), not under /api/", () => {
+    const chunked = { "transfer-encoding": "chunked" };
+    expect(undeclaredBodyOutsideApi("/", chunked)).toBe(true);
+    expect(undeclaredBodyOutsideApi("/endpoints/x", chunked)).toBe(true);
+    expect(undeclaredBodyOutsideApi("/api/v1/endpoints", chunked)).toBe(false);
+    expect(undeclaredBodyOutsideApi("/", { "content-length": "12" })).toBe(false);
+    expect(undeclaredBodyOutsideApi("/", {})).toBe(false);
   });
 });
 

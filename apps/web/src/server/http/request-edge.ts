@@ -6,6 +6,10 @@ import { MAX_JSON_BODY_BYTES, type ErrorBody } from "./json-route.ts";
 // The request edge: what every request meets before Next. It stamps the client's address
 // (client-address.ts) and refuses, before Next sees them:
 // - a body declared larger than any route accepts (413), so no route buffers it;
+// - outside /api/, a body of undeclared length (chunked): pages and their server actions are
+//   reached by browsers, which always declare it, and Next buffers such a body (up to its
+//   own limit, for as long as the upload lasts) before anything of ours could count it (411).
+//   The routes under /api/ count what they read themselves;
 // - TRACE and TRACK, which the fetch standard forbids, so Next fails to build a Request for
 //   them and answers 500 (whatever the route);
 // - on a REST path, any method its OpenAPI document does not declare, which Next answers 405
@@ -46,6 +50,18 @@ export function refusal(
 /** Whether a declared body is larger than any route accepts. */
 export function declaredBodyTooLarge(contentLength: string | undefined): boolean {
   return Number(contentLength ?? "0") > MAX_JSON_BODY_BYTES;
+}
+
+/** Whether a request sends a body of undeclared length to a path outside /api/. */
+export function undeclaredBodyOutsideApi(
+  pathname: string,
+  headers: { "content-length"?: string | undefined; "transfer-encoding"?: string | undefined },
+): boolean {
+  return (
+    headers["transfer-encoding"] !== undefined &&
+    headers["content-length"] === undefined &&
+    !pathname.startsWith("/api/")
+  );
 }
 
 function answer(
@@ -147,6 +163,21 @@ export function installRequestEdge(options: RequestEdgeOptions): void {
           },
           { allow: refused.allow.join(", ") },
         );
+        return true;
+      }
+      if (
+        undeclaredBodyOutsideApi(
+          new URL(request.url ?? "/", "http://edge").pathname,
+          request.headers,
+        )
+      ) {
+        answer(response, 411, {
+          error: {
+            code: "LENGTH_REQUIRED",
+            message: "A request body to this path needs a Content-Length.",
+            details: { field: "content-length" },
+          },
+        });
         return true;
       }
       if (declaredBodyTooLarge(request.headers["content-length"])) {

@@ -1,3 +1,4 @@
+import { AppError } from "@thaw/core";
 import { auditSignIn } from "../../../../server/auth-audit.ts";
 import { getAuth, getSessionUser } from "../../../../server/auth.ts";
 import { clientAddressOf } from "../../../../server/http/client-of.ts";
@@ -24,13 +25,14 @@ async function handle(request: Request): Promise<Response> {
         : await readBodyBytes(request, AUTH_BODY_BYTES);
     const path = new URL(request.url).pathname;
     let email: string | undefined;
-    if (path.endsWith("/sign-in/email") && body) {
-      email = emailOf(body);
-      if (email)
-        await admitSignInAttempt(email, address).catch(async (error: unknown) => {
-          await auditSignIn(email!, "rate_limited", address);
-          throw error;
-        });
+    if (path.endsWith("/sign-in/email") && request.method === "POST") {
+      // Every attempt is counted against its account, so one this route cannot read an email
+      // from is refused rather than handed on uncounted (better-auth also reads form bodies).
+      email = signInEmailOf(request.headers.get("content-type"), body);
+      await admitSignInAttempt(email, address).catch(async (error: unknown) => {
+        await auditSignIn(email!, "rate_limited", address);
+        throw error;
+      });
     }
     const signingOut = path.endsWith("/sign-out") ? await getSessionUser(request.headers) : null;
     const response = await getAuth().handler(
@@ -49,13 +51,28 @@ async function handle(request: Request): Promise<Response> {
   }
 }
 
-function emailOf(body: Uint8Array): string | undefined {
+/**
+ * The account an email sign-in is for: a JSON body (decoded as fetch's request.json() does,
+ * a byte-order mark dropped, so the limit reads what better-auth will) with a string `email`.
+ */
+function signInEmailOf(contentType: string | null, body: Uint8Array | undefined): string {
+  const mediaType = contentType?.split(";")[0]!.trim().toLowerCase();
+  if (mediaType !== "application/json")
+    throw new AppError("BAD_REQUEST", "content-type: an email sign-in is a JSON body.", {
+      field: "content-type",
+    });
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(Buffer.from(body).toString("utf8")) as { email?: unknown };
-    return typeof parsed.email === "string" ? parsed.email : undefined;
+    parsed = JSON.parse(new TextDecoder("utf-8").decode(body ?? new Uint8Array()));
   } catch {
-    return undefined;
+    throw new AppError("BAD_REQUEST", "body: not valid JSON.", { field: "body" });
   }
+  const email = (parsed as { email?: unknown } | null)?.email;
+  if (typeof email !== "string" || email.trim() === "")
+    throw new AppError("BAD_REQUEST", "body.email: expected the account's email.", {
+      field: "body.email",
+    });
+  return email;
 }
 
 export { handle as GET, handle as POST };
