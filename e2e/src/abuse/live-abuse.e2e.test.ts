@@ -119,7 +119,7 @@ describe("live stream abuse", () => {
       new Promise<false>((r) => setTimeout(() => r(false), ms)),
     ]);
 
-  it("closes a session's stream when the user signs out", async () => {
+  it("closes a session's stream when the user signs out, and audits the sign-out", async () => {
     const cookie = await signIn();
     const reader = await openLive(cookie);
     const out = await fetch(`${server.baseUrl}/api/auth/sign-out`, {
@@ -129,6 +129,23 @@ describe("live stream abuse", () => {
     });
     expect(out.status).toBe(200);
     expect(await endsWithin(reader, 5_000), "the stream ended within 5 s of sign-out").toBe(true);
+    // The org's audit log says who signed out and from where, and holds nothing secret.
+    const signedOut = await server.database.db.auditLog.findMany({
+      where: { orgId: server.orgId, action: "auth.signed_out" },
+    });
+    expect(signedOut).toHaveLength(1);
+    expect(signedOut[0]).toMatchObject({
+      actorType: "user",
+      actorId: server.userId,
+      targetType: "user",
+      targetId: server.userId,
+      metadata: { address: "127.0.0.1" },
+    });
+    expect(Object.keys(signedOut[0]!.metadata as object)).toEqual(["address"]);
+    const recorded = JSON.stringify(signedOut[0]);
+    expect(recorded).not.toContain(DEMO_USER.password);
+    for (const value of cookie.split("; ").map((pair) => pair.slice(pair.indexOf("=") + 1)))
+      if (value) expect(recorded).not.toContain(value);
   });
 
   it("closes a member's stream once the membership is gone", async () => {
