@@ -33,6 +33,8 @@ describe("fleet worker with the aws provider (moto)", () => {
   let producer: ReturnType<typeof createProducerConnection>;
   let queues: SchedulerQueues;
   let ctx: WorkerContext;
+  let provider: AwsHostProvider;
+  let availability: OfferingAvailability;
   let orgId: string;
   let endpointId: string;
   let deploymentId: string;
@@ -83,20 +85,18 @@ describe("fleet worker with the aws provider (moto)", () => {
       subnetIdByZone: network.subnetIdByZone,
       securityGroupIds: [network.securityGroupId],
     });
+    provider = new AwsHostProvider({
+      config,
+      userData: ({ joinToken }) => `#cloud-config\n# ${joinToken}\n`,
+      clientConfig: { credentials: moto.credentials },
+    });
+    availability = new OfferingAvailability(producer, prefix);
     ctx = createWorkerContext({
       db: db(),
       queues,
       log: pino({ level: "silent" }),
       agentCallKey: TEST_AGENT_CALL_KEY,
-      fleet: {
-        policy: resolved.policy,
-        provider: new AwsHostProvider({
-          config,
-          userData: ({ joinToken }) => `#cloud-config\n# ${joinToken}\n`,
-          clientConfig: { credentials: moto.credentials },
-        }),
-        availability: new OfferingAvailability(producer, prefix),
-      },
+      fleet: { policy: resolved.policy, provider, availability },
     });
   }, 60_000);
 
@@ -178,5 +178,59 @@ describe("fleet worker with the aws provider (moto)", () => {
       stateReason: `instance ${node.instanceId} no longer exists`,
     });
     expect((await instance(strayId)).State?.Name).toBe("terminated");
+  });
+
+  it("stops an org with no cap of its own at the fleet's default cap; the org's own cap overrides it", async () => {
+    // THAW_FLEET_CONFIG as an operator writes it, without defaultSpendCapUsdPerHour: the
+    // shipped default ($50/h) applies. Hosts at $20/h make it bite after two launches.
+    const resolved = resolveFleetPolicy({
+      provider: "aws",
+      offerings: [{ instanceType: "g5.xlarge", zone: "us-east-1b", priceUsdPerHour: 20 }],
+      pendingGraceSeconds: 0,
+    });
+    if (!resolved.ok) throw new Error(resolved.errors.join("; "));
+    expect(resolved.policy.defaultSpendCapUsdPerHour).toBe(50);
+    const pricey = createWorkerContext({
+      db: db(),
+      queues,
+      log: pino({ level: "silent" }),
+      agentCallKey: TEST_AGENT_CALL_KEY,
+      fleet: { policy: resolved.policy, provider, availability },
+    });
+    expect((await db().org.findUniqueOrThrow({ where: { id: orgId } })).spendCapUsdPerHour).toBe(
+      null,
+    );
+    // Earlier tests' hosts are gone (collected above); nothing of this org runs.
+    expect(
+      await db().node.count({ where: { orgId, provisioned: true, state: { not: "terminated" } } }),
+    ).toBe(0);
+    const replicas = await Promise.all(Array.from({ length: 6 }, () => waiting()));
+    type Result = { launched: string[]; blocked: { reason: string }[] };
+
+    const capped = (await processFleet(pricey, { orgId, reason: "sweep" })) as Result;
+    expect(capped.launched).toHaveLength(2);
+    expect(capped.blocked.map((b) => b.reason)).toEqual([
+      "spend cap $50/h reached ($40.00/h running)",
+    ]);
+    const held = await db().replica.findUniqueOrThrow({ where: { id: replicas[5]!.id } });
+    expect(held.pendingCause).toBe("host_launch_blocked");
+    expect(replicaReasonText(held)).toMatch(/spend cap \$50\/h reached/);
+    // A second sweep launches nothing more: the two hosts still count against the cap.
+    const again = (await processFleet(pricey, { orgId, reason: "sweep" })) as Result;
+    expect(again.launched).toEqual([]);
+
+    // The org's own cap, above the default, lets it grow past $50/h and stops it at its own.
+    await db().org.update({ where: { id: orgId }, data: { spendCapUsdPerHour: 90 } });
+    const own = (await processFleet(pricey, { orgId, reason: "sweep" })) as Result;
+    expect(own.launched).toHaveLength(2);
+    expect(own.blocked.map((b) => b.reason)).toEqual([
+      "spend cap $90/h reached ($80.00/h running)",
+    ]);
+    expect(
+      await db().node.count({
+        where: { orgId, provisioned: true, state: "requested", hourlyPriceUsd: 20 },
+      }),
+    ).toBe(4);
+    await db().org.update({ where: { id: orgId }, data: { spendCapUsdPerHour: null } });
   });
 });
