@@ -45,11 +45,6 @@ export interface CostOptimalWindowsInput {
   prior?: IdleTimeHistogram;
   /** How many of the endpoint's own idle times the prior is worth. */
   priorWeight?: number;
-  /**
-   * More priors, coarse last, each worth its weight in the endpoint's own idle times: e.g. the
-   * endpoint's idle times at any hour behind those of this time of day, then similar endpoints'.
-   */
-  priors?: readonly { histogram: IdleTimeHistogram; weight: number }[];
   /** S: predicted seconds of the best start that is not a handover. */
   bestNonWarmSeconds: number;
   /** g: GPUs one replica holds. */
@@ -103,7 +98,6 @@ export function costOptimalWindows(input: CostOptimalWindowsInput): CostOptimalW
   const W = Math.max(0, input.waitSecondsPerMiss ?? S);
   const missCost = price * W;
   const mass = idleTimeMass(input.histogram, [
-    ...(input.priors ?? []),
     ...(input.prior
       ? [{ histogram: input.prior, weight: input.priorWeight ?? DEFAULT_PRIOR_WEIGHT }]
       : []),

@@ -172,8 +172,6 @@ export interface WarmPoolEndpointInput {
   gpuSecondsPerWaitSecond?: number | null;
   /** Idle times of similar endpoints together: the prior of a thin histogram. */
   priorHistogram?: IdleTimeHistogram;
-  /** Finer priors before that one, each worth its weight in samples (e.g. any hour's idle times). */
-  priorHistograms?: readonly { histogram: IdleTimeHistogram; weight: number }[];
   /** Request wait-seconds one miss has cost (bursts make it more than one start). */
   waitSecondsPerMiss?: number;
   /** The windows, when the caller computed them already from these inputs (a cache). */
@@ -189,7 +187,6 @@ export function windowsFor(
     | "gpusPerReplica"
     | "gpuSecondsPerWaitSecond"
     | "priorHistogram"
-    | "priorHistograms"
     | "waitSecondsPerMiss"
   >,
   settings: WarmPoolSettings,
@@ -203,7 +200,6 @@ export function windowsFor(
   return costOptimalWindows({
     histogram: endpoint.histogram,
     ...(endpoint.priorHistogram ? { prior: endpoint.priorHistogram } : {}),
-    ...(endpoint.priorHistograms ? { priors: endpoint.priorHistograms } : {}),
     priorWeight: settings.priorWeight,
     bestNonWarmSeconds: endpoint.bestNonWarmSeconds,
     gpusPerReplica: endpoint.gpusPerReplica,
