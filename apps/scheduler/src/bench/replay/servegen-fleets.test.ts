@@ -39,3 +39,27 @@ describe.each([
     expect(new Set(fleet.hosts.map((h) => h.name)).size).toBe(fleet.hosts.length);
   });
 });
+
+// The Azure and multi-endpoint fleets on provisioned disks: their default-disk siblings with
+// every disk at 1,000 MiB/s and nothing else changed.
+describe.each([
+  ["g5-8", "g5-8-gp3-1000"],
+  ["mixed", "mixed-gp3-1000"],
+])("%s on 1,000 MiB/s disks", (base, provisioned) => {
+  it("has the same hosts and endpoints, every disk at 1,000 MiB/s", () => {
+    const a = parseFleet(fleetPath(base));
+    const b = parseFleet(fleetPath(provisioned));
+    expect(b.hosts.map((h) => h.name)).toEqual(a.hosts.map((h) => h.name));
+    b.hosts.forEach((host, i) => {
+      expect(host.host.diskReadMiBps).toBe(1000);
+      expect(host.host.diskWriteMiBps).toBe(1000);
+      expect({ ...host.host, diskReadMiBps: 0, diskWriteMiBps: 0 }).toEqual({
+        ...a.hosts[i]!.host,
+        diskReadMiBps: 0,
+        diskWriteMiBps: 0,
+      });
+    });
+    for (const name of ["sparse-1b", "batch-20b", "rare-20b", "any-other"])
+      expect(b.endpoint(name)).toEqual(a.endpoint(name));
+  });
+});
