@@ -2,6 +2,7 @@ import { comparedSeconds, type CalibrationRow } from "../calibration-scenarios";
 import { PHYSICS, type Physics } from "../physical-constants";
 import { simulateColdStart } from "../simulate-cold-start";
 import type { FidelityCase } from "./fidelity-case";
+import { quantile } from "../../statistics/quantile";
 import { predictCase } from "./predict-case";
 
 // Fitting a few of the model's physical constants to published cases, and checking the fit
@@ -116,14 +117,8 @@ const ANCHOR_WEIGHT = 20;
 /** The mean breaks the median's plateaus without letting one outlier steer the fit. */
 const MEAN_WEIGHT = 0.1;
 
-function median(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-export { median };
+/** The project's one quantile (statistics/quantile.ts) at 0.5; 0 for no values. */
+export const median = (values: readonly number[]): number => quantile(values, 0.5) ?? 0;
 
 /**
  * What the fit minimises: the median absolute log error over the cases (log, so 2x too slow
