@@ -10,7 +10,7 @@ import {
   quotaExceeded,
   type OrgQuotas,
 } from "../orgs/org-quotas.ts";
-import { plainText } from "../vocabulary/plain-text.ts";
+import { plainText } from "@thaw/protocol";
 import { API_KEY_PUBLIC_FIELDS, ApiKeyView } from "./list-api-keys.ts";
 
 /** Keys look like `thaw_<12 hex>_<43 chars>`: recognisable in a leak scan, prefix public. */

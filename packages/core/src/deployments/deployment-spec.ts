@@ -1,8 +1,7 @@
-import { ScenarioEngine, ScenarioLayer } from "@thaw/protocol";
+import { plainText, ScenarioEngine, ScenarioLayer } from "@thaw/protocol";
 import { z } from "zod";
 import { whenFieldsParsed } from "../schemas/when-fields-parsed.ts";
 import { DeploymentStatus } from "../vocabulary/index.ts";
-import { plainText } from "../vocabulary/plain-text.ts";
 import { IMAGE_REFERENCE, imageRefProblem, modelSourceProblem } from "./source-policy.ts";
 
 // A deployment as clients send it and as the API answers it, declared once: tRPC, REST, the

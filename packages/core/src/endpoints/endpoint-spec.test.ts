@@ -78,7 +78,7 @@ describe("scaling bounds", () => {
 
 describe("names are text that reads as it is", () => {
   it("refuses lone surrogates, bidirectional overrides and zero-width characters", async () => {
-    const { plainText } = await import("../vocabulary/plain-text.ts");
+    const { plainText } = await import("@thaw/protocol");
     const name = plainText(100);
     expect(name.safeParse("Llama \uD83E\uDD99 8B").success).toBe(true); // a whole emoji
     for (const bad of ["x\uD800", "\uDC00x", "abc\u202Egpj.exe", "ad\u200Bmin", "na\uFEFFme"])

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DeploymentSpec, DeploymentView } from "../deployments/deployment-spec.ts";
 import { whenFieldsParsed } from "../schemas/when-fields-parsed.ts";
-import { plainText } from "../vocabulary/plain-text.ts";
+import { plainText } from "@thaw/protocol";
 import { Objective, StartPath } from "../vocabulary/index.ts";
 import {
   PLATFORM_WAIT_OBJECTIVE,

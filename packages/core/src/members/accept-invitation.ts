@@ -2,7 +2,7 @@ import type { Db, DbClient } from "@thaw/db";
 import { parsePrefixedSecret, sha256Hex } from "../crypto/secrets.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import { createPasswordUser } from "../orgs/create-password-user.ts";
-import { plainText } from "../vocabulary/plain-text.ts";
+import { plainText } from "@thaw/protocol";
 import { INVITATION_KIND } from "./member-schemas.ts";
 
 const InviteeName = plainText(100);

@@ -2,7 +2,7 @@ import type { DbClient } from "@thaw/db";
 import { z } from "zod";
 import { recordAudit } from "../audit/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
-import { plainText } from "../vocabulary/plain-text.ts";
+import { plainText } from "@thaw/protocol";
 import { createPasswordUser } from "./create-password-user.ts";
 
 export const CreateOrgWithOwnerInput = z

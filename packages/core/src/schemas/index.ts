@@ -44,4 +44,4 @@ export {
   PLATFORM_WAIT_OBJECTIVE,
 } from "../scheduling/wait-price.ts";
 export { Objective, OrgRole, StartPath } from "../vocabulary/index.ts";
-export { plainText } from "../vocabulary/plain-text.ts";
+export { plainText } from "@thaw/protocol";

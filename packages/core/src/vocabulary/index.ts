@@ -4,7 +4,14 @@ import { z } from "zod";
 // The shared vocabulary (ARCHITECTURE.md §1, §4). The database enums mirror these; a unit test
 // fails if the two ever disagree. Add a value here and in packages/db/prisma/schema.prisma.
 // The words the agent protocol carries are declared there (@thaw/protocol) and re-exported.
-export { NodeProvider, NodeRuntime, Phase, ReplicaState, StartPath } from "@thaw/protocol";
+export {
+  NodeProvider,
+  NodeRuntime,
+  Phase,
+  plainText,
+  ReplicaState,
+  StartPath,
+} from "@thaw/protocol";
 
 /** Why a replica is not serving: waiting (pending) or given up (failed). Scheduling reads it. */
 export const ReplicaPendingCause = z.enum([
@@ -88,4 +95,3 @@ export const GPU_HOLDING_REPLICA_STATES: readonly ReplicaState[] = [
   "warm",
   "draining",
 ];
-export { plainText } from "./plain-text.ts";

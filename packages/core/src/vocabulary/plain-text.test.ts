@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CreateApiKeyInput } from "../api-keys/create-api-key.ts";
 import { CreateOrgWithOwnerInput } from "../orgs/create-org-with-owner.ts";
-import { plainText } from "./plain-text.ts";
+import { plainText } from "@thaw/protocol";
 
 // Issue 23, Low: a lone surrogate in a name answered 500 (its audit insert failed), and
 // bidirectional or zero-width characters were accepted. Endpoint names were fixed first; every
