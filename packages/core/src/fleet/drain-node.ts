@@ -19,6 +19,6 @@ export function drainNode(options: {
     ...options,
     defaultReason: "drained by an operator",
     auditAction: "node.drained",
-    alsoSet: () => ({}),
+    alsoSet: {},
   });
 }

@@ -20,11 +20,11 @@ export function revokeNode(options: {
     ...options,
     defaultReason: "credential revoked by an operator",
     auditAction: "node.revoked",
-    alsoSet: () => ({
+    alsoSet: {
       credentialHash: null,
       pendingCredentialHash: null,
       credentialRotationRequestedAt: null,
       credentialRevokedAt: new Date(),
-    }),
+    },
   });
 }

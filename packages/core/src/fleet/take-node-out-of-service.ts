@@ -26,7 +26,7 @@ export async function takeNodeOutOfService({
   defaultReason: string;
   auditAction: "node.drained" | "node.revoked";
   /** Columns the action changes besides the state and its reason. */
-  alsoSet: () => Prisma.NodeUpdateInput;
+  alsoSet: Prisma.NodeUpdateInput;
 }): Promise<WithFollowUps<OperatedNode>> {
   assertCan(actor, "fleet:write");
   const reason = input.reason?.trim() || defaultReason;
@@ -36,7 +36,7 @@ export async function takeNodeOutOfService({
     const node = await findOperableNode(tx, actor, input.node);
     await tx.node.update({
       where: { id: node.id },
-      data: { ...alsoSet(), state: "draining", stateReason: reason },
+      data: { ...alsoSet, state: "draining", stateReason: reason },
     });
     await recordAudit(tx, actor, {
       action: auditAction,

@@ -52,16 +52,24 @@ export function declaredBodyTooLarge(contentLength: string | undefined): boolean
   return Number(contentLength ?? "0") > MAX_JSON_BODY_BYTES;
 }
 
-/** Whether a request sends a body of undeclared length to a path outside /api/. */
+/**
+ * Whether a request sends a body of undeclared length to a path outside /api/. The headers
+ * decide first: the target is parsed only for the rare request that streams a body.
+ */
 export function undeclaredBodyOutsideApi(
-  pathname: string,
+  target: string,
   headers: { "content-length"?: string | undefined; "transfer-encoding"?: string | undefined },
 ): boolean {
-  return (
-    headers["transfer-encoding"] !== undefined &&
-    headers["content-length"] === undefined &&
-    !pathname.startsWith("/api/")
-  );
+  if (headers["transfer-encoding"] === undefined || headers["content-length"] !== undefined)
+    return false;
+  // Origin-form ("/path?q") as clients send it; an absolute-form target is parsed, and one
+  // that does not parse is no API path either.
+  if (target.startsWith("/")) return !target.startsWith("/api/");
+  try {
+    return !new URL(target).pathname.startsWith("/api/");
+  } catch {
+    return true;
+  }
 }
 
 function answer(
@@ -165,12 +173,7 @@ export function installRequestEdge(options: RequestEdgeOptions): void {
         );
         return true;
       }
-      if (
-        undeclaredBodyOutsideApi(
-          new URL(request.url ?? "/", "http://edge").pathname,
-          request.headers,
-        )
-      ) {
+      if (undeclaredBodyOutsideApi(request.url ?? "/", request.headers)) {
         answer(response, 411, {
           error: {
             code: "LENGTH_REQUIRED",
