@@ -25,6 +25,7 @@ import { generateAgentCallKeyPair } from "@thaw/node-agent-client";
 import { testTlsCertificate } from "@thaw/node-agent-client/testing";
 import { createTestDatabase } from "@thaw/db/testing";
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
+import { databaseUrlEnv, presentEnv, redisUrlEnv } from "@thaw/core/env";
 import { quantiles } from "@thaw/core/statistics";
 import { Queue, Worker } from "bullmq";
 import { z } from "zod";
@@ -73,8 +74,15 @@ if (args.nodes * GPUS_PER_NODE < args.replicas + 2_000)
   fail(
     `--nodes ${args.nodes} × ${GPUS_PER_NODE} GPUs cannot hold --replicas ${args.replicas} + 2,000`,
   );
-if (!process.env.DATABASE_URL || !process.env.REDIS_URL)
-  fail("DATABASE_URL and REDIS_URL must be set (run `bash infra/dev/services.sh` first)");
+// The dev services' addresses, by the same rules every app's env.ts applies.
+const services = z
+  .object({ DATABASE_URL: databaseUrlEnv, REDIS_URL: redisUrlEnv })
+  .safeParse(presentEnv(process.env));
+if (!services.success)
+  fail(
+    `${String(services.error.issues[0]!.path[0])} ${services.error.issues[0]!.message} (run \`bash infra/dev/services.sh\` first)`,
+  );
+const { REDIS_URL } = services.data;
 
 const progress = (message: string) => console.error(`[bench:placement] ${message}`);
 const callKeys = generateAgentCallKeyPair();
@@ -176,7 +184,7 @@ for (let left = args.replicas, i = 0; left > 0; left -= PER_ENDPOINT, i++)
     desired: Math.min(PER_ENDPOINT, left),
   });
 
-const producer = createProducerConnection(process.env.REDIS_URL);
+const producer = createProducerConnection(REDIS_URL);
 await producer.connect();
 // Keys an interrupted earlier run left behind (this bench's own namespace only).
 for (const key of await producer.keys("bench-placement-*")) await producer.del(key);
@@ -184,7 +192,7 @@ for (const key of await producer.keys("bench-placement-*")) await producer.del(k
 // --- baseline: raw BullMQ drain of no-op jobs, same Redis, same total concurrency -------------
 progress(`baseline: draining ${args.replicas} no-op BullMQ jobs`);
 const noopQueue = new Queue("noop", { connection: producer, prefix });
-const noopConnection = createWorkerConnection(process.env.REDIS_URL);
+const noopConnection = createWorkerConnection(REDIS_URL);
 const BULK = 1_000;
 for (let i = 0; i < args.replicas; i += BULK)
   await noopQueue.addBulk(
@@ -216,7 +224,7 @@ progress(`placing ${args.replicas} replicas on ${args.nodes} nodes`);
 const schedulerEnv = {
   ...process.env,
   DATABASE_URL: database.url,
-  REDIS_URL: process.env.REDIS_URL,
+  REDIS_URL,
   THAW_QUEUE_PREFIX: prefix,
   THAW_AGENT_CALL_KEY: callKeys.privateKey,
   LOG_LEVEL: "error",
