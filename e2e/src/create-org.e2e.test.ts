@@ -3,18 +3,14 @@
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { useTestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeWebTestResources, stubWebEnv } from "../server/testing/web-test-env.ts";
+import { startWebServer, type WebServer } from "./web-server.ts";
 
-const BASE = "http://localhost:3000";
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const PASSWORD = "first-owner-password";
 
 describe("org:create", () => {
-  const database = useTestDatabase();
-  let authRoute: (request: Request) => Promise<Response>;
-  let trpcRoute: (request: Request) => Promise<Response>;
+  let server: WebServer;
 
   const run = (args: string[], env: Record<string, string> = {}, input?: string) =>
     spawnSync(
@@ -27,7 +23,7 @@ describe("org:create", () => {
         env: {
           NODE_ENV: "test",
           PATH: process.env.PATH ?? "",
-          DATABASE_URL: database.current.url,
+          DATABASE_URL: server.database.url,
           ...env,
         },
         timeout: 60_000,
@@ -35,11 +31,11 @@ describe("org:create", () => {
     );
 
   beforeAll(async () => {
-    stubWebEnv({ databaseUrl: database.current.url, extra: { BETTER_AUTH_URL: BASE } });
-    authRoute = (await import("../app/api/auth/[...all]/route.ts")).POST;
-    trpcRoute = (await import("../app/api/trpc/[trpc]/route.ts")).GET;
+    server = await startWebServer();
   });
-  afterAll(closeWebTestResources);
+  afterAll(async () => {
+    await server?.stop();
+  });
 
   it("creates the org and its owner, who can then sign in and act as owner", async () => {
     const result = run(["--org", "acme", "--org-name", "Acme Inc", "--email", "Ops@Acme.test"], {
@@ -49,19 +45,17 @@ describe("org:create", () => {
     expect(result.status).toBe(0);
     const printed = JSON.parse(result.stdout) as { orgId: string; userId: string };
 
-    const signIn = await authRoute(
-      new Request(`${BASE}/api/auth/sign-in/email`, {
-        method: "POST",
-        headers: { "content-type": "application/json", origin: BASE },
-        body: JSON.stringify({ email: "ops@acme.test", password: PASSWORD }),
-      }),
-    );
+    const signIn = await fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.baseUrl },
+      body: JSON.stringify({ email: "ops@acme.test", password: PASSWORD }),
+    });
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers
       .getSetCookie()
       .map((c) => c.split(";")[0])
       .join("; ");
-    const me = await trpcRoute(new Request(`${BASE}/api/trpc/me`, { headers: { cookie } }));
+    const me = await fetch(`${server.baseUrl}/api/trpc/me`, { headers: { cookie } });
     const body = (await me.json()) as {
       result: { data: { json: { org: { id: string; slug: string; role: string } } } };
     };
@@ -70,7 +64,7 @@ describe("org:create", () => {
       slug: "acme",
       role: "owner",
     });
-    const audit = await database.current.db.auditLog.findMany({ where: { orgId: printed.orgId } });
+    const audit = await server.database.db.auditLog.findMany({ where: { orgId: printed.orgId } });
     // The owner added, then the owner's sign-in (sign-ins are audited in the user's orgs).
     expect(audit.map((a) => a.action).sort()).toEqual(["auth.signed_in", "member.owner_added"]);
   });
@@ -82,7 +76,7 @@ describe("org:create", () => {
   });
 
   it("refuses a user someone else may have registered first, unless --reset-password", async () => {
-    const db = database.current.db;
+    const db = server.database.db;
     // An attacker registered the operator's address before org:create ran (account pre-hijack).
     const { hashPassword } = await import("better-auth/crypto");
     const user = await db.user.create({
@@ -121,7 +115,6 @@ describe("org:create", () => {
     expect(reset.status, reset.stderr).toBe(0);
     expect(reset.stderr).toContain("(1 sessions ended)");
     expect(await db.session.count({ where: { userId: user.id } })).toBe(0);
-    // (Each test has its own database; the auth route bound itself to the first one.)
     const { verifyPassword } = await import("better-auth/crypto");
     const credential = await db.account.findFirstOrThrow({
       where: { userId: user.id, providerId: "credential" },
@@ -135,7 +128,7 @@ describe("org:create", () => {
   });
 
   it("refuses a short password, a bad slug and a missing email, storing nothing", async () => {
-    const db = database.current.db;
+    const db = server.database.db;
     const before = { orgs: await db.org.count(), users: await db.user.count() };
     const short = run(["--org", "beta", "--email", "b@beta.test"], {
       THAW_OWNER_PASSWORD: "short",
