@@ -74,6 +74,14 @@ export const ScenarioEngine = z
     warmupSeconds: nonNegative,
     /** Compile / kernel caches persisted from earlier starts. */
     warmCaches: z.boolean(),
+    /**
+     * Extension (optional): where weights that are not in the image are when the loader
+     * opens them. `disk` (the default): the files are on the local block device with a cold
+     * page cache. `page-cache`: the files were read or written moments ago (downloaded just
+     * before, loaded by an earlier start of the same process) and the kernel still holds
+     * them in memory, so reads copy from RAM instead of waiting for the device.
+     */
+    weightsSource: z.enum(["disk", "page-cache"]).optional(),
   })
   .strict();
 

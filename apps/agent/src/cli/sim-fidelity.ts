@@ -4,14 +4,10 @@
 // fitted on every case, and cross-validated (refit without the case's source); then the
 // targets, each met or missed. `--json` prints one JSON document (bench-contracts.md).
 // Bad input exits 2 with a message naming the file or the field.
-import { readFileSync, readdirSync } from "node:fs";
-import { isAppError } from "@thaw/core";
 import {
-  FIDELITY_CASES_DIRECTORY,
-  collectFidelityCases,
   evaluateFidelity,
   fidelityReportJson,
-  parseFidelityCaseFile,
+  loadFidelitySuite,
   type FidelityCase,
   type FidelityReport,
 } from "@thaw/core/cold-start-model/fidelity";
@@ -28,26 +24,8 @@ if (unknown.length > 0)
   fail(`unknown argument ${unknown[0]}; usage: pnpm --silent sim:fidelity [--json]`);
 
 function loadCases(): FidelityCase[] {
-  const files = readdirSync(FIDELITY_CASES_DIRECTORY)
-    .filter((name) => name.endsWith(".json"))
-    .sort();
-  const parsed = files.map((name) => {
-    const text = readFileSync(new URL(name, FIDELITY_CASES_DIRECTORY), "utf8");
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch (error) {
-      fail(`cases/${name} is not valid JSON: ${(error as Error).message}`);
-    }
-    try {
-      return parseFidelityCaseFile(data, `cases/${name}`);
-    } catch (error) {
-      if (isAppError(error)) fail(error.message);
-      throw error;
-    }
-  });
   try {
-    return collectFidelityCases(parsed);
+    return loadFidelitySuite();
   } catch (error) {
     fail((error as Error).message);
   }

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   HOST_PROFILES,
+  PHYSICS,
   scenarioHostFromProfile,
   simulateColdStart,
   type ColdStartScenarioInput,
@@ -97,8 +98,11 @@ describe("bottleneckHints", () => {
       if (compression === "gzip-9") {
         const hint = hints.find((h) => h.bound === "decompression")!;
         expect(hint.text).toMatch(/gzip level 0/);
-        // One core inflates each layer in turn: 100 MB/s for high-entropy weights, 300 for code.
-        expect(hint.ceiling).toBeCloseTo((12.9 * GB) / ((12 * GB) / 100e6 + (0.9 * GB) / 300e6));
+        // One core inflates each layer in turn, at the model's gzip rate for its content.
+        const inflate = PHYSICS.decompressBytesPerSecondPerCore["gzip-9"];
+        expect(hint.ceiling).toBeCloseTo(
+          (12.9 * GB) / ((12 * GB) / inflate.weights + (0.9 * GB) / inflate.code),
+        );
       } else expect(kinds(hints, "pull")).not.toContain("decompression");
       expect(kinds(hints, "pull")).not.toContain("disk_write");
     }

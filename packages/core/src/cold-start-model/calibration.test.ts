@@ -14,6 +14,9 @@ import {
   type ColdStartScenarioInput,
 } from "./scenario-schema";
 import { simulateColdStart } from "./simulate-cold-start";
+import { loadFidelitySuite } from "./fidelity/load-fidelity-suite";
+import { predictCase } from "./fidelity/predict-case";
+import { quantile } from "../statistics/quantile";
 
 const TOLERANCE = 0.2;
 
@@ -36,6 +39,55 @@ describe("calibration: published cold starts reproduced with one set of constant
     // them within a few percent (the published 40 s gain is not reproduced, see the report).
     expect(Math.abs(gzip0! / chunks! - 1)).toBeLessThan(0.03);
     expect(raid0).toBeLessThan(gzip0! / 3);
+  });
+});
+
+// Published measurements the constants were not set by hand for (fidelity/cases): every
+// case within ±25% under the production constants, except the ones the model cannot yet
+// explain, each named with the physics it lacks. A named miss that starts to hold fails
+// too, so the list only ever says what is true.
+const FIDELITY_CASE_TOLERANCE = 0.25;
+const KNOWN_FIDELITY_MISSES: Record<string, string> = {
+  "ai-dynamo-snapshot/gpt-oss-120b":
+    "MXFP4 MoE: its GPU state is not its weights' bytes (the case assumes it is)",
+  "fastsafetensors/llama-2-7b-safetensors-nvme":
+    "one reader of a local NVMe SSD: the single-reader rate is a host figure the source omits",
+  "fastsafetensors/llama-2-13b-safetensors-nvme":
+    "one reader of a local NVMe SSD: the single-reader rate is a host figure the source omits",
+  "llm-d-gke-pod-snapshots/vllm-image-pull-without-streaming":
+    "the node's disk and the image's unpacked size are not stated; the assumed ones bind",
+  "llm-d-gke-pod-snapshots/qwen3-32b-safetensors-read-into-vram":
+    "gVisor: file reads go through its gofer, far slower than a host page cache",
+  "llm-d-gke-pod-snapshots/qwen3-32b-restore-from-gcs":
+    "a restore streamed from the object store straight into memory (no local copy, pages on demand)",
+  "serverlessllm/qwen3-32b-cached-safetensors":
+    "page-cache reads on this H100 host run faster than the A100-era hosts the rate was fitted on",
+  "serverlessllm/deepseek-r1-distill-qwen-32b-cached-safetensors":
+    "page-cache reads on this H100 host run faster than the A100-era hosts the rate was fitted on",
+  "tgi-zstd-layers/text-generation-inference-zstd-kubelet-pull":
+    "zstd's unpacked size is assumed equal to gzip's; the gain the source measured is not bytes",
+};
+
+describe("calibration: the fidelity suite under the production constants", () => {
+  const suite = loadFidelitySuite();
+
+  it.each(suite.map((fidelityCase) => [fidelityCase.id, fidelityCase] as const))(
+    "%s",
+    (id, fidelityCase) => {
+      const error = Math.abs(predictCase(fidelityCase).relativeError);
+      if (id in KNOWN_FIDELITY_MISSES) expect(error).toBeGreaterThan(FIDELITY_CASE_TOLERANCE);
+      else expect(error).toBeLessThanOrEqual(FIDELITY_CASE_TOLERANCE);
+    },
+  );
+
+  it("names only cases that exist", () => {
+    const ids = new Set(suite.map((fidelityCase) => fidelityCase.id));
+    expect(Object.keys(KNOWN_FIDELITY_MISSES).filter((id) => !ids.has(id))).toEqual([]);
+  });
+
+  it("keeps the median |error| over the whole suite within 15%", () => {
+    const errors = suite.map((fidelityCase) => Math.abs(predictCase(fidelityCase).relativeError));
+    expect(quantile(errors, 0.5)).toBeLessThanOrEqual(0.15);
   });
 });
 
@@ -188,7 +240,11 @@ describe("mechanisms", () => {
     expect(reload(64)).toBeLessThanOrEqual(reload(8));
   });
 
-  it("makes a sleep-level-0 restore (12 GB of GPU state) slower than relaunching with warm caches", () => {
+  // The field notes' "CRIU restore with GPU state ... slower than relaunching with warm
+  // caches (cuda-checkpoint restores ~12 GB of GPU state slowly)" is contradicted by NVIDIA
+  // Dynamo's measurements on current drivers (fidelity suite, ai-dynamo-snapshot): the
+  // cuda-checkpoint stage moves 16-145 GB at 6-8 GB/s. The model follows the measurement.
+  it("makes a sleep-level-0 restore (12 GB of GPU state) faster than relaunching with warm caches, as Dynamo measured", () => {
     const [, warmCaches] = VLLM_ENGINE;
     const relaunch = comparedSeconds(warmCaches!, simulateColdStart(warmCaches!.scenario));
     const fullRestore = total({
@@ -196,7 +252,7 @@ describe("mechanisms", () => {
       path: "restore",
       restore: { snapshotBytes: 15_400_000_000, local: true, sleepLevel: 0 },
     });
-    expect(fullRestore).toBeGreaterThan(relaunch);
+    expect(fullRestore).toBeLessThan(relaunch / 2);
   });
 
   it("makes lazy pulling pay off when the engine reads a small part of the image, and cost when it reads most of it", () => {

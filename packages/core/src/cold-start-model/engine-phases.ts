@@ -14,7 +14,14 @@ export interface HostRates {
   diskReadStreamBytesPerSecond: number;
   /** Pinned host -> GPU; 0 without a GPU. */
   pcieBytesPerSecond: number;
+  /** One buffered reader of bytes already in the page cache. */
+  pageCacheReaderBytesPerSecond: number;
+  /** All readers of cached bytes together. */
+  pageCacheReadBytesPerSecond: number;
 }
+
+/** Where the bytes a phase reads are when it reads them. */
+export type ByteSource = "disk" | "page-cache";
 
 export function hostRates(host: ScenarioHost, physics: Physics): HostRates {
   const nicBytesPerSecond = ((host.networkGbps * 1e9) / 8) * physics.nicGoodputFraction;
@@ -28,15 +35,36 @@ export function hostRates(host: ScenarioHost, physics: Physics): HostRates {
     diskReadStreamBytesPerSecond:
       (host.diskReadStreamMiBps ?? physics.defaultDiskReadStreamMiBps) * MIB,
     pcieBytesPerSecond: host.pcieGBps * 1e9,
+    pageCacheReaderBytesPerSecond: physics.pageCacheReaderBytesPerSecond,
+    pageCacheReadBytesPerSecond: physics.pageCacheReadBytesPerSecond,
   };
 }
 
-/** Readers in flight bound by their own latency until together they reach the device ceiling. */
+/** Buffered readers copying bytes the kernel holds: one core each, memory bandwidth together. */
+export function pageCacheReadBytesPerSecond(rates: HostRates, readers: number): number {
+  return Math.min(
+    rates.pageCacheReadBytesPerSecond,
+    Math.max(1, readers) * rates.pageCacheReaderBytesPerSecond,
+  );
+}
+
+/**
+ * Readers in flight bound by their own latency until together they reach the device
+ * ceiling; every buffered byte is also copied out of the page cache on its way.
+ */
 export function diskReadBytesPerSecond(rates: HostRates, readers: number): number {
   return Math.min(
     rates.diskReadBytesPerSecond,
     Math.max(1, readers) * rates.diskReadStreamBytesPerSecond,
+    pageCacheReadBytesPerSecond(rates, readers),
   );
+}
+
+/** `readers` reading bytes that sit where `source` says. */
+export function readBytesPerSecond(rates: HostRates, readers: number, source: ByteSource): number {
+  return source === "page-cache"
+    ? pageCacheReadBytesPerSecond(rates, readers)
+    : diskReadBytesPerSecond(rates, readers);
 }
 
 /** How the weights reach the GPU once read: the loader's readers and whether copies overlap reads. */
@@ -71,15 +99,16 @@ export function withGpuCopySeconds(
   return readSeconds + bytes / (rates.pcieBytesPerSecond * physics.pageableCopyFraction);
 }
 
-/** Weights read from a local block device and copied to the GPU. */
-export function loadWeightsFromDiskSeconds(
+/** Weights read from local files (on the device, or still in the page cache) and copied to the GPU. */
+export function loadLocalWeightsSeconds(
   bytes: number,
   shape: LoaderShape,
+  source: ByteSource,
   rates: HostRates,
   physics: Physics,
 ): number {
   if (bytes <= 0) return 0;
-  const readSeconds = bytes / diskReadBytesPerSecond(rates, shape.readers);
+  const readSeconds = bytes / readBytesPerSecond(rates, shape.readers, source);
   return physics.loaderSetupSeconds + withGpuCopySeconds(bytes, readSeconds, shape, rates, physics);
 }
 

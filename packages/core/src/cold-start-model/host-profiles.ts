@@ -41,6 +41,12 @@ const GP3_DEFAULT: DiskProfile = {
 
 /** Local NVMe read by one sequential reader: ~1 GB/s (vLLM loads 6 GB in 5.66 s, field notes §3). */
 const NVME_STREAM_MIBPS = 1000;
+/**
+ * One sequential reader of an md RAID 0 spans its members (md sets the array's readahead to
+ * at least two full stripes), as the field notes' RAID 0 row models for 4 gp3 volumes.
+ */
+const raid0StreamMiBps = (members: number, memberStreamMiBps: number) =>
+  members * memberStreamMiBps;
 
 /** PCIe Gen4 x16 pinned host-to-device copies reach ~25 GB/s of the 31.5 GB/s link. */
 const PCIE_GEN4_X16_GBPS = 25;
@@ -88,7 +94,7 @@ export const HOST_PROFILES = {
       kind: "local-nvme",
       readMiBps: 16_000,
       writeMiBps: 8_000,
-      readStreamMiBps: NVME_STREAM_MIBPS,
+      readStreamMiBps: raid0StreamMiBps(8, NVME_STREAM_MIBPS),
     },
     pcieGBps: PCIE_GEN4_X16_GBPS,
     registryRttMs: SAME_REGION_REGISTRY_RTT_MS,
@@ -107,7 +113,7 @@ export const HOST_PROFILES = {
       kind: "local-nvme",
       readMiBps: 24_000,
       writeMiBps: 12_000,
-      readStreamMiBps: NVME_STREAM_MIBPS,
+      readStreamMiBps: raid0StreamMiBps(8, NVME_STREAM_MIBPS),
     },
     pcieGBps: PCIE_GEN5_X16_GBPS,
     registryRttMs: SAME_REGION_REGISTRY_RTT_MS,

@@ -2,6 +2,7 @@ import {
   diskReadBytesPerSecond,
   engineTailSeconds,
   loaderShape,
+  readBytesPerSecond,
   withGpuCopySeconds,
   type HostRates,
 } from "./engine-phases";
@@ -72,7 +73,7 @@ export function lazyPhases(
           rates.nicBytesPerSecond,
         ),
       })
-    : weightsBytes / diskReadBytesPerSecond(rates, shape.readers);
+    : weightsBytes / readBytesPerSecond(rates, shape.readers, engine.weightsSource ?? "disk");
   // Once prefetch has brought every landmark byte, stargz fetches the rest of each layer in
   // the background (compressed, into its HTTP cache). It pauses while on-demand reads run,
   // so it only matters when the engine reads locally: then its writes share the device.

@@ -1,8 +1,9 @@
 import {
   diskReadBytesPerSecond,
   engineTailSeconds,
-  loadWeightsFromDiskSeconds,
+  loadLocalWeightsSeconds,
   loaderShape,
+  pageCacheReadBytesPerSecond,
   type HostRates,
 } from "./engine-phases";
 import type { ImagePlan } from "./image-reads";
@@ -41,13 +42,14 @@ function pullSeconds(plan: ImagePlan, rates: HostRates, physics: Physics): numbe
   );
   // Unpack in chain order: a layer is applied on its parent's snapshot once both are ready.
   // Decompression (one core) overlaps the snapshot writes: bytes wait in memory, the slower
-  // of the two bounds the layer. The blob is read back from the content store as it unpacks.
+  // of the two bounds the layer. The blob is read back from the content store as it unpacks,
+  // seconds after it was written: the page cache still holds it, so only writes reach the device.
   let unpackedAt = 0;
   let deviceSeconds = 0;
   for (const layer of plan.layers) {
     const decompressSeconds = layer.bytes / layer.decompressBytesPerSecondPerCore;
     const unpackDeviceSeconds =
-      layer.compressedBytes / rates.diskReadBytesPerSecond +
+      layer.compressedBytes / pageCacheReadBytesPerSecond(rates, 1) +
       layer.bytes / rates.diskWriteBytesPerSecond;
     unpackedAt =
       Math.max(unpackedAt, fetchedAt(fetch, layer.index)) +
@@ -67,7 +69,7 @@ function fetchedAt(outcome: TransferOutcome, group: number): number {
   return point?.seconds ?? outcome.endSeconds;
 }
 
-/** start .. ready when every byte the engine reads is on a local block device. */
+/** start .. ready when every byte the engine reads is local (on the device or in the page cache). */
 export function engineFromLocalDisk(
   scenario: ColdStartScenario,
   plan: ImagePlan,
@@ -78,6 +80,9 @@ export function engineFromLocalDisk(
   // Imports are one thread walking files: a single reader.
   const importSeconds = plan.codeReadBytes / diskReadBytesPerSecond(rates, 1);
   const weightsBytes = plan.weightsInImage ? plan.weightsReadBytes : engine.weightsBytes;
+  // Weights outside the image are wherever the scenario says; the image's own were unpacked
+  // onto the device (whether they are still cached depends on memory the model does not know).
+  const weightsSource = plan.weightsInImage ? "disk" : (engine.weightsSource ?? "disk");
   const tail = engineTailSeconds(engine, physics);
   return [
     {
@@ -87,7 +92,13 @@ export function engineFromLocalDisk(
     },
     {
       phase: "load_weights",
-      seconds: loadWeightsFromDiskSeconds(weightsBytes, loaderShape(engine), rates, physics),
+      seconds: loadLocalWeightsSeconds(
+        weightsBytes,
+        loaderShape(engine),
+        weightsSource,
+        rates,
+        physics,
+      ),
       bytes: Math.round(weightsBytes),
     },
     { phase: "compile", seconds: tail.compile, bytes: 0 },

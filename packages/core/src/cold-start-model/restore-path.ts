@@ -1,4 +1,4 @@
-import { loadWeightsFromDiskSeconds, type HostRates, type LoaderShape } from "./engine-phases";
+import { loadLocalWeightsSeconds, type HostRates, type LoaderShape } from "./engine-phases";
 import type { Physics } from "./physical-constants";
 import type { ColdStartScenario, PhaseTiming } from "./scenario-schema";
 
@@ -62,7 +62,13 @@ export function restorePhases(
         : { readers: 1, overlapped: false };
     phases.push({
       phase: "load_weights",
-      seconds: loadWeightsFromDiskSeconds(engine.weightsBytes, shape, rates, physics),
+      seconds: loadLocalWeightsSeconds(
+        engine.weightsBytes,
+        shape,
+        engine.weightsSource ?? "disk",
+        rates,
+        physics,
+      ),
       bytes: engine.weightsBytes,
     });
   }

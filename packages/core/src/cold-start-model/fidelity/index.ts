@@ -7,6 +7,7 @@ export {
   collectFidelityCases,
   parseFidelityCaseFile,
 } from "./fidelity-case";
+export { loadFidelitySuite } from "./load-fidelity-suite";
 export {
   comparedSecondsOf,
   predictCase,
