@@ -174,6 +174,16 @@ describe("evaluateFidelity", () => {
     expect(report.summary.crossValidated.worstAbsError).toBeLessThan(0.05);
   });
 
+  it("counts how often the prior's p10–p90 holds the published value", () => {
+    const report = evaluateFidelity(cases, { anchors: [] });
+    // Refits learn the rates exactly: every published value sits on its prediction.
+    expect(report.interval.crossValidated).toBe(1);
+    // Today's constants are >2x off on the larger restores, outside the prior's ~x2.2 band.
+    expect(report.interval.current).toBeLessThan(1);
+    const target = report.targets.find((t) => t.name.startsWith("the prior's p10–p90"));
+    expect(target?.met).toBe(false);
+  });
+
   it("marks the cross-validated targets met or missed from the figures", () => {
     const report = evaluateFidelity(cases, { anchors: [] });
     const median = report.targets.find((target) =>
@@ -210,6 +220,7 @@ describe("evaluateFidelity", () => {
       "fitted",
       "crossValidated",
       "current",
+      "interval",
     ]);
     expect(Object.keys(json.summary.fitted)).toEqual(["medianAbsError", "worstAbsError"]);
   });

@@ -10,6 +10,7 @@ import {
   type PhysicsFit,
 } from "./fit-physics";
 import { predictCase, relativeError, type CasePrediction } from "./predict-case";
+import { predictTimeToReady } from "../../scheduling/predict-time-to-ready";
 
 // The fidelity suite's verdict on the model: today's constants on every case, one fit on
 // all cases, and leave-one-source-out refits that predict each source's cases without
@@ -53,6 +54,16 @@ export interface Target {
   value: string;
 }
 
+/** How often the predictor's prior interval (p10–p90, no history yet) holds the published value. */
+export interface IntervalCoverage {
+  /** The share the interval claims: 0.8 for p10–p90. */
+  statedRate: number;
+  /** Under the production constants (fitted on these very cases: in sample). */
+  current: number;
+  /** Under each case's leave-one-source-out refit: what a host the model has not seen gets. */
+  crossValidated: number;
+}
+
 export interface FidelityReport {
   cases: CaseVerdict[];
   summary: {
@@ -67,8 +78,26 @@ export interface FidelityReport {
   folds: Array<{ source: string; overrides: Record<string, number> }>;
   anchors: AnchorVerdict[];
   orderings: OrderingVerdict[];
+  interval: IntervalCoverage;
   targets: Target[];
 }
+
+/** The scheduler's prior for a start the fleet has never measured: its p10–p90 around `seconds`. */
+function priorInterval(seconds: number): { low: number; high: number } {
+  const prediction = predictTimeToReady({ priorSeconds: seconds, history: {} });
+  return { low: prediction.p10Seconds, high: prediction.p90Seconds };
+}
+
+function coveredShare(pairs: ReadonlyArray<{ predicted: number; published: number }>): number {
+  const covered = pairs.filter(({ predicted, published }) => {
+    const { low, high } = priorInterval(predicted);
+    return published >= low && published <= high;
+  }).length;
+  return pairs.length > 0 ? covered / pairs.length : 0;
+}
+
+/** The stated rate give or take this much counts as calibrated (the dashboard's 80% ± 5%). */
+export const INTERVAL_TOLERANCE = 0.05;
 
 export function summarizeErrors(errors: readonly number[]): ErrorSummary {
   const absolute = errors.map((error) => Math.abs(error));
@@ -169,6 +198,15 @@ export function evaluateFidelity(
   const sameOrder = (a: string[], b: string[]) => a.every((id, index) => b[index] === id);
   const orderedRight = orderings.filter((o) => sameOrder(o.published, o.crossValidated)).length;
   const percent = (fraction: number) => `${(fraction * 100).toFixed(1)}%`;
+  const interval: IntervalCoverage = {
+    statedRate: 0.8,
+    current: coveredShare(
+      verdicts.map((v) => ({ predicted: v.predictedSeconds, published: v.publishedSeconds })),
+    ),
+    crossValidated: coveredShare(
+      verdicts.map((v) => ({ predicted: v.crossValidatedSeconds, published: v.publishedSeconds })),
+    ),
+  };
   const targets: Target[] = [
     {
       name: `cross-validated median |error| <= ${percent(TARGETS.crossValidatedMedian)}`,
@@ -190,6 +228,11 @@ export function evaluateFidelity(
       met: orderedRight === orderings.length,
       value: `${orderedRight}/${orderings.length} groups`,
     },
+    {
+      name: `the prior's p10–p90 holds ${percent(interval.statedRate)} ± ${percent(INTERVAL_TOLERANCE)} of published values (cross-validated)`,
+      met: Math.abs(interval.crossValidated - interval.statedRate) <= INTERVAL_TOLERANCE,
+      value: `${percent(interval.crossValidated)} (in sample ${percent(interval.current)})`,
+    },
   ];
 
   const currentValues = currentParameterValues(PHYSICS);
@@ -204,6 +247,7 @@ export function evaluateFidelity(
     folds,
     anchors: anchorVerdicts,
     orderings,
+    interval,
     targets,
   };
 }
@@ -225,6 +269,8 @@ export function fidelityReportJson(report: FidelityReport) {
       crossValidated: report.summary.crossValidated,
       // Extension: today's constants, no refit (what production predicts).
       current: report.summary.current,
+      // Extension: how often the scheduler's prior p10–p90 holds the published value.
+      interval: report.interval,
     },
   };
 }
