@@ -20,7 +20,9 @@ export function loadFidelitySuite(): FidelityCase[] {
     try {
       data = JSON.parse(text);
     } catch (error) {
-      throw new Error(`cases/${name} is not valid JSON: ${(error as Error).message}`);
+      throw new Error(`cases/${name} is not valid JSON: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     return parseFidelityCaseFile(data, `cases/${name}`);
   });
