@@ -22,8 +22,15 @@ export const ENGINES = ["vllm", "sglang", "llama.cpp", "tgi", "triton", "custom"
 export const Engine = z.enum(ENGINES);
 export type Engine = z.infer<typeof Engine>;
 
-/** The engine's own timings (engineProfile column); weights come from the model artifact. */
-export const EngineProfile = ScenarioEngine.omit({ weightsBytes: true, warmCaches: true })
+/**
+ * The engine's own timings (engineProfile column); weights come from the model artifact.
+ * Where the weights sit (weightsSource) is a fact of one start, never a client's claim.
+ */
+export const EngineProfile = ScenarioEngine.omit({
+  weightsBytes: true,
+  warmCaches: true,
+  weightsSource: true,
+})
   .extend({
     initSeconds: z.number().min(0).max(3_600),
     compileSeconds: z.number().min(0).max(3_600),

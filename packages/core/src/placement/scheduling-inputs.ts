@@ -13,7 +13,11 @@ import type {
 
 const StoredLayers = z.array(ScenarioLayer).min(1);
 /** engineProfile holds the engine's figures; weights come from the model artifact. */
-const StoredEngineProfile = ScenarioEngine.omit({ weightsBytes: true, warmCaches: true }).extend({
+const StoredEngineProfile = ScenarioEngine.omit({
+  weightsBytes: true,
+  warmCaches: true,
+  weightsSource: true,
+}).extend({
   readFraction: z.number().min(0).max(1).optional(),
 });
 
