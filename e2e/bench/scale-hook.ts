@@ -1,9 +1,11 @@
-// pnpm --silent bench:scale-hook [--seconds 8] [--connections 10] [--rounds 3] [--json]
+// pnpm --silent bench:scale-hook [--seconds 8] [--connections 10] [--rounds 3] [--endpoints 50] [--json]
 //
 // Latency of the autoscaler hooks under a bounded loopback load (autocannon), beside a bare
 // Next route (GET /api/ping) served by the same process in the same run:
 //   - PUT  /api/v1/endpoints/{e}/replicas  (API key → rate limit → row lock → ScaleEvent +
-//     audit → reconcile enqueued), alternating 1 and 2 so that every request writes;
+//     audit → reconcile enqueued), alternating 1 and 2 so that every request writes; once with
+//     every connection on one endpoint (they queue on its row lock), once spread round-robin
+//     over --endpoints endpoints (an autoscaler driving a fleet: the realistic case);
 //   - POST /api/v1/endpoints/{e}/signals   (the KPA rule over the endpoint's stored windows).
 // Targets take turns for --rounds rounds (noisy machines: each figure is the median of its
 // rounds). Everything runs against the built dashboard (`next start`) on 127.0.0.1, on a
@@ -24,7 +26,9 @@ import { freePort, startProcess, waitFor } from "../src/stack.ts";
 import { generateAgentCallKeyPair } from "@thaw/node-agent-client";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-type Target = "bareRoute" | "scaleReplicas" | "signals";
+type Target = "bareRoute" | "scaleReplicas" | "scaleReplicasSpread" | "signals";
+/** The issue's bar for the spread hook on this machine: sustained rate and tail latency. */
+const SPREAD_TARGET = { requestsPerSecond: 200, p99Ms: 250 };
 const ENDPOINT = "llama-3-2-3b-instruct"; // demo bounds 0–6: 1 and 2 are both in range
 
 const { values } = parseArgs({
@@ -32,19 +36,22 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "8" },
     connections: { type: "string", default: "10" },
     rounds: { type: "string", default: "3" },
+    endpoints: { type: "string", default: "50" },
     json: { type: "boolean", default: false },
   },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
+const spreadEndpoints = Number(values.endpoints);
 if (
   !(Number.isInteger(seconds) && seconds >= 1 && seconds <= 60) ||
   !(Number.isInteger(connections) && connections >= 1 && connections <= 100) ||
-  !(Number.isInteger(rounds) && rounds >= 1 && rounds <= 10)
+  !(Number.isInteger(rounds) && rounds >= 1 && rounds <= 10) ||
+  !(Number.isInteger(spreadEndpoints) && spreadEndpoints >= 1 && spreadEndpoints <= 200)
 ) {
   console.error(
-    "usage: bench:scale-hook [--seconds 1..60] [--connections 1..100] [--rounds 1..10]",
+    "usage: bench:scale-hook [--seconds 1..60] [--connections 1..100] [--rounds 1..10] [--endpoints 1..200]",
   );
   process.exit(2);
 }
@@ -73,7 +80,7 @@ try {
   const { orgId } = await seedDemo(database.db);
   const { secret } = await createApiKey({
     actor: { type: "system", orgId },
-    input: { name: "bench", scopes: ["endpoints:scale"] },
+    input: { name: "bench", scopes: ["endpoints:scale", "endpoints:write"] },
     db: database.db,
   });
   const port = await freePort();
@@ -92,9 +99,11 @@ try {
       BETTER_AUTH_URL: baseUrl,
       // No agent joins here; the web tier only answers joins with the scheduler's public key.
       THAW_AGENT_CALL_PUBLIC_KEY: generateAgentCallKeyPair().publicKey,
-      // The key's own rate limit would turn the measurement into 429s.
+      // The key's, the org's and the address's rate limits would turn the measurement into
+      // 429s (every request comes from 127.0.0.1); their Redis round trips are still paid.
       THAW_REST_RATE_LIMIT_PER_MINUTE: "1000000",
       THAW_REST_RATE_LIMIT_PER_ORG_PER_MINUTE: "1000000",
+      THAW_API_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "1000000",
     },
     logs,
   );
@@ -106,7 +115,34 @@ try {
   );
 
   const auth = { authorization: `Bearer ${secret}`, "content-type": "application/json" };
+  // The spread target's endpoints, created the way a client would (REST, 201 each).
+  const spreadSlugs = Array.from({ length: spreadEndpoints }, (_, i) => `bench-spread-${i}`);
+  for (const slug of spreadSlugs) {
+    const created = await fetch(`${baseUrl}/api/v1/endpoints`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({
+        slug,
+        name: slug,
+        gpuType: "L40S",
+        maxReplicas: 2,
+        desiredReplicas: 0,
+        deployment: {
+          imageRef: "registry.example.com/vllm-openai:v0.11.0",
+          imageBytes: 7_700_000_000,
+          modelSource: "hf://Qwen/Qwen2.5-7B-Instruct",
+          modelBytes: 15_200_000_000,
+          modelFormat: "safetensors",
+          engine: "vllm",
+        },
+      }),
+    });
+    if (created.status !== 201) {
+      throw new Error(`creating ${slug} answered ${created.status}: ${await created.text()}`);
+    }
+  }
   let flip = 0;
+  let spreadTurn = 0;
   const targets: Record<Target, autocannon.Options> = {
     bareRoute: { url: `${baseUrl}/api/ping` },
     scaleReplicas: {
@@ -119,6 +155,26 @@ try {
             ...request,
             body: JSON.stringify({ replicas: 1 + (flip++ % 2) }),
           }),
+        },
+      ],
+    },
+    scaleReplicasSpread: {
+      url: `${baseUrl}/api/v1/endpoints/${spreadSlugs[0]}/replicas`,
+      method: "PUT",
+      headers: auth,
+      requests: [
+        {
+          setupRequest: (request) => {
+            // Each endpoint in turn; a full cycle flips every endpoint between 1 and 2.
+            const turn = spreadTurn++;
+            const slug = spreadSlugs[turn % spreadSlugs.length]!;
+            const replicas = 1 + (Math.floor(turn / spreadSlugs.length) % 2);
+            return {
+              ...request,
+              path: `/api/v1/endpoints/${slug}/replicas`,
+              body: JSON.stringify({ replicas }),
+            };
+          },
         },
       ],
     },
@@ -170,14 +226,30 @@ try {
     { latencyMs: { p50: number; p99: number }; requestsPerSecond: number; non2xx: number }
   >;
   const writes = await database.db.scaleEvent.count();
+  const overBare = (target: Target) =>
+    summary[target].latencyMs.p50 / Math.max(summary.bareRoute.latencyMs.p50, 0.001);
+  const spread = summary.scaleReplicasSpread;
   const output = {
-    load: { connections, secondsPerRound: seconds, rounds, host: "127.0.0.1" },
+    load: {
+      connections,
+      secondsPerRound: seconds,
+      rounds,
+      host: "127.0.0.1",
+      spreadEndpoints,
+    },
     ...summary,
     scaleEventsWritten: writes,
     p50OverBareRoute: {
-      scaleReplicas:
-        summary.scaleReplicas.latencyMs.p50 / Math.max(summary.bareRoute.latencyMs.p50, 0.001),
-      signals: summary.signals.latencyMs.p50 / Math.max(summary.bareRoute.latencyMs.p50, 0.001),
+      scaleReplicas: overBare("scaleReplicas"),
+      scaleReplicasSpread: overBare("scaleReplicasSpread"),
+      signals: overBare("signals"),
+    },
+    spreadTarget: {
+      ...SPREAD_TARGET,
+      met:
+        spread.requestsPerSecond >= SPREAD_TARGET.requestsPerSecond &&
+        spread.latencyMs.p99 < SPREAD_TARGET.p99Ms &&
+        spread.non2xx === 0,
     },
   };
   process.stdout.write(`${JSON.stringify(output, null, values.json ? 0 : 2)}\n`);
