@@ -92,7 +92,7 @@ const database = await createTestDatabase();
 const db = database.db;
 
 // --- the agent stand-in: acknowledges every start (202) and notes when it arrived --------------
-const received: { deploymentId: string; at: number }[] = [];
+const received: { deploymentId: string; coldStartId: string; at: number; wallMs: number }[] = [];
 const agent = createServer({ key: agentTls.key, cert: agentTls.cert }, (request, response) => {
   const chunks: Buffer[] = [];
   request.on("data", (c: Buffer) => chunks.push(c));
@@ -103,7 +103,12 @@ const agent = createServer({ key: agentTls.key, cert: agentTls.cert }, (request,
       path?: string;
       deployment?: { deploymentId?: string };
     };
-    received.push({ deploymentId: body.deployment?.deploymentId ?? "", at: performance.now() });
+    received.push({
+      deploymentId: body.deployment?.deploymentId ?? "",
+      coldStartId: body.coldStartId ?? "",
+      at: performance.now(),
+      wallMs: Date.now(),
+    });
     response.writeHead(202, { "content-type": "application/json" });
     response.end(
       JSON.stringify({
@@ -303,6 +308,8 @@ progress(`dispatch latency: ${RATE} scale events/s for ${SECONDS} s`);
 const steady = [];
 for (let i = 0; i < 20; i++) steady.push(await makeEndpoint(`steady-${i}`, 0));
 const events = new Map<string, number[]>();
+// The same sends on the wall clock, which Postgres' timestamps share (one host).
+const sentWallMs = new Map<string, number[]>();
 const baseReceived = received.length;
 const steadyStart = performance.now();
 for (let n = 0; n < RATE * SECONDS; n++) {
@@ -316,6 +323,7 @@ for (let n = 0; n < RATE * SECONDS; n++) {
   });
   const at = performance.now();
   events.set(target.deploymentId, [...(events.get(target.deploymentId) ?? []), at]);
+  sentWallMs.set(target.deploymentId, [...(sentWallMs.get(target.deploymentId) ?? []), Date.now()]);
   await enqueue(queues, "reconcile", { endpointId: target.endpointId });
 }
 // A control plane slower than the event rate falls behind: wait a while, then report what
@@ -333,6 +341,36 @@ for (const { deploymentId } of steady) {
 }
 const [p50Latency, p99Latency] = quantiles(latencies, [0.5, 0.99]);
 
+// Where the latency goes, per start: the k-th scale event of a deployment made its k-th
+// replica (reconcile), whose cold start was placed, then reached the agent. Stage ends are
+// the rows' own timestamps (Postgres now(): the writing transaction's start) and the
+// stand-in's receipt; the stages add up to the end-to-end figure above.
+const stageSamples = { reconcile: [] as number[], place: [] as number[], dispatch: [] as number[] };
+const receiptByColdStart = new Map(received.slice(baseReceived).map((r) => [r.coldStartId, r]));
+for (const { deploymentId } of steady) {
+  const sent = sentWallMs.get(deploymentId) ?? [];
+  const replicas = await db.replica.findMany({
+    where: { deploymentId },
+    orderBy: { createdAt: "asc" },
+    select: { createdAt: true, coldStarts: { select: { id: true, requestedAt: true } } },
+  });
+  for (let k = 0; k < Math.min(sent.length, replicas.length); k++) {
+    const replica = replicas[k]!;
+    const coldStart = replica.coldStarts[0];
+    const receipt = coldStart ? receiptByColdStart.get(coldStart.id) : undefined;
+    if (!coldStart || !receipt) continue;
+    stageSamples.reconcile.push(replica.createdAt.getTime() - sent[k]!);
+    stageSamples.place.push(coldStart.requestedAt.getTime() - replica.createdAt.getTime());
+    stageSamples.dispatch.push(receipt.wallMs - coldStart.requestedAt.getTime());
+  }
+}
+const stages = Object.fromEntries(
+  Object.entries(stageSamples).map(([stage, values]) => {
+    const [p50, p99] = quantiles(values, [0.5, 0.99]);
+    return [stage, { p50: round(p50 ?? 0), p99: round(p99 ?? 0), starts: values.length }];
+  }),
+);
+
 await stopSchedulers();
 await Promise.all(
   Object.values(queues).map((q) => q.obliterate({ force: true }).then(() => q.close())),
@@ -346,7 +384,12 @@ await database.drop();
 const result = {
   placementsPerSecond: round(placementsPerSecond),
   bullmqDrainPerSecond: round(bullmqDrainPerSecond),
-  dispatchLatencyMs: { p50: round(p50Latency ?? 0), p99: round(p99Latency ?? 0) },
+  dispatchLatencyMs: {
+    p50: round(p50Latency ?? 0),
+    p99: round(p99Latency ?? 0),
+    // API write -> replica created (reconcile) -> cold start placed -> agent received.
+    stages,
+  },
   nodes: args.nodes,
   replicas: args.replicas,
   schedulerProcesses: args.schedulers,
