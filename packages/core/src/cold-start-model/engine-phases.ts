@@ -20,8 +20,13 @@ export interface HostRates {
   pageCacheReadBytesPerSecond: number;
 }
 
-/** Where the bytes a phase reads are when it reads them. */
-export type ByteSource = "disk" | "page-cache";
+/** Where the bytes a phase reads are when it reads them (the scenario's own vocabulary). */
+export type ByteSource = NonNullable<ScenarioEngine["weightsSource"]>;
+
+/** Where weights outside the image are: as the scenario says, else on the device. */
+export function weightsSourceOf(engine: Pick<ScenarioEngine, "weightsSource">): ByteSource {
+  return engine.weightsSource ?? "disk";
+}
 
 export function hostRates(host: ScenarioHost, physics: Physics): HostRates {
   const nicBytesPerSecond = ((host.networkGbps * 1e9) / 8) * physics.nicGoodputFraction;

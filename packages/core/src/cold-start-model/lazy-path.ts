@@ -3,6 +3,7 @@ import {
   engineTailSeconds,
   loaderShape,
   readBytesPerSecond,
+  weightsSourceOf,
   withGpuCopySeconds,
   type HostRates,
 } from "./engine-phases";
@@ -73,7 +74,7 @@ export function lazyPhases(
           rates.nicBytesPerSecond,
         ),
       })
-    : weightsBytes / readBytesPerSecond(rates, shape.readers, engine.weightsSource ?? "disk");
+    : weightsBytes / readBytesPerSecond(rates, shape.readers, weightsSourceOf(engine));
   // Once prefetch has brought every landmark byte, stargz fetches the rest of each layer in
   // the background (compressed, into its HTTP cache). It pauses while on-demand reads run,
   // so it only matters when the engine reads locally: then its writes share the device.

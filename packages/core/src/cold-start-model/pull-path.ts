@@ -4,6 +4,7 @@ import {
   loadLocalWeightsSeconds,
   loaderShape,
   pageCacheReadBytesPerSecond,
+  weightsSourceOf,
   type HostRates,
 } from "./engine-phases";
 import type { ImagePlan } from "./image-reads";
@@ -82,7 +83,7 @@ export function engineFromLocalDisk(
   const weightsBytes = plan.weightsInImage ? plan.weightsReadBytes : engine.weightsBytes;
   // Weights outside the image are wherever the scenario says; the image's own were unpacked
   // onto the device (whether they are still cached depends on memory the model does not know).
-  const weightsSource = plan.weightsInImage ? "disk" : (engine.weightsSource ?? "disk");
+  const weightsSource = plan.weightsInImage ? "disk" : weightsSourceOf(engine);
   const tail = engineTailSeconds(engine, physics);
   return [
     {

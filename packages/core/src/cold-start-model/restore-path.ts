@@ -1,4 +1,9 @@
-import { loadLocalWeightsSeconds, type HostRates, type LoaderShape } from "./engine-phases";
+import {
+  loadLocalWeightsSeconds,
+  weightsSourceOf,
+  type HostRates,
+  type LoaderShape,
+} from "./engine-phases";
 import type { Physics } from "./physical-constants";
 import type { ColdStartScenario, PhaseTiming } from "./scenario-schema";
 
@@ -65,7 +70,7 @@ export function restorePhases(
       seconds: loadLocalWeightsSeconds(
         engine.weightsBytes,
         shape,
-        engine.weightsSource ?? "disk",
+        weightsSourceOf(engine),
         rates,
         physics,
       ),
