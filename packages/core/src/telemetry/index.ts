@@ -8,6 +8,9 @@ export {
 } from "./cold-start-transitions.ts";
 export {
   ingestTelemetry,
+  ingestTelemetryGroup,
   type IngestTelemetryResult,
+  type TelemetryOutcome,
+  type TelemetrySubmission,
   type TelemetryInput,
 } from "./ingest-telemetry.ts";

@@ -3,7 +3,7 @@ import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/index.ts";
-import { ingestTelemetry, type TelemetryInput } from "./index.ts";
+import { ingestTelemetry, ingestTelemetryGroup, type TelemetryInput } from "./index.ts";
 
 type NodeActor = Extract<Actor, { type: "node" }>;
 
@@ -412,6 +412,89 @@ describe("ingestTelemetry", () => {
     expect(events.map((e) => e.sequence)).toEqual([1, 2, 3, 4]);
     expect(coldStart).toMatchObject({ status: "succeeded", actualSeconds: 15.5 });
     expect(replica).toMatchObject({ state: "ready", stateVersion: 1 });
+  });
+
+  it("a group answers each batch as it would be answered alone, and refuses only the batch that is wrong", async () => {
+    const a = await placeColdStart(nodeA, "starting");
+    const b = await placeColdStart(nodeB, "starting");
+    const split = await placeColdStart(nodeA, "starting");
+    const stranger = await placeColdStart(nodeA, "starting");
+    const before = await rowsOf(stranger.coldStartId);
+    const [first, second, third, ready] = pullEvents(split.coldStartId)!;
+    const outcomes = await ingestTelemetryGroup({
+      submissions: [
+        { actor: nodeA, input: { events: pullEvents(a.coldStartId), outcomes: [] } },
+        // node B names node A's start: refused alone, nothing of it stored.
+        {
+          actor: nodeB,
+          input: {
+            events: [...pullEvents(b.coldStartId), ...pullEvents(stranger.coldStartId)],
+            outcomes: [],
+          },
+        },
+        // One start over two batches of the group, the second resending an event of the first.
+        { actor: nodeA, input: { events: [first!, second!], outcomes: [] } },
+        { actor: nodeA, input: { events: [second!, third!, ready!], outcomes: [] } },
+        // A bad event: BAD_REQUEST for this batch alone.
+        {
+          actor: nodeB,
+          input: {
+            events: [{ ...pullEvents(b.coldStartId)[1]!, endedAt: iso(0) }],
+            outcomes: [],
+          },
+        },
+        // Another org's node naming its own org's nothing: an empty batch is a no-op.
+        { actor: otherOrgNode, input: { events: [], outcomes: [] } },
+      ],
+      db: t.db,
+    });
+    expect(outcomes.map((o) => (o.ok ? o.value.result : o.error))).toEqual([
+      { accepted: 4, duplicates: 0, closed: [{ coldStartId: a.coldStartId, status: "succeeded" }] },
+      expect.objectContaining({ code: "NOT_FOUND", details: { field: "events.4.coldStartId" } }),
+      {
+        accepted: 2,
+        duplicates: 0,
+        closed: [{ coldStartId: split.coldStartId, status: "succeeded" }],
+      },
+      { accepted: 2, duplicates: 1, closed: [] },
+      expect.objectContaining({ code: "BAD_REQUEST", details: { field: "events.0.endedAt" } }),
+      { accepted: 0, duplicates: 0, closed: [] },
+    ]);
+    // The closed start's follow-ups go with the batch that closed it; the live notice with each.
+    expect(outcomes[3]).toMatchObject({
+      ok: true,
+      value: {
+        followUps: [
+          { live: "cold_starts", orgId, coldStartIds: [split.coldStartId], closedIds: [] },
+        ],
+      },
+    });
+    expect(await rowsOf(a.coldStartId)).toMatchObject({
+      coldStart: { status: "succeeded", actualSeconds: 15.5 },
+      replica: { state: "ready" },
+    });
+    expect(await rowsOf(split.coldStartId)).toMatchObject({
+      coldStart: { status: "succeeded", lastSequence: 4, actualSeconds: 15.5 },
+      replica: { state: "ready", stateVersion: 1 },
+    });
+    expect((await rowsOf(split.coldStartId)).events.map((e) => e.sequence)).toEqual([1, 2, 3, 4]);
+    expect((await rowsOf(b.coldStartId)).events).toEqual([]);
+    expect(await rowsOf(stranger.coldStartId)).toEqual(before);
+  });
+
+  it("stores ids as UUIDv7, time-ordered like Prisma's uuid(7)", async () => {
+    const { coldStartId } = await placeColdStart(nodeA);
+    await ingest({
+      actor: nodeA,
+      input: { events: pullEvents(coldStartId), outcomes: [] },
+      db: t.db,
+    });
+    const { events } = await rowsOf(coldStartId);
+    for (const e of events) {
+      expect(e.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const millis = parseInt(e.id.replace(/-/g, "").slice(0, 12), 16);
+      expect(Math.abs(millis - e.createdAt.getTime())).toBeLessThan(60_000);
+    }
   });
 
   it("refuses an event that ends before it starts, storing nothing", async () => {

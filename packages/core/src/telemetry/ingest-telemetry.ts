@@ -44,34 +44,118 @@ export async function ingestTelemetry(options: {
   input: TelemetryInput;
   db: DbClient;
 }): Promise<WithFollowUps<IngestTelemetryResult>> {
-  const result = await storeTelemetry(options);
-  const { actor, input } = options;
-  const named = [
-    ...new Set([...input.events, ...input.outcomes].map((e) => e.coldStartId.toLowerCase())),
-  ];
+  const [outcome] = await ingestTelemetryGroup({ submissions: [options], db: options.db });
+  if (!outcome!.ok) throw outcome!.error;
+  return outcome!.value;
+}
+
+/** One node's batch among a group (ingestTelemetryGroup). */
+export interface TelemetrySubmission {
+  actor: Actor;
+  input: TelemetryInput;
+}
+
+/** What became of one submission: its answer, or the error it alone would have raised. */
+export type TelemetryOutcome =
+  { ok: true; value: WithFollowUps<IngestTelemetryResult> } | { ok: false; error: unknown };
+
+/**
+ * Several nodes' batches in one transaction (group commit), each answered as ingestTelemetry
+ * would have answered it alone: a web process that has many agents' batches waiting stores
+ * them with one lock, one insert, one aggregate and one update instead of a transaction each
+ * (per batch that was ~1.5 ms of Postgres CPU and ~7 round trips; bench:ingest). A batch that
+ * names a cold start not placed on its node is refused alone; if the group's transaction
+ * fails for any other reason, each batch is retried alone, so one batch cannot fail another.
+ */
+export async function ingestTelemetryGroup({
+  submissions,
+  db,
+}: {
+  submissions: TelemetrySubmission[];
+  db: DbClient;
+}): Promise<TelemetryOutcome[]> {
+  const outcomes: (TelemetryOutcome | undefined)[] = submissions.map(() => undefined);
+  const pending: { index: number; batch: PreparedBatch }[] = [];
+  submissions.forEach((submission, index) => {
+    try {
+      const batch = prepareBatch(submission);
+      if (batch.ids.length === 0) outcomes[index] = answered(batch, NOTHING_STORED);
+      else pending.push({ index, batch });
+    } catch (error) {
+      outcomes[index] = { ok: false, error };
+    }
+  });
+  const store = async (group: typeof pending) => {
+    const stored = await storeBatches(
+      group.map((p) => p.batch),
+      db,
+    );
+    group.forEach(({ index, batch }, i) => {
+      const result = stored[i]!;
+      outcomes[index] =
+        result instanceof AppError ? { ok: false, error: result } : answered(batch, result);
+    });
+  };
+  if (pending.length > 0) {
+    try {
+      await store(pending);
+    } catch (error) {
+      if (pending.length === 1) outcomes[pending[0]!.index] = { ok: false, error };
+      else
+        for (const one of pending) {
+          try {
+            await store([one]);
+          } catch (alone) {
+            outcomes[one.index] = { ok: false, error: alone };
+          }
+        }
+    }
+  }
+  return outcomes.map((o) => o!);
+}
+
+const NOTHING_STORED: IngestTelemetryResult = { accepted: 0, duplicates: 0, closed: [] };
+
+/** A batch's answer and what follows from it. */
+function answered(batch: PreparedBatch, result: IngestTelemetryResult): TelemetryOutcome {
   const closedIds = result.closed.map((c) => c.coldStartId);
   return {
-    result,
-    followUps: [
-      ...closedIds.map((coldStartId) => queued("history", { coldStartId })),
-      ...(named.length > 0
-        ? [{ live: "cold_starts" as const, orgId: actor.orgId, coldStartIds: named, closedIds }]
-        : []),
-    ],
+    ok: true,
+    value: {
+      result,
+      followUps: [
+        ...closedIds.map((coldStartId) => queued("history", { coldStartId })),
+        ...(batch.ids.length > 0
+          ? [
+              {
+                live: "cold_starts" as const,
+                orgId: batch.actor.orgId,
+                coldStartIds: batch.named,
+                closedIds,
+              },
+            ]
+          : []),
+      ],
+    },
   };
 }
 
-async function storeTelemetry({
-  actor,
-  input,
-  db,
-}: {
-  actor: Actor;
-  input: TelemetryInput;
-  db: DbClient;
-}): Promise<IngestTelemetryResult> {
+/** A batch checked and put in the shape it is stored in. */
+interface PreparedBatch {
+  actor: Extract<Actor, { type: "node" }>;
+  events: PhaseEventRow[];
+  /** The first outcome reported for a cold start is the one that counts. */
+  outcomes: Map<string, OutcomeNow>;
+  /** Every cold start id the batch names, with the field that names it first. */
+  referenced: { id: string; field: string }[];
+  /** The ids it names, sorted, deduplicated; and in the order it first names them. */
+  ids: string[];
+  named: string[];
+}
+
+function prepareBatch({ actor, input }: TelemetrySubmission): PreparedBatch {
   if (actor.type !== "node") throw new AppError("FORBIDDEN", "Only a node may send telemetry.");
-  const events = input.events.map((event, i) => {
+  const events = input.events.map((event, i): PhaseEventRow => {
     const startedAt = new Date(event.startedAt);
     const endedAt = event.endedAt === undefined ? undefined : new Date(event.endedAt);
     const measured = measurePhase({
@@ -96,7 +180,6 @@ async function storeTelemetry({
       attributes: event.attributes,
     };
   });
-  // The first outcome reported for a cold start is the one that counts.
   const outcomes = new Map<string, OutcomeNow>();
   for (const o of input.outcomes) {
     const id = o.coldStartId.toLowerCase();
@@ -115,41 +198,76 @@ async function storeTelemetry({
       field: `outcomes.${i}.coldStartId`,
     })),
   ];
-  if (referenced.length === 0) return { accepted: 0, duplicates: 0, closed: [] };
-  const ids = [...new Set(referenced.map((r) => r.id))].sort();
+  const named = [...new Set(referenced.map((r) => r.id))];
+  return { actor, events, outcomes, referenced, ids: [...named].sort(), named };
+}
 
-  // The whole batch in one transaction of a few statements on node-postgres (the hot-path
-  // client, @thaw/db's direct-sql.ts): a fleet's agents send thousands of these a second,
-  // and through Prisma's query layer each of the ~10 statements it took cost about a
-  // millisecond of the web process's CPU (bench:ingest).
+/**
+ * The batches' events stored and their cold starts and replicas advanced, in one transaction
+ * of a few statements on node-postgres (the hot-path client, @thaw/db's direct-sql.ts):
+ * through Prisma's query layer each of the ~10 statements a batch took cost about a
+ * millisecond of the web process's CPU. Per batch: its result, or the NOT_FOUND that
+ * refuses it (nothing of it is stored). Throws for anything else, rolling the group back.
+ */
+async function storeBatches(
+  batches: PreparedBatch[],
+  db: DbClient,
+): Promise<(IngestTelemetryResult | AppError)[]> {
   return directSql(db).transaction(async (tx) => {
-    const coldStarts = await lockOwnColdStarts(tx, actor, ids);
-    const own = new Set(coldStarts.map((c) => c.id));
-    const foreign = referenced.find((r) => !own.has(r.id));
-    if (foreign)
-      throw new AppError(
-        "NOT_FOUND",
-        `${foreign.field}: no cold start ${foreign.id} is placed on this node.`,
-        { field: foreign.field },
-      );
+    const locked = await lockOwnColdStarts(tx, batches);
+    const answers: (IngestTelemetryResult | AppError | undefined)[] = batches.map(() => undefined);
+    const admitted: number[] = [];
+    batches.forEach((batch, b) => {
+      const isOwn = (id: string) => {
+        const row = locked.get(id);
+        return row?.nodeId === batch.actor.nodeId && row.orgId === batch.actor.orgId;
+      };
+      const foreign = batch.referenced.find((r) => !isOwn(r.id));
+      if (foreign)
+        answers[b] = new AppError(
+          "NOT_FOUND",
+          `${foreign.field}: no cold start ${foreign.id} is placed on this node.`,
+          { field: foreign.field },
+        );
+      else admitted.push(b);
+    });
 
-    const accepted = events.length > 0 ? await tx.execute(insertPhaseEvents(events)) : 0;
+    // Each stored row counts for the first admitted batch that carries it; a resent or
+    // repeated event is a duplicate of whichever batch carries it.
+    const events = admitted.flatMap((b) => batches[b]!.events);
+    const inserted =
+      events.length > 0 ? await tx.rows<{ key: string }>(insertPhaseEvents(events)) : [];
+    const fresh = new Set(inserted.map((r) => r.key));
+    const accepted = new Map<number, number>();
+    for (const b of admitted) {
+      let count = 0;
+      for (const e of batches[b]!.events) {
+        const key = `${e.coldStartId}/${e.sequence}`;
+        if (fresh.delete(key)) count++;
+      }
+      accepted.set(b, count);
+    }
 
+    const ids = [...new Set(admitted.flatMap((b) => batches[b]!.ids))].sort();
     const stored = await storedPhases(tx, ids);
+    const closedBy = new Map<number, IngestTelemetryResult["closed"]>();
     const changes: { id: string; change: ColdStartChange }[] = [];
-    const closed: IngestTelemetryResult["closed"] = [];
     const moves: ReplicaMove[] = [];
-    for (const coldStart of coldStarts) {
-      const change = nextColdStart(
-        coldStart,
-        stored.get(coldStart.id) ?? EMPTY,
-        outcomes.get(coldStart.id),
-      );
+    for (const id of ids) {
+      const coldStart = locked.get(id)!;
+      const first = admitted.find((b) => batches[b]!.ids.includes(id))!;
+      const outcome = admitted
+        .map((b) => batches[b]!.outcomes.get(id))
+        .find((o) => o !== undefined);
+      const change = nextColdStart(coldStart, stored.get(id) ?? EMPTY, outcome);
       if (!change) continue;
-      changes.push({ id: coldStart.id, change });
+      changes.push({ id, change });
       if (change.status === "succeeded" || change.status === "failed") {
-        closed.push({ coldStartId: coldStart.id, status: change.status });
+        const closed = closedBy.get(first) ?? [];
+        closed.push({ coldStartId: id, status: change.status });
+        closedBy.set(first, closed);
         moves.push({
+          actor: batches[first]!.actor,
           replicaId: coldStart.replicaId,
           coldStartStatus: change.status,
           readyAt: change.readyAt,
@@ -163,8 +281,16 @@ async function storeTelemetry({
     if (changes.length > 0) await tx.execute(updateColdStarts(changes));
     // In cold-start id order, as they were locked; a later move of the same replica finds the
     // version moved by the earlier one and re-reads.
-    for (const move of moves) await moveReplica(tx, actor, move);
-    return { accepted, duplicates: events.length - accepted, closed };
+    for (const move of moves) await moveReplica(tx, move);
+    for (const b of admitted) {
+      const count = accepted.get(b)!;
+      answers[b] = {
+        accepted: count,
+        duplicates: batches[b]!.events.length - count,
+        closed: closedBy.get(b) ?? [],
+      };
+    }
+    return answers.map((a) => a!);
   });
 }
 
@@ -215,11 +341,14 @@ function insertPhaseEvents(events: PhaseEventRow[]): Prisma.Sql {
       ${events.map((e) => JSON.stringify(e.attributes))}::jsonb[]
     ) AS e(cold_start_id, sequence, phase, started_at, ended_at, seconds, bytes,
            throughput_bps, attributes)
-    ON CONFLICT ("coldStartId", sequence) DO NOTHING`;
+    ON CONFLICT ("coldStartId", sequence) DO NOTHING
+    RETURNING "coldStartId"::text || '/' || sequence AS key`;
 }
 
 interface LockedColdStart {
   id: string;
+  orgId: string;
+  nodeId: string;
   replicaId: string;
   status: ColdStartStatus;
   lastSequence: number;
@@ -229,30 +358,44 @@ interface LockedColdStart {
 }
 
 /**
- * The actor's cold starts among `ids`, locked for this transaction, with their replicas'
- * states. Locking first (in id order, so two batches cannot deadlock) serialises concurrent
- * batches for a cold start: the second sees the first's events and derives the same state.
- * Other nodes' and other orgs' rows are filtered out before locking, so a node cannot hold
- * locks on them. The replica is read, not locked: its move is checked on stateVersion.
+ * The cold starts the batches name that are placed on the naming batch's node, locked for
+ * this transaction, with their replicas' states. Locking first (in id order, so two groups
+ * cannot deadlock) serialises concurrent batches for a cold start: the second sees the
+ * first's events and derives the same state. Other nodes' and other orgs' rows are filtered
+ * out before locking, so a node cannot hold locks on them. The replica is read, not locked:
+ * its move is checked on stateVersion.
  */
 async function lockOwnColdStarts(
   tx: SqlTransaction,
-  actor: Extract<Actor, { type: "node" }>,
-  ids: string[],
-): Promise<LockedColdStart[]> {
-  const uuids = ids.filter((id) => UUID.test(id));
-  if (uuids.length === 0) return [];
-  return tx.rows<LockedColdStart>(Prisma.sql`
-    SELECT c.id::text AS id, c."replicaId"::text AS "replicaId", c.status::text AS status,
-           c."lastSequence", r.state::text AS "replicaState", r."stateVersion" AS "replicaStateVersion"
+  batches: PreparedBatch[],
+): Promise<Map<string, LockedColdStart>> {
+  const keys = new Map<string, { id: string; orgId: string; nodeId: string }>();
+  for (const { actor, ids } of batches)
+    for (const id of ids)
+      if (UUID.test(id))
+        keys.set(`${id}/${actor.orgId}/${actor.nodeId}`, {
+          id,
+          orgId: actor.orgId,
+          nodeId: actor.nodeId,
+        });
+  if (keys.size === 0) return new Map();
+  const wanted = [...keys.values()];
+  const rows = await tx.rows<LockedColdStart>(Prisma.sql`
+    SELECT c.id::text AS id, c."orgId"::text AS "orgId", c."nodeId"::text AS "nodeId",
+           c."replicaId"::text AS "replicaId", c.status::text AS status, c."lastSequence",
+           r.state::text AS "replicaState", r."stateVersion" AS "replicaStateVersion"
     FROM "ColdStart" c
+    JOIN UNNEST(
+      ${wanted.map((k) => k.id)}::uuid[],
+      ${wanted.map((k) => k.orgId)}::uuid[],
+      ${wanted.map((k) => k.nodeId)}::uuid[]
+    ) AS k(id, org_id, node_id)
+      ON c.id = k.id AND c."orgId" = k.org_id AND c."nodeId" = k.node_id
     LEFT JOIN "Replica" r
       ON r.id = c."replicaId" AND r."orgId" = c."orgId" AND r."nodeId" = c."nodeId"
-    WHERE c.id = ANY(${uuids}::uuid[])
-      AND c."orgId" = ${actor.orgId}::uuid
-      AND c."nodeId" = ${actor.nodeId}::uuid
     ORDER BY c.id
     FOR UPDATE OF c`);
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** What is stored per cold start after this batch's insert (earlier batches included). */
@@ -303,6 +446,8 @@ function updateColdStarts(changes: { id: string; change: ColdStartChange }[]): P
 }
 
 interface ReplicaMove {
+  /** The node whose batch closed the start: only its own replica is touched. */
+  actor: Extract<Actor, { type: "node" }>;
   replicaId: string;
   coldStartStatus: "succeeded" | "failed";
   readyAt: Date | undefined;
@@ -318,11 +463,8 @@ interface ReplicaMove {
  * A failed replica is terminal: the scheduler retries with the next-best option of this
  * cold start (ARCHITECTURE.md §3 step 6) — ingest only records the failure, it never places.
  */
-async function moveReplica(
-  tx: SqlTransaction,
-  actor: Extract<Actor, { type: "node" }>,
-  move: ReplicaMove,
-): Promise<void> {
+async function moveReplica(tx: SqlTransaction, move: ReplicaMove): Promise<void> {
+  const { actor } = move;
   let replica = move.seen;
   for (let attempt = 0; attempt < REPLICA_TRANSITION_ATTEMPTS; attempt++) {
     if (!replica) return;

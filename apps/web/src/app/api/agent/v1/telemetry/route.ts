@@ -1,6 +1,6 @@
-import { ingestTelemetry } from "@thaw/core";
 import { TelemetryBatch, TelemetryResponse } from "@thaw/protocol";
 import { agentRoute } from "../../../../../server/agent-api/agent-route.ts";
+import { ingestGrouped } from "../../../../../server/agent-api/telemetry-ingest.ts";
 import { followThrough } from "../../../../../server/follow-through.ts";
 
 /** POST /api/agent/v1/telemetry — phase events and outcomes of cold starts placed on this node. */
@@ -8,5 +8,9 @@ export const POST = agentRoute({
   authentication: "node-credential",
   body: TelemetryBatch,
   answer: TelemetryResponse,
-  call: async ({ actor, input, db }) => followThrough(await ingestTelemetry({ actor, input, db })),
+  call: async ({ actor, input }) => {
+    const outcome = await ingestGrouped({ actor, input });
+    if (!outcome.ok) throw outcome.error;
+    return followThrough(outcome.value);
+  },
 });
