@@ -1,6 +1,12 @@
 import { AppError } from "@thaw/core";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { bearerToken, errorResponse, jsonRoute, readJsonBody } from "./json-route.ts";
+import {
+  bearerToken,
+  errorResponse,
+  jsonResponse,
+  jsonRoute,
+  readJsonBody,
+} from "./json-route.ts";
 
 const request = (body: string | null, headers: Record<string, string> = {}) =>
   new Request("http://localhost/api/x", { method: "POST", body, headers });
@@ -14,6 +20,18 @@ describe("json routes", () => {
       "MCowBQYDK2VwAyEAnXcAANsPB7C8cJmzrTEiFiW5aPEgySmtDHtbmwfmUfY=",
     );
     vi.stubEnv("LOG_LEVEL", "silent");
+  });
+
+  it("a small JSON answer is not for caching and asks not to be compressed; a large one may be", async () => {
+    const small = jsonResponse({ accepted: 3, duplicates: 0 });
+    expect(small.headers.get("content-type")).toBe("application/json");
+    expect(small.headers.get("cache-control")).toBe("no-store, no-transform");
+    expect(await small.json()).toEqual({ accepted: 3, duplicates: 0 });
+    const large = jsonResponse({ items: "x".repeat(4096) }, { status: 201 });
+    expect(large.status).toBe(201);
+    expect(large.headers.get("cache-control")).toBe("no-store");
+    const kept = jsonResponse({}, { headers: { "cache-control": "private, max-age=5" } });
+    expect(kept.headers.get("cache-control")).toBe("private, max-age=5, no-transform");
   });
 
   it("maps an AppError to its status with code, message and details", async () => {

@@ -52,6 +52,26 @@ export async function readBodyBytes(request: Request, limitBytes: number): Promi
   return Buffer.concat(chunks);
 }
 
+/** Below this an answer goes uncompressed: gzip's header and a fresh stream cost more than they save. */
+const COMPRESSION_THRESHOLD_BYTES = 1024;
+
+/**
+ * A JSON response, not for caching. Next gzips every response whose client accepts it, however
+ * small (it streams bodies, so the compression middleware never sees a length to hold
+ * against its 1 KiB threshold): a 30-byte answer to an agent or an autoscaler cost a fresh
+ * zlib stream, ~40% of the web process's CPU per telemetry batch in bench:ingest. A small
+ * answer says `no-transform`, which the middleware honours; large ones are still compressed.
+ */
+export function jsonResponse(body: unknown, init: ResponseInit = {}): Response {
+  const text = JSON.stringify(body);
+  const headers = new Headers(init.headers);
+  headers.set("content-type", "application/json");
+  if (!headers.has("cache-control")) headers.set("cache-control", "no-store");
+  if (Buffer.byteLength(text) < COMPRESSION_THRESHOLD_BYTES)
+    headers.set("cache-control", `${headers.get("cache-control")}, no-transform`);
+  return new Response(text, { ...init, headers });
+}
+
 /** The bearer token of an Authorization header, or null. */
 export function bearerToken(request: Request): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
@@ -70,7 +90,7 @@ export function errorResponse(error: unknown, request: Request): Response {
       error.code === "RATE_LIMITED"
         ? { "retry-after": String(typeof retryAfter === "number" ? retryAfter : 60) }
         : {};
-    return Response.json(body, { status: httpStatusOf(error.code), headers });
+    return jsonResponse(body, { status: httpStatusOf(error.code), headers });
   }
   const errorId = crypto.randomUUID();
   log().error(
@@ -80,7 +100,7 @@ export function errorResponse(error: unknown, request: Request): Response {
   const body: ErrorBody = {
     error: { code: "INTERNAL", message: `Internal server error (id ${errorId}).`, details: null },
   };
-  return Response.json(body, { status: 500 });
+  return jsonResponse(body, { status: 500 });
 }
 
 /**
@@ -92,7 +112,7 @@ export function jsonRoute(
 ): (request: Request) => Promise<Response> {
   return async (request) => {
     try {
-      return Response.json(await handler(request));
+      return jsonResponse(await handler(request));
     } catch (error) {
       return errorResponse(error, request);
     }

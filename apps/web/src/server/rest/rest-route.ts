@@ -2,7 +2,7 @@ import { assertCan, authenticateApiKey, type Actor, type ApiKeyScope } from "@th
 import type { DbClient } from "@thaw/db";
 import { getDb } from "../db.ts";
 import { clientAddressOf } from "../http/client-of.ts";
-import { bearerToken, errorResponse } from "../http/json-route.ts";
+import { bearerToken, errorResponse, jsonResponse } from "../http/json-route.ts";
 import { consumeLimit } from "../limits/rate-limits.ts";
 import { consumeRestQuota, rateLimitHeaders } from "./rate-limit.ts";
 
@@ -50,7 +50,7 @@ export function restRoute(
         return answer.response;
       }
       const { status = 200, body } = answer;
-      return Response.json(body, {
+      return jsonResponse(body, {
         status,
         headers: { "cache-control": "no-store", ...rateLimitHeaders(quota) },
       });
