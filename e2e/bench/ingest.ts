@@ -17,7 +17,7 @@
 // the median of its rounds). One JSON document on stdout, progress on stderr.
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -26,7 +26,7 @@ import { G5_XLARGE_JOIN_FIGURES, TEST_AGENT_NETWORK } from "@thaw/core/testing";
 import { createDbClient, directSql, Prisma } from "@thaw/db";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase } from "@thaw/db/testing";
-import { generateAgentCallKeyPair } from "@thaw/node-agent-client";
+import { ControlPlaneClient, generateAgentCallKeyPair } from "@thaw/node-agent-client";
 import type { TelemetryBatchInput } from "@thaw/protocol";
 import { Redis } from "ioredis";
 import { freePort, startProcess, waitFor } from "../src/stack.ts";
@@ -95,31 +95,30 @@ function cpuSecondsOf(pid: number): number {
   }
 }
 const CLOCK_TICKS = 100; // USER_HZ on Linux
-/** CPU seconds of every running postgres process (the backends serving this run). */
-function postgresCpuSeconds(): number {
-  let total = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres")
-        total += cpuSecondsOf(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return total;
+/** CPU seconds the whole machine has been busy (all cores), from /proc/stat. */
+function machineBusySeconds(): number {
+  const [cpu] = readFileSync("/proc/stat", "utf8").split("\n");
+  // user nice system idle iowait irq softirq steal …: busy = all but idle and iowait.
+  const ticks = cpu!.trim().split(/\s+/).slice(1).map(Number);
+  const busy = ticks.reduce((a, b) => a + b, 0) - ticks[3]! - ticks[4]!;
+  return busy / CLOCK_TICKS;
 }
-/** CPU used by the web process, Postgres and this load generator over `work`. */
+/**
+ * CPU used over `work` by the web process, this load generator, and everything else on the
+ * machine (Postgres's backends, which come and go with the pools, and Redis).
+ */
 async function cpuOver<T>(webPid: number, work: () => Promise<T>) {
-  const before = { web: cpuSecondsOf(webPid), pg: postgresCpuSeconds(), self: process.cpuUsage() };
+  const before = { web: cpuSecondsOf(webPid), all: machineBusySeconds(), self: process.cpuUsage() };
   const result = await work();
-  const self = process.cpuUsage(before.self);
+  const selfUsage = process.cpuUsage(before.self);
+  const web = cpuSecondsOf(webPid) - before.web;
+  const loadGenerator = (selfUsage.user + selfUsage.system) / 1e6;
   return {
     result,
     cpuSeconds: {
-      web: cpuSecondsOf(webPid) - before.web,
-      postgres: postgresCpuSeconds() - before.pg,
-      loadGenerator: (self.user + self.system) / 1e6,
+      web,
+      postgresAndRedis: Math.max(0, machineBusySeconds() - before.all - web - loadGenerator),
+      loadGenerator,
     },
   };
 }
@@ -269,19 +268,10 @@ try {
     return { coldStartIds: coldStarts.map((c) => c.id!), batches: perAgent };
   };
 
-  const send = async (batch: Batch): Promise<number> => {
-    const response = await fetch(`${baseUrl}/api/agent/v1/telemetry`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${batch.agent.credential}`,
-        "content-type": "application/json",
-      },
-      body: JSON.stringify(batch.body),
-    });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`telemetry answered ${response.status}: ${text}`);
-    return (JSON.parse(text) as { accepted: number }).accepted;
-  };
+  // The agent's own client (what a node runs), so the request is exactly an agent's.
+  const client = new ControlPlaneClient({ baseUrl, timeoutMs: 60_000 });
+  const send = async (batch: Batch): Promise<number> =>
+    (await client.sendTelemetry(batch.agent.credential, batch.body)).accepted;
 
   /** Every agent sends its batches in order, one in flight each; all agents at once. */
   const throughRoute = async (batches: Batch[][]) => {
@@ -361,12 +351,12 @@ try {
   const perThousandRows = (cpu: Cpu, rows: number, seconds: number) => ({
     msPerThousandRows: {
       web: (cpu.web / rows) * 1e6,
-      postgres: (cpu.postgres / rows) * 1e6,
+      postgresAndRedis: (cpu.postgresAndRedis / rows) * 1e6,
       loadGenerator: (cpu.loadGenerator / rows) * 1e6,
     },
     coresBusy: {
       web: cpu.web / seconds,
-      postgres: cpu.postgres / seconds,
+      postgresAndRedis: cpu.postgresAndRedis / seconds,
       loadGenerator: cpu.loadGenerator / seconds,
     },
   });
@@ -410,7 +400,7 @@ try {
     };
     samples.push(sample);
     say(
-      `round ${round}: ${rows} rows in ${batches.flat().length} batches — route ${sample.routeRowsPerSecond.toFixed(0)} rows/s (batch p50 ${sample.batchP50Ms.toFixed(0)} ms, p99 ${sample.batchP99Ms.toFixed(0)} ms; cores busy: web ${sample.routeCpu.coresBusy.web.toFixed(2)}, postgres ${sample.routeCpu.coresBusy.postgres.toFixed(2)}, load ${sample.routeCpu.coresBusy.loadGenerator.toFixed(2)}), UNNEST ${sample.unnestRowsPerSecond.toFixed(0)} rows/s`,
+      `round ${round}: ${rows} rows in ${batches.flat().length} batches — route ${sample.routeRowsPerSecond.toFixed(0)} rows/s (batch p50 ${sample.batchP50Ms.toFixed(0)} ms, p99 ${sample.batchP99Ms.toFixed(0)} ms; cores busy: web ${sample.routeCpu.coresBusy.web.toFixed(2)}, postgres+redis ${sample.routeCpu.coresBusy.postgresAndRedis.toFixed(2)}, load ${sample.routeCpu.coresBusy.loadGenerator.toFixed(2)}), UNNEST ${sample.unnestRowsPerSecond.toFixed(0)} rows/s`,
     );
   }
 
@@ -423,12 +413,12 @@ try {
     return {
       msPerThousandRows: {
         web: of((c) => c.msPerThousandRows.web),
-        postgres: of((c) => c.msPerThousandRows.postgres),
+        postgresAndRedis: of((c) => c.msPerThousandRows.postgresAndRedis),
         loadGenerator: of((c) => c.msPerThousandRows.loadGenerator),
       },
       coresBusy: {
         web: of((c) => c.coresBusy.web),
-        postgres: of((c) => c.coresBusy.postgres),
+        postgresAndRedis: of((c) => c.coresBusy.postgresAndRedis),
         loadGenerator: of((c) => c.coresBusy.loadGenerator),
       },
     };

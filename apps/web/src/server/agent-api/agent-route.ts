@@ -3,7 +3,7 @@ import type { DbClient } from "@thaw/db";
 import type { z } from "zod";
 import { getDb } from "../db.ts";
 import { clientAddressOf } from "../http/client-of.ts";
-import { bearerToken, errorResponse, readJsonBody } from "../http/json-route.ts";
+import { bearerToken, errorResponse, jsonResponse, readJsonBody } from "../http/json-route.ts";
 import { consumeLimit, limitKey } from "../limits/rate-limits.ts";
 
 // The one route builder of the agent API (/api/agent/v1/*, paths in @thaw/protocol): who is
@@ -52,7 +52,7 @@ export function agentRoute<
       const caller = await authenticate(spec.authentication, request);
       const input = parseInput(spec.body, await readJsonBody(request, spec.limitBytes), "body");
       const answer = await spec.call({ ...(caller as CallerOf<A>), input });
-      return Response.json(spec.answer.parse(answer));
+      return jsonResponse(spec.answer.parse(answer));
     } catch (error) {
       return errorResponse(error, request);
     }
