@@ -1,12 +1,6 @@
 import { AppError } from "@thaw/core";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  bearerToken,
-  errorResponse,
-  jsonResponse,
-  jsonRoute,
-  readJsonBody,
-} from "./json-route.ts";
+import { bearerToken, errorResponse, jsonResponse, jsonRoute, readJsonBody } from "./json-route.ts";
 
 const request = (body: string | null, headers: Record<string, string> = {}) =>
   new Request("http://localhost/api/x", { method: "POST", body, headers });
