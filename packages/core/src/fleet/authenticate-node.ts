@@ -1,4 +1,4 @@
-import type { Db } from "@thaw/db";
+import { directSql, Prisma, type DbClient } from "@thaw/db";
 import type { Actor } from "../auth/index.ts";
 import { parsePrefixedSecret, sha256Hex } from "../crypto/secrets.ts";
 import { AppError } from "../errors/index.ts";
@@ -15,7 +15,7 @@ export async function authenticateNode({
   db,
 }: {
   credential: string | null;
-  db: Db;
+  db: DbClient;
 }): Promise<Extract<Actor, { type: "node" }>> {
   const refuse = () =>
     new AppError(
@@ -24,10 +24,21 @@ export async function authenticateNode({
     );
   if (!credential || !parsePrefixedSecret(NODE_CREDENTIAL_KIND, credential)) throw refuse();
   const hash = sha256Hex(credential);
-  const node = await db.node.findFirst({
-    where: { OR: [{ credentialHash: hash }, { pendingCredentialHash: hash }] },
-    select: { id: true, orgId: true, state: true, credentialHash: true, credentialRevokedAt: true },
-  });
+  // Every agent call starts here, so the lookup goes on node-postgres (the hot-path client,
+  // @thaw/db's direct-sql.ts), not through Prisma's query layer; the rare promotion below
+  // stays on Prisma.
+  const [node] = await directSql(db).rows<{
+    id: string;
+    orgId: string;
+    state: string;
+    credentialHash: string | null;
+    credentialRevokedAt: Date | null;
+  }>(Prisma.sql`
+    SELECT id::text AS id, "orgId"::text AS "orgId", state::text AS state, "credentialHash",
+           "credentialRevokedAt"
+    FROM "Node"
+    WHERE "credentialHash" = ${hash} OR "pendingCredentialHash" = ${hash}
+    LIMIT 1`);
   if (!node || node.state === "terminated" || node.credentialRevokedAt) throw refuse();
   if (node.credentialHash !== hash) {
     // Conditional: a revocation or another rotation in between wins.
