@@ -26,22 +26,27 @@ export function webRedis(): Redis | undefined {
 
 /**
  * The connection once it is usable: commands sent before the first connect would fail
- * (no offline queue), so the first caller waits for it — at most `timeoutMs`.
+ * (no offline queue), so the first callers wait for it — at most `timeoutMs`. They share one
+ * wait (a listener each tripped Node's MaxListeners warning when a burst of agents arrived
+ * at a fresh process).
  */
 export async function readyWebRedis(timeoutMs = 1_000): Promise<Redis | undefined> {
   const redis = webRedis();
   if (!redis || redis.status === "ready") return redis;
-  await new Promise<void>((resolve) => {
+  readyWait ??= new Promise<void>((resolve) => {
     const timer = setTimeout(done, timeoutMs);
     function done() {
       clearTimeout(timer);
       redis!.off("ready", done);
+      readyWait = undefined;
       resolve();
     }
     redis.once("ready", done);
   });
+  await readyWait;
   return redis;
 }
+let readyWait: Promise<void> | undefined;
 
 function queueFor(key: QueueKey): Queue | undefined {
   const { THAW_QUEUE_PREFIX } = env();
