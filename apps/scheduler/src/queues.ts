@@ -1,4 +1,11 @@
-import { DEFAULT_JOB_OPTIONS, jobOf, QUEUES, type QueueKey, type QueuePayload } from "@thaw/core";
+import {
+  DEFAULT_JOB_OPTIONS,
+  jobOf,
+  QUEUES,
+  sweepJobOf,
+  type QueueKey,
+  type QueuePayload,
+} from "@thaw/core";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 
@@ -34,4 +41,14 @@ export async function enqueueMany<K extends QueueKey>(
 ): Promise<void> {
   if (payloads.length === 0) return;
   await queues[key].addBulk(payloads.map((payload) => jobOf(key, payload)));
+}
+
+/** The sweep's jobs of one queue, in one round trip, each yielding to live work (sweepJobOf). */
+export async function enqueueSweep<K extends "reconcile" | "warmPool">(
+  queues: SchedulerQueues,
+  key: K,
+  payloads: readonly QueuePayload<K>[],
+): Promise<void> {
+  if (payloads.length === 0) return;
+  await queues[key].addBulk(payloads.map((payload) => sweepJobOf(key, payload)));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobOf, type QueueKey } from "./contracts.ts";
+import { jobOf, SWEEP_JOB_PRIORITY, sweepJobOf, type QueueKey } from "./contracts.ts";
 
 const id = "0190a3c4-0000-7000-8000-000000000001";
 
@@ -23,5 +23,22 @@ describe("jobOf", () => {
       ["dispatch", { coldStartIds: [] }],
     ] as const)
       expect(() => jobOf(queue as QueueKey, payload as never), queue).toThrow();
+  });
+});
+
+describe("sweepJobOf", () => {
+  it("yields to live jobs: a lower priority and a deduplication key apart from theirs", () => {
+    expect(sweepJobOf("reconcile", { endpointId: id })).toEqual({
+      name: "reconcile",
+      data: { endpointId: id },
+      opts: {
+        deduplication: { id: `sweep-reconcile-${id}`, keepLastIfActive: true },
+        priority: SWEEP_JOB_PRIORITY,
+      },
+    });
+    expect(SWEEP_JOB_PRIORITY).toBeGreaterThan(0);
+    expect(sweepJobOf("warmPool", { endpointId: id }).opts.deduplication.id).not.toBe(
+      jobOf("warmPool", { endpointId: id }).opts.deduplication.id,
+    );
   });
 });

@@ -104,6 +104,31 @@ export function jobOf<K extends QueueKey>(queue: K, payload: QueuePayload<K>) {
   };
 }
 
+/** BullMQ priority of the sweep's jobs: any job without one (priority 0) is taken first. */
+export const SWEEP_JOB_PRIORITY = 100;
+
+/**
+ * A job of the periodic sweep, which re-enqueues every endpoint's reconcile and warm-pool
+ * tending in case Redis lost one. It yields to live work: a lower priority, so a scale event
+ * never waits behind the sweep (with 2,500 endpoints a sweep is 5,000 jobs, and a scale event
+ * queued behind them waited seconds, then tens of seconds once sweeps overlapped: bench:
+ * warm-handover), and a deduplication key of its own, so a live job is never folded into a
+ * waiting sweep job and made to wait with it. A live job and a sweep job of one entity may
+ * then both run, one after the other or side by side: the reconcile and warm-pool use cases
+ * take the endpoint's row lock, so the second finds the first's work done.
+ */
+export function sweepJobOf<K extends "reconcile" | "warmPool">(queue: K, payload: QueuePayload<K>) {
+  const job = jobOf(queue, payload);
+  return {
+    ...job,
+    opts: {
+      ...job.opts,
+      deduplication: { ...job.opts.deduplication, id: `sweep-${job.opts.deduplication.id}` },
+      priority: SWEEP_JOB_PRIORITY,
+    },
+  };
+}
+
 /** Redis channel names for live events (server-sent events in the dashboard). */
 export const LIVE_CHANNELS = {
   org: (orgId: string) => `thaw:live:org:${orgId}`,

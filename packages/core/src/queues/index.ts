@@ -6,6 +6,8 @@ export {
   LiveEvent,
   QUEUES,
   RECONCILE_SWEEP_MS,
+  SWEEP_JOB_PRIORITY,
+  sweepJobOf,
   type QueueKey,
   type QueuePayload,
 } from "./contracts.ts";
