@@ -10,12 +10,13 @@ import {
   RECONCILE_SWEEP_MS,
 } from "@thaw/core";
 import { createDbClient } from "@thaw/db";
+import { OrgIdleTimesMemo, type WarmPoolOptions } from "@thaw/core/warm-pool";
 import schedulerPackage from "../package.json" with { type: "json" };
 import type { SchedulerEnv } from "./env.ts";
 import { loadFleetSetup } from "./fleet/fleet-config.ts";
 import { OfferingAvailability } from "./fleet/offering-availability.ts";
 import type { Logger } from "./logger.ts";
-import { createQueues, enqueue } from "./queues.ts";
+import { createQueues, enqueue, enqueueSweep } from "./queues.ts";
 import { assertNoEviction, createProducerConnection, createWorkerConnection } from "./redis.ts";
 import { reportHealth } from "./tasks/report-health.ts";
 import { startWorkers } from "./workers/index.ts";
@@ -24,9 +25,11 @@ import { createWorkerContext } from "./workers/worker-context.ts";
 /** The version the scheduler reports (heartbeat, health card): its package's, as the agent's is. */
 export const SCHEDULER_VERSION: string = schedulerPackage.version;
 
-function warmPoolOptions(env: SchedulerEnv) {
+function warmPoolOptions(env: SchedulerEnv): WarmPoolOptions {
   return {
     gpuBudget: env.THAW_WARM_POOL_GPU_BUDGET,
+    // One read of each org's idle times a minute, not one per endpoint tended.
+    orgIdleTimes: new OrgIdleTimesMemo(),
     settings: {
       windows: env.THAW_WARM_POOL_WINDOWS,
       ...(env.THAW_WARM_POOL_KEEP_ALIVE_SECONDS
@@ -109,13 +112,18 @@ export async function startScheduler(
   });
 
   // The sweep: every endpoint reconciled and every closed start handled from Postgres, so
-  // whatever Redis lost (a wipe, a crash between commit and enqueue) is repaired.
+  // whatever Redis lost (a wipe, a crash between commit and enqueue) is repaired. A slice of
+  // the endpoints a tick (findLostWork's SWEEP_ENDPOINTS_PER_TICK), walking round them all.
   let sweeping: Promise<void> = Promise.resolve();
+  let sweptUpTo: string | null = null;
   const sweep = async () => {
-    const work = await findLostWork({ db });
-    for (const endpointId of work.endpointIds) await enqueue(queues, "reconcile", { endpointId });
+    const work = await findLostWork({ db, after: sweptUpTo });
+    sweptUpTo = work.nextAfter;
+    // Behind any live work (sweepJobOf), in one round trip per queue.
+    const endpoints = work.endpointIds.map((endpointId) => ({ endpointId }));
+    await enqueueSweep(queues, "reconcile", endpoints);
     // The warm pool's clock: keep-alives run out and pre-warms fall due between changes.
-    for (const endpointId of work.endpointIds) await enqueue(queues, "warmPool", { endpointId });
+    await enqueueSweep(queues, "warmPool", endpoints);
     for (const coldStartId of work.closedColdStartIds)
       await enqueue(queues, "history", { coldStartId });
     // One query: deployments a snapshot might pay off for, and captures whose job was lost.
