@@ -9,7 +9,7 @@ import {
 } from "../scheduling/index.ts";
 import { TEST_DEPLOYMENT } from "../testing/index.ts";
 import { tendWarmPool } from "./tend-warm-pool.ts";
-import { loadOrgIdleTimes } from "./warm-pool-memory.ts";
+import { loadOrgIdleTimes, OrgIdleTimesMemo } from "./warm-pool-memory.ts";
 
 // A new endpoint has no idle times of its own; the warm pool starts it from how its org's other
 // endpoints pause (their histograms summed), and never from another org's.
@@ -100,5 +100,29 @@ describe("tendWarmPool's prior for a thin endpoint: its org's idle times", () =>
     expect(pooled?.bins[Math.floor(150 / HISTOGRAM_BIN_SECONDS)]).toBe(0);
     expect(pooled?.outOfBounds).toBe(2);
     expect(await loadOrgIdleTimes(t.db, (await org()).orgId, a)).toBeNull();
+  });
+
+  it("a scheduler's memo gives the same prior from one read of the org a while, its endpoint taken out", async () => {
+    const mine = await org();
+    const a = await endpoint(mine, idleTimes(150, 5), 0);
+    const b = await endpoint(mine, idleTimes(90, 7), 0);
+    await endpoint(mine, idleTimes(6 * 3600, 2), 0);
+    let now = 0;
+    const memo = new OrgIdleTimesMemo(60_000, () => now);
+    const mineOf = async (id: string) =>
+      (await t.db.endpointWarmPool.findUniqueOrThrow({ where: { endpointId: id } }))
+        .histogram as unknown as IdleTimeHistogram;
+    for (const id of [a, b])
+      expect(await memo.load(t.db, mine.orgId, await mineOf(id))).toEqual(
+        await loadOrgIdleTimes(t.db, mine.orgId, id),
+      );
+    // Within the minute a new endpoint's idle times are not seen; after it, they are.
+    await endpoint(mine, idleTimes(90, 3), 0);
+    const bin90 = Math.floor(90 / HISTOGRAM_BIN_SECONDS);
+    expect((await memo.load(t.db, mine.orgId, await mineOf(a)))?.bins[bin90]).toBe(7);
+    now = 61_000;
+    expect((await memo.load(t.db, mine.orgId, await mineOf(a)))?.bins[bin90]).toBe(10);
+    // An org with nothing recorded has no prior.
+    expect(await memo.load(t.db, (await org()).orgId, emptyIdleTimeHistogram())).toBeNull();
   });
 });

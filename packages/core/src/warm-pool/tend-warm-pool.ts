@@ -18,7 +18,12 @@ import {
 } from "../placement/load-placement-state.ts";
 import { schedulingDeployment, schedulingEndpoint } from "../placement/scheduling-inputs.ts";
 import { replicaReasonData } from "../placement/replica-reason.ts";
-import { loadOrgIdleTimes, loadWarmPoolMemory, saveWarmPoolMemory } from "./warm-pool-memory.ts";
+import {
+  loadOrgIdleTimes,
+  loadWarmPoolMemory,
+  saveWarmPoolMemory,
+  type OrgIdleTimesMemo,
+} from "./warm-pool-memory.ts";
 
 // The warm-pool worker's use case (ARCHITECTURE.md §3 step 7, §5): load the endpoint's replicas and
 // its idle-time histogram, plan with the pure policy (planWarmPool → warmPoolActions), and
@@ -32,6 +37,8 @@ export interface WarmPoolOptions {
    */
   gpuBudget: number;
   settings?: Partial<WarmPoolSettings>;
+  /** The org-wide idle times, read once a while per org (a scheduler's); else read per tend. */
+  orgIdleTimes?: OrgIdleTimesMemo;
 }
 
 export interface TendWarmPoolResult {
@@ -106,7 +113,9 @@ export async function tendWarmPool({
       const keptPrewarmed = prewarmed.filter((r) => !stale.includes(r));
 
       const memory = await loadWarmPoolMemory(tx, endpointId);
-      const orgIdleTimes = await loadOrgIdleTimes(tx, endpoint.orgId, endpointId);
+      const orgIdleTimes = options.orgIdleTimes
+        ? await options.orgIdleTimes.load(tx, endpoint.orgId, memory.tracker.histogram)
+        : await loadOrgIdleTimes(tx, endpoint.orgId, endpointId);
       const idleFor = idleForSeconds(memory.tracker, now.getTime());
       const bestNonWarmSeconds =
         (enabled ? await predictBestNonWarm(tx, endpoint, current) : null) ??

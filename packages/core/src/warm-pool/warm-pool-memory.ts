@@ -81,23 +81,61 @@ export async function noteCapacityChange(
 export async function loadOrgIdleTimes(
   db: Db,
   orgId: string,
-  exceptEndpointId: string,
+  exceptEndpointId: string | null,
 ): Promise<IdleTimeHistogram | null> {
+  // Postgres has no "every uuid but none": a nil uuid no endpoint has stands for none.
+  const except = exceptEndpointId ?? "00000000-0000-0000-0000-000000000000";
   const rows = await db.$queryRaw<{ bin: number; count: number }[]>`
     SELECT (b.idx - 1)::int AS bin, sum((b.value)::numeric)::float8 AS count
     FROM "EndpointWarmPool" w,
          jsonb_array_elements_text(w.histogram::jsonb -> 'bins') WITH ORDINALITY AS b(value, idx)
-    WHERE w."orgId" = ${orgId}::uuid AND w."endpointId" <> ${exceptEndpointId}::uuid
+    WHERE w."orgId" = ${orgId}::uuid AND w."endpointId" <> ${except}::uuid
       AND jsonb_array_length(w.histogram::jsonb -> 'bins') = ${HISTOGRAM_BINS}
     GROUP BY b.idx`;
   const [outOfBounds] = await db.$queryRaw<{ count: number | null }[]>`
     SELECT sum((w.histogram::jsonb ->> 'outOfBounds')::numeric)::float8 AS count
     FROM "EndpointWarmPool" w
-    WHERE w."orgId" = ${orgId}::uuid AND w."endpointId" <> ${exceptEndpointId}::uuid
+    WHERE w."orgId" = ${orgId}::uuid AND w."endpointId" <> ${except}::uuid
       AND jsonb_array_length(w.histogram::jsonb -> 'bins') = ${HISTOGRAM_BINS}`;
   const pooled = emptyIdleTimeHistogram();
   for (const { bin, count } of rows) if (bin >= 0 && bin < HISTOGRAM_BINS) pooled.bins[bin] = count;
   pooled.outOfBounds = outOfBounds?.count ?? 0;
   const total = pooled.bins.reduce((a, b) => a + b, pooled.outOfBounds);
   return total > 0 ? pooled : null;
+}
+
+/**
+ * loadOrgIdleTimes for a process that tends many endpoints of an org: the org's sum over all
+ * its endpoints is read once per `ttlMs` and the tended endpoint's own histogram taken out
+ * of it. Summing every endpoint's 241 bins for each endpoint tended was quadratic in the
+ * org's endpoints — with 2,500 endpoints, the sweep's tendings alone kept Postgres's two
+ * cores busy (bench:warm-handover). The prior is then up to `ttlMs` old and subtracts the
+ * endpoint's histogram as it is now rather than as summed: a prior, pooled from thousands of
+ * idle times, that moves slowly.
+ */
+export class OrgIdleTimesMemo {
+  private readonly sums = new Map<string, { atMs: number; sum: IdleTimeHistogram }>();
+
+  constructor(
+    private readonly ttlMs = 60_000,
+    private readonly nowMs: () => number = () => Date.now(),
+  ) {}
+
+  async load(db: Db, orgId: string, own: IdleTimeHistogram): Promise<IdleTimeHistogram | null> {
+    let entry = this.sums.get(orgId);
+    if (!entry || this.nowMs() - entry.atMs > this.ttlMs) {
+      entry = {
+        atMs: this.nowMs(),
+        sum: (await loadOrgIdleTimes(db, orgId, null)) ?? emptyIdleTimeHistogram(),
+      };
+      this.sums.set(orgId, entry);
+    }
+    const others = emptyIdleTimeHistogram();
+    const mine = own.bins.length === HISTOGRAM_BINS ? own : emptyIdleTimeHistogram();
+    for (let i = 0; i < HISTOGRAM_BINS; i++)
+      others.bins[i] = Math.max(0, entry.sum.bins[i]! - mine.bins[i]!);
+    others.outOfBounds = Math.max(0, entry.sum.outOfBounds - mine.outOfBounds);
+    const total = others.bins.reduce((a, b) => a + b, others.outOfBounds);
+    return total > 0 ? others : null;
+  }
 }
