@@ -28,3 +28,25 @@ export class AppError extends Error {
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
+
+/**
+ * Prisma's codes for a database that gave no connection (P2024) or no transaction (P2028:
+ * "Unable to start a transaction in the given time", or one that outlived its timeout) in
+ * time: an overloaded database, which the next attempt may well find free.
+ */
+const DATABASE_BUSY_CODES = new Set(["P2024", "P2028"]);
+
+/**
+ * The answer to a request the database was too busy for: 503 with a second's Retry-After,
+ * never a 500 — nothing was written (the transaction never started, or rolled back), and the
+ * same request is right to send again.
+ */
+export function databaseBusyError(error: unknown): AppError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !DATABASE_BUSY_CODES.has(code)) return null;
+  return new AppError(
+    "UNAVAILABLE",
+    "The database is too busy to take this request now; nothing was changed. Retry in a second.",
+    { retryAfterSeconds: 1 },
+  );
+}

@@ -1,4 +1,4 @@
-export { AppError, isAppError, type AppErrorDetails } from "./app-error.ts";
+export { AppError, databaseBusyError, isAppError, type AppErrorDetails } from "./app-error.ts";
 export {
   ERROR_CODE_TABLE,
   httpStatusOf,

@@ -28,6 +28,22 @@ describe("json routes", () => {
     expect(kept.headers.get("cache-control")).toBe("private, max-age=5, no-transform");
   });
 
+  it("a database too busy for the request is a 503 to retry in a second, never a 500", async () => {
+    // What Prisma throws when the pool gave no transaction in time (its P2028).
+    const busy = Object.assign(
+      new Error("Transaction API error: Unable to start a transaction in the given time."),
+      { code: "P2028" },
+    );
+    const response = errorResponse(busy, request(null));
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("1");
+    expect(await response.json()).toMatchObject({
+      error: { code: "UNAVAILABLE", details: { retryAfterSeconds: 1 } },
+    });
+    const other = Object.assign(new Error("unique constraint"), { code: "P2002" });
+    expect(errorResponse(other, request(null)).status).toBe(500);
+  });
+
   it("maps an AppError to its status with code, message and details", async () => {
     const response = errorResponse(
       new AppError("FORBIDDEN", "No.", { permission: "fleet:write" }),

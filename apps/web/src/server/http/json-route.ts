@@ -1,4 +1,10 @@
-import { AppError, httpStatusOf, isAppError, type AppErrorDetails } from "@thaw/core";
+import {
+  AppError,
+  databaseBusyError,
+  httpStatusOf,
+  isAppError,
+  type AppErrorDetails,
+} from "@thaw/core";
 import { log } from "../logger.ts";
 
 /** Largest JSON body a route accepts; larger bodies are refused with 413 before parsing. */
@@ -80,16 +86,26 @@ export function bearerToken(request: Request): string | null {
 
 /** Maps any thrown value to a JSON error response; unexpected errors are logged, not leaked. */
 export function errorResponse(error: unknown, request: Request): Response {
+  const busy = databaseBusyError(error);
+  if (busy) {
+    log().warn(
+      { method: request.method, path: new URL(request.url).pathname },
+      "database too busy for a request: answered 503",
+    );
+    return errorResponse(busy, request);
+  }
   if (isAppError(error)) {
     const body: ErrorBody = {
       error: { code: error.code, message: error.message, details: error.details ?? null },
     };
     const retryAfter = error.details?.retryAfterSeconds;
-    // Every 429 says when to come back (RFC 9110 §10.2.3).
+    // Every 429 says when to come back (RFC 9110 §10.2.3), and a 503 that knows does too.
     const headers: Record<string, string> =
       error.code === "RATE_LIMITED"
         ? { "retry-after": String(typeof retryAfter === "number" ? retryAfter : 60) }
-        : {};
+        : error.code === "UNAVAILABLE" && typeof retryAfter === "number"
+          ? { "retry-after": String(retryAfter) }
+          : {};
     return jsonResponse(body, { status: httpStatusOf(error.code), headers });
   }
   const errorId = crypto.randomUUID();
