@@ -15,11 +15,9 @@
 // UNNEST statement each, over a pool as large as the web process's (10): what the database
 // takes with nothing in front of it. Rounds alternate the two (noisy machine: each figure is
 // the median of its rounds). One JSON document on stdout, progress on stderr.
-import { spawnSync, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createJoinToken, joinNode } from "@thaw/core";
 import { G5_XLARGE_JOIN_FIGURES, TEST_AGENT_NETWORK } from "@thaw/core/testing";
@@ -28,10 +26,9 @@ import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase } from "@thaw/db/testing";
 import { ControlPlaneClient, generateAgentCallKeyPair } from "@thaw/node-agent-client";
 import type { TelemetryBatchInput } from "@thaw/protocol";
-import { Redis } from "ioredis";
 import { freePort, startProcess, waitFor } from "../src/stack.ts";
+import { clearQueuePrefix, ensureDashboardBuilt, median } from "./bench-kit.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** The issue's bar: the route keeps at least half the bare insert's rate. */
 const TARGET_RATIO = 0.5;
 /** The web process's pool (apps/web/src/server/db.ts): the baseline gets the same budget. */
@@ -74,14 +71,7 @@ if (!redisUrl) {
 
 const say = (message: string) => process.stderr.write(`[bench:ingest] ${message}\n`);
 
-if (!existsSync(join(root, "apps/web/.next/BUILD_ID"))) {
-  say("building the dashboard once (pnpm --filter @thaw/web build)");
-  const build = spawnSync("pnpm", ["--filter", "@thaw/web", "build"], {
-    cwd: root,
-    stdio: ["ignore", process.stderr, process.stderr],
-  });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
+ensureDashboardBuilt(say);
 
 /** CPU seconds (user + system) a process has used, from /proc/<pid>/stat; 0 where unreadable. */
 function cpuSecondsOf(pid: number): number {
@@ -350,11 +340,6 @@ try {
     const s = [...xs].sort((a, b) => a - b);
     return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
   };
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    const mid = Math.floor(s.length / 2);
-    return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-  };
 
   // Warm-up, not counted: the first calls open pools, and V8 optimises the route's code only
   // after some thousands of calls (a round with 50 agents left the first counted round ~25%
@@ -504,12 +489,5 @@ try {
   await bare.$disconnect();
   await database.drop();
   // The history jobs ingest enqueued, under this run's prefix only.
-  const redis = new Redis(redisUrl);
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== "0");
-  redis.disconnect();
+  await clearQueuePrefix(redisUrl, prefix);
 }

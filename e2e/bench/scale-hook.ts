@@ -11,21 +11,17 @@
 // rounds). Everything runs against the built dashboard (`next start`) on 127.0.0.1, on a
 // database and a BullMQ prefix of its own; nothing is left behind. One JSON document on
 // stdout, progress on stderr.
-import { spawnSync, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createApiKey } from "@thaw/core";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase } from "@thaw/db/testing";
 import autocannon from "autocannon";
-import { Redis } from "ioredis";
 import { freePort, startProcess, waitFor } from "../src/stack.ts";
 import { generateAgentCallKeyPair } from "@thaw/node-agent-client";
+import { clearQueuePrefix, ensureDashboardBuilt, median } from "./bench-kit.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 type Target = "bareRoute" | "scaleReplicas" | "scaleReplicasSpread" | "signals";
 /** The issue's bar for the spread hook on this machine: sustained rate and tail latency. */
 const SPREAD_TARGET = { requestsPerSecond: 200, p99Ms: 250 };
@@ -63,14 +59,7 @@ if (!redisUrl) {
 
 const say = (message: string) => process.stderr.write(`[bench:scale-hook] ${message}\n`);
 
-if (!existsSync(join(root, "apps/web/.next/BUILD_ID"))) {
-  say("building the dashboard once (pnpm --filter @thaw/web build)");
-  const build = spawnSync("pnpm", ["--filter", "@thaw/web", "build"], {
-    cwd: root,
-    stdio: ["ignore", process.stderr, process.stderr],
-  });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
+ensureDashboardBuilt(say);
 
 const database = await createTestDatabase();
 const prefix = `bench-${randomBytes(4).toString("hex")}`;
@@ -207,11 +196,6 @@ try {
       );
     }
   }
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    const mid = Math.floor(s.length / 2);
-    return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-  };
   const summary = Object.fromEntries(
     Object.entries(samples).map(([name, xs]) => [
       name,
@@ -258,12 +242,5 @@ try {
   if (web && web.exitCode === null) await new Promise((r) => web!.once("exit", r));
   await database.drop();
   // The reconcile jobs the hooks enqueued, under this run's prefix only.
-  const redis = new Redis(redisUrl);
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== "0");
-  redis.disconnect();
+  await clearQueuePrefix(redisUrl, prefix);
 }

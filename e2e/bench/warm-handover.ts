@@ -16,23 +16,19 @@
 // The warm pool runs with hybrid windows (an hour's keep-alive) and a budget that holds every
 // parked replica, so its sweeps keep them; the sweeps themselves (reconcile and warm pool of
 // every endpoint every 15 s) run as they do in production. JSON on stdout, progress on stderr.
-import { spawnSync, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { Agent as HttpsAgent, createServer, request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createApiKey } from "@thaw/core";
 import { quantiles } from "@thaw/core/statistics";
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { testTlsCertificate } from "@thaw/node-agent-client/testing";
-import { Redis } from "ioredis";
 import { startProcess } from "../src/process.ts";
 import { startWebServer, type WebServer } from "../src/web-server.ts";
+import { clearQueuePrefix, ensureDashboardBuilt } from "./bench-kit.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** The issue's bar: the control plane adds at most this much to the bare round trip's p99. */
 const TARGET_P99_OVER_BARE_MS = 100;
 const GPUS_PER_NODE = 4;
@@ -65,14 +61,7 @@ if (
 
 const say = (message: string) => process.stderr.write(`[bench:warm-handover] ${message}\n`);
 
-if (!existsSync(join(root, "apps/web/.next/BUILD_ID"))) {
-  say("building the dashboard once (pnpm --filter @thaw/web build)");
-  const build = spawnSync("pnpm", ["--filter", "@thaw/web", "build"], {
-    cwd: root,
-    stdio: ["ignore", process.stderr, process.stderr],
-  });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
+ensureDashboardBuilt(say);
 
 // --- the agent stand-in: acknowledges every start (202) and notes when it arrived ------------
 const agentTls = await testTlsCertificate();
@@ -436,16 +425,7 @@ try {
   agent.close();
   // The jobs this run's web and schedulers left, under its prefix only.
   const prefix = server?.sharedEnv.THAW_QUEUE_PREFIX;
-  if (prefix && process.env.REDIS_URL) {
-    const redis = new Redis(process.env.REDIS_URL);
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== "0");
-    redis.disconnect();
-  }
+  if (prefix && process.env.REDIS_URL) await clearQueuePrefix(process.env.REDIS_URL, prefix);
 }
 process.exit(exitCode);
 
