@@ -420,7 +420,7 @@ describe("ingestTelemetry", () => {
     const split = await placeColdStart(nodeA, "starting");
     const stranger = await placeColdStart(nodeA, "starting");
     const before = await rowsOf(stranger.coldStartId);
-    const [first, second, third, ready] = pullEvents(split.coldStartId)!;
+    const [first, second, third, ready] = pullEvents(split.coldStartId);
     const outcomes = await ingestTelemetryGroup({
       submissions: [
         { actor: nodeA, input: { events: pullEvents(a.coldStartId), outcomes: [] } },
