@@ -118,12 +118,20 @@ export async function startScheduler(
   let sweptUpTo: string | null = null;
   const sweep = async () => {
     const work = await findLostWork({ db, after: sweptUpTo });
-    sweptUpTo = work.nextAfter;
-    // Behind any live work (sweepJobOf), in one round trip per queue.
-    const endpoints = work.endpointIds.map((endpointId) => ({ endpointId }));
-    await enqueueSweep(queues, "reconcile", endpoints);
-    // The warm pool's clock: keep-alives run out and pre-warms fall due between changes.
-    await enqueueSweep(queues, "warmPool", endpoints);
+    // While an earlier slice's jobs still wait (the workers busy with live work, or another
+    // scheduler's sweep just queued), this tick adds no more: the sweep takes what the
+    // workers have spare and never piles up behind itself or doubles another process's.
+    const behind =
+      (await queues.reconcile.getPrioritizedCount()) +
+      (await queues.warmPool.getPrioritizedCount());
+    if (behind === 0) {
+      sweptUpTo = work.nextAfter;
+      // Behind any live work (sweepJobOf), in one round trip per queue.
+      const endpoints = work.endpointIds.map((endpointId) => ({ endpointId }));
+      await enqueueSweep(queues, "reconcile", endpoints);
+      // The warm pool's clock: keep-alives run out and pre-warms fall due between changes.
+      await enqueueSweep(queues, "warmPool", endpoints);
+    }
     for (const coldStartId of work.closedColdStartIds)
       await enqueue(queues, "history", { coldStartId });
     // One query: deployments a snapshot might pay off for, and captures whose job was lost.
