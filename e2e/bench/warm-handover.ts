@@ -208,7 +208,16 @@ try {
       startProcess(
         `scheduler-${i}`,
         "apps/scheduler",
-        [process.execPath, "--import", "tsx", "src/main.ts"],
+        [
+          process.execPath,
+          // THAW_BENCH_SCHEDULER_CPU_PROFILE=<dir>: each scheduler writes a V8 CPU profile there.
+          ...(process.env.THAW_BENCH_SCHEDULER_CPU_PROFILE
+            ? ["--cpu-prof", `--cpu-prof-dir=${process.env.THAW_BENCH_SCHEDULER_CPU_PROFILE}`]
+            : []),
+          "--import",
+          "tsx",
+          "src/main.ts",
+        ],
         {
           ...server.sharedEnv,
           THAW_AGENT_CALL_KEY: server.agentCallKeys.privateKey,
