@@ -1,4 +1,10 @@
-import { isAppError, resolveUserActor, trpcCodeOf, type Actor } from "@thaw/core";
+import {
+  databaseBusyError,
+  isAppError,
+  resolveUserActor,
+  trpcCodeOf,
+  type Actor,
+} from "@thaw/core";
 import type { DbClient } from "@thaw/db";
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
@@ -41,9 +47,17 @@ const t = initTRPC.context<TrpcContext>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** AppErrors thrown by use cases become tRPC errors through the one table in @thaw/core. */
+/**
+ * AppErrors thrown by use cases become tRPC errors through the one table in @thaw/core; a
+ * database too busy for the call is SERVICE_UNAVAILABLE, as it is 503 on REST.
+ */
 const mapAppErrors = t.middleware(async ({ next }) => {
   const result = await next();
+  if (!result.ok) {
+    const busy = databaseBusyError(result.error.cause);
+    if (busy)
+      throw new TRPCError({ code: trpcCodeOf(busy.code), message: busy.message, cause: busy });
+  }
   if (!result.ok && isAppError(result.error.cause)) {
     const cause = result.error.cause;
     throw new TRPCError({ code: trpcCodeOf(cause.code), message: cause.message, cause });
