@@ -3,6 +3,7 @@ import type { TelemetryBatch } from "@thaw/protocol";
 import type { Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
 import { queued, type WithFollowUps } from "../queues/follow-ups.ts";
+import { uuidV7 } from "../placement/uuid-v7.ts";
 import type { ColdStartStatus, Phase, ReplicaState } from "../vocabulary/index.ts";
 import {
   measurePhase,
@@ -248,18 +249,24 @@ async function storeBatches(
       accepted.set(b, count);
     }
 
-    const ids = [...new Set(admitted.flatMap((b) => batches[b]!.ids))].sort();
+    // Per cold start, the first admitted batch naming it (which answers for its closing) and
+    // the first outcome reported for it, in one pass over the group.
+    const firstNaming = new Map<string, number>();
+    const firstOutcome = new Map<string, OutcomeNow>();
+    for (const b of admitted) {
+      for (const id of batches[b]!.ids) if (!firstNaming.has(id)) firstNaming.set(id, b);
+      for (const [id, outcome] of batches[b]!.outcomes)
+        if (!firstOutcome.has(id)) firstOutcome.set(id, outcome);
+    }
+    const ids = [...firstNaming.keys()].sort();
     const stored = await storedPhases(tx, ids);
     const closedBy = new Map<number, IngestTelemetryResult["closed"]>();
     const changes: { id: string; change: ColdStartChange }[] = [];
     const moves: ReplicaMove[] = [];
     for (const id of ids) {
       const coldStart = locked.get(id)!;
-      const first = admitted.find((b) => batches[b]!.ids.includes(id))!;
-      const outcome = admitted
-        .map((b) => batches[b]!.outcomes.get(id))
-        .find((o) => o !== undefined);
-      const change = nextColdStart(coldStart, stored.get(id) ?? EMPTY, outcome);
+      const first = firstNaming.get(id)!;
+      const change = nextColdStart(coldStart, stored.get(id) ?? EMPTY, firstOutcome.get(id));
       if (!change) continue;
       changes.push({ id, change });
       if (change.status === "succeeded" || change.status === "failed") {
@@ -316,20 +323,17 @@ const utc = (at: Date | null | undefined) => (at ? at.toISOString() : null);
 /**
  * One INSERT for the batch, idempotent on (coldStartId, sequence) like createMany's
  * skipDuplicates: a resent event, or one repeated within the batch, is skipped. Ids are
- * UUIDv7 as Prisma's @default(uuid(7)) makes them (Postgres 15 has no uuidv7()): the
- * millisecond clock over a random v4's first six bytes, version bits set to 7.
+ * UUIDv7, as Prisma's @default(uuid(7)) and placement make them.
  */
 function insertPhaseEvents(events: PhaseEventRow[]): Prisma.Sql {
   return Prisma.sql`
     INSERT INTO "PhaseEvent"
       (id, "coldStartId", sequence, phase, "startedAt", "endedAt", seconds, bytes,
        "throughputBps", attributes)
-    SELECT encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) PLACING
-             substring(int8send(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)
-             FROM 3) FROM 1 FOR 6), 52, 1), 53, 1), 'hex')::uuid,
-           e.cold_start_id, e.sequence, e.phase, e.started_at, e.ended_at, e.seconds, e.bytes,
-           e.throughput_bps, e.attributes
+    SELECT e.id, e.cold_start_id, e.sequence, e.phase, e.started_at, e.ended_at, e.seconds,
+           e.bytes, e.throughput_bps, e.attributes
     FROM UNNEST(
+      ${events.map(() => uuidV7())}::uuid[],
       ${events.map((e) => e.coldStartId)}::uuid[],
       ${events.map((e) => e.sequence)}::int[],
       ${events.map((e) => e.phase)}::"Phase"[],
@@ -339,7 +343,7 @@ function insertPhaseEvents(events: PhaseEventRow[]): Prisma.Sql {
       ${events.map((e) => (e.bytes === null ? null : e.bytes.toString()))}::bigint[],
       ${events.map((e) => e.throughputBps)}::float8[],
       ${events.map((e) => JSON.stringify(e.attributes))}::jsonb[]
-    ) AS e(cold_start_id, sequence, phase, started_at, ended_at, seconds, bytes,
+    ) AS e(id, cold_start_id, sequence, phase, started_at, ended_at, seconds, bytes,
            throughput_bps, attributes)
     ON CONFLICT ("coldStartId", sequence) DO NOTHING
     RETURNING "coldStartId"::text || '/' || sequence AS key`;
