@@ -18,13 +18,12 @@
 // every endpoint every 15 s) run as they do in production. JSON on stdout, progress on stderr.
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { Agent as HttpsAgent, createServer, request as httpsRequest } from "node:https";
-import type { AddressInfo } from "node:net";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { parseArgs } from "node:util";
 import { createApiKey } from "@thaw/core";
 import { quantiles } from "@thaw/core/statistics";
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
-import { testTlsCertificate } from "@thaw/node-agent-client/testing";
+import { startAgentStandIn } from "@thaw/node-agent-client/testing";
 import { startProcess } from "../src/process.ts";
 import { startWebServer, type WebServer } from "../src/web-server.ts";
 import { clearQueuePrefix, ensureDashboardBuilt } from "./bench-kit.ts";
@@ -63,37 +62,13 @@ const say = (message: string) => process.stderr.write(`[bench:warm-handover] ${m
 
 ensureDashboardBuilt(say);
 
-// --- the agent stand-in: acknowledges every start (202) and notes when it arrived ------------
-const agentTls = await testTlsCertificate();
+// --- the agent stand-in: acknowledges every start (202) and notes when it first arrived -------
 const received = new Map<string, { at: number; path: string; coldStartId: string }>();
-const agent = createServer({ key: agentTls.key, cert: agentTls.cert }, (request, response) => {
-  const chunks: Buffer[] = [];
-  request.on("data", (c: Buffer) => chunks.push(c));
-  request.on("end", () => {
-    const at = performance.now();
-    const body = JSON.parse(Buffer.concat(chunks).toString() || "{}") as {
-      replicaId?: string;
-      coldStartId?: string;
-      path?: string;
-      deployment?: { deploymentId?: string };
-    };
-    const deploymentId = body.deployment?.deploymentId;
-    if (deploymentId && body.coldStartId && !received.has(deploymentId))
-      received.set(deploymentId, { at, path: body.path ?? "", coldStartId: body.coldStartId });
-    response.writeHead(202, { "content-type": "application/json" });
-    response.end(
-      JSON.stringify({
-        replicaId: body.replicaId,
-        coldStartId: body.coldStartId,
-        path: body.path,
-        acceptedAt: new Date().toISOString(),
-      }),
-    );
-  });
+const agent = await startAgentStandIn(({ deploymentId, coldStartId, path }, at) => {
+  if (deploymentId && coldStartId && !received.has(deploymentId))
+    received.set(deploymentId, { at, path, coldStartId });
 });
-agent.keepAliveTimeout = 60_000;
-await new Promise<void>((resolve) => agent.listen(0, "127.0.0.1", resolve));
-const agentUrl = `https://127.0.0.1:${(agent.address() as AddressInfo).port}`;
+const agentUrl = agent.url;
 
 const logs: string[] = [];
 const schedulers: ChildProcess[] = [];
@@ -146,7 +121,7 @@ try {
       // Heartbeats are not what this measures: stamped past the run, every node stays alive.
       lastHeartbeatAt: new Date(Date.now() + 24 * 3_600_000),
       agentUrl: `${agentUrl}/hosts/handover-${i}`,
-      agentCertSha256: agentTls.certSha256,
+      agentCertSha256: agent.certSha256,
     })),
   });
   const endpoints: { slug: string; deploymentId: string }[] = [];
@@ -430,7 +405,6 @@ try {
     ),
   );
   await server?.stop();
-  agent.closeAllConnections();
   agent.close();
   // The jobs this run's web and schedulers left, under its prefix only.
   const prefix = server?.sharedEnv.THAW_QUEUE_PREFIX;

@@ -18,11 +18,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createServer } from "node:https";
-import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { generateAgentCallKeyPair } from "@thaw/node-agent-client";
-import { testTlsCertificate } from "@thaw/node-agent-client/testing";
+import { startAgentStandIn } from "@thaw/node-agent-client/testing";
 import { createTestDatabase } from "@thaw/db/testing";
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { databaseUrlEnv, presentEnv, redisUrlEnv } from "@thaw/core/env";
@@ -86,42 +84,16 @@ const { REDIS_URL } = services.data;
 
 const progress = (message: string) => console.error(`[bench:placement] ${message}`);
 const callKeys = generateAgentCallKeyPair();
-const agentTls = await testTlsCertificate();
 const prefix = `bench-placement-${Date.now()}`;
 const database = await createTestDatabase();
 const db = database.db;
 
 // --- the agent stand-in: acknowledges every start (202) and notes when it arrived --------------
 const received: { deploymentId: string; coldStartId: string; at: number }[] = [];
-const agent = createServer({ key: agentTls.key, cert: agentTls.cert }, (request, response) => {
-  const chunks: Buffer[] = [];
-  request.on("data", (c: Buffer) => chunks.push(c));
-  request.on("end", () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString() || "{}") as {
-      replicaId?: string;
-      coldStartId?: string;
-      path?: string;
-      deployment?: { deploymentId?: string };
-    };
-    received.push({
-      deploymentId: body.deployment?.deploymentId ?? "",
-      coldStartId: body.coldStartId ?? "",
-      at: performance.now(),
-    });
-    response.writeHead(202, { "content-type": "application/json" });
-    response.end(
-      JSON.stringify({
-        replicaId: body.replicaId,
-        coldStartId: body.coldStartId,
-        path: body.path,
-        acceptedAt: new Date().toISOString(),
-      }),
-    );
-  });
-});
-agent.keepAliveTimeout = 60_000;
-await new Promise<void>((resolve) => agent.listen(0, "127.0.0.1", resolve));
-const agentUrl = `https://127.0.0.1:${(agent.address() as AddressInfo).port}`;
+const agent = await startAgentStandIn(({ deploymentId, coldStartId }, at) =>
+  received.push({ deploymentId, coldStartId, at }),
+);
+const agentUrl = agent.url;
 
 // --- the fleet and the endpoints ---------------------------------------------------------------
 const org = await db.org.create({ data: { slug: `bench-${Date.now()}`, name: "bench" } });
@@ -147,7 +119,7 @@ for (let i = 0; i < args.nodes; i += 1_000) {
       // a heartbeat stamped past the run keeps every node alive without 5,000 writes a beat.
       lastHeartbeatAt: new Date(Date.now() + 24 * 3_600_000),
       agentUrl: `${agentUrl}/hosts/bench-${i + k}`,
-      agentCertSha256: agentTls.certSha256,
+      agentCertSha256: agent.certSha256,
     })),
   });
 }
@@ -376,7 +348,6 @@ await Promise.all(
 );
 await noopQueue.close();
 producer.disconnect();
-agent.closeAllConnections();
 agent.close();
 await database.drop();
 

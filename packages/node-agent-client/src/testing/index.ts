@@ -1,0 +1,2 @@
+export { startAgentStandIn, type AgentStandIn, type StandInStart } from "./agent-stand-in.ts";
+export { testTlsCertificate } from "./tls-certificate.ts";
