@@ -24,6 +24,9 @@ export function webRedis(): Redis | undefined {
   return holder.__thawQueues.redis;
 }
 
+/** The first callers' shared wait for the connection (readyWebRedis). */
+let readyWait: Promise<void> | undefined;
+
 /**
  * The connection once it is usable: commands sent before the first connect would fail
  * (no offline queue), so the first callers wait for it — at most `timeoutMs`. They share one
@@ -46,7 +49,6 @@ export async function readyWebRedis(timeoutMs = 1_000): Promise<Redis | undefine
   await readyWait;
   return redis;
 }
-let readyWait: Promise<void> | undefined;
 
 function queueFor(key: QueueKey): Queue | undefined {
   const { THAW_QUEUE_PREFIX } = env();

@@ -37,16 +37,11 @@ export function groupCommit<In, Out>(
       inFlight++;
       options
         .store(group.map((g) => g.item))
-        .then(
-          (outs) => {
-            if (outs.length !== group.length)
-              throw new Error(`group commit: ${outs.length} answers for ${group.length} items`);
-            group.forEach((g, i) => g.resolve(outs[i]!));
-          },
-          (error: unknown) => {
-            for (const g of group) g.reject(error);
-          },
-        )
+        .then((outs) => {
+          if (outs.length !== group.length)
+            throw new Error(`group commit: ${outs.length} answers for ${group.length} items`);
+          group.forEach((g, i) => g.resolve(outs[i]!));
+        })
         .catch((error: unknown) => {
           for (const g of group) g.reject(error);
         })
