@@ -36,7 +36,7 @@ function configFor(host: string, timeoutMs = 5_000): InspectImageConfig {
   const trusted = new Set([host]);
   return {
     http: (url, init) => fetchPublic(url, { ...init, timeoutMs, trustedHosts: trusted }),
-    credentialsFor: async () => null,
+    credentialsFor: () => Promise.resolve(null),
     trustedRegistries: trusted,
   };
 }

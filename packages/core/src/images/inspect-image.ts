@@ -243,7 +243,10 @@ async function resolveManifest(
   platform: { os: string; architecture: string },
 ): Promise<ResolvedManifest> {
   const top = await getManifest(session, ref, reference);
-  const mediaType = String(top.body.mediaType ?? top.answer.headers["content-type"] ?? "");
+  const mediaType =
+    typeof top.body.mediaType === "string"
+      ? top.body.mediaType
+      : (top.answer.headers["content-type"] ?? "");
   if (INDEX_TYPES.some((t) => mediaType.startsWith(t)) || Array.isArray(top.body.manifests)) {
     const entries = (top.body.manifests ?? []) as Descriptor[];
     const match = entries.find(

@@ -121,7 +121,7 @@ export function publicOnlyLookup(
   return (hostname, options, callback) =>
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, "", 4);
-      const list = addresses as dns.LookupAddress[];
+      const list = addresses;
       for (const { address } of list) {
         const reason = nonPublicHostReason(address);
         if (reason) {
@@ -129,7 +129,7 @@ export function publicOnlyLookup(
             "non-public-address",
             `${hostname} resolves to ${address}: ${reason}`,
           );
-          return callback(refused as unknown as NodeJS.ErrnoException, "", 4);
+          return callback(refused, "", 4);
         }
       }
       if (options.all) return callback(null, list);
