@@ -1,0 +1,194 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import {
+  CreateBucketCommand,
+  PutBucketVersioningCommand,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AppError } from "../errors/index.ts";
+import { sizeModelSource } from "./size-model-source.ts";
+
+// s3:// sizing against moto's S3 with the real SDK: an object by HeadObject, a sharded prefix
+// by ListObjectsV2 (paginated), and the refusals. moto_server is started here as the
+// scheduler's aws tests start it (apps/scheduler/src/testing/moto-server.ts, which core may
+// not import); infra/dev/lib.sh ensure_moto installs it (THAW_MOTO_SERVER).
+
+const DEFAULT_BINARY = fileURLToPath(
+  new URL("../../../../.data/moto/bin/moto_server", import.meta.url),
+);
+const credentials = { accessKeyId: "testing", secretAccessKey: "testing" };
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+async function startMoto(): Promise<{ endpoint: string; child: ChildProcess }> {
+  const binary = process.env.THAW_MOTO_SERVER ?? DEFAULT_BINARY;
+  if (!existsSync(binary))
+    throw new Error(
+      `moto_server not found at ${binary}: run "bash -c 'source infra/dev/lib.sh; ensure_moto'" or set THAW_MOTO_SERVER.`,
+    );
+  const port = await freePort();
+  const child = spawn(binary, ["-H", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`moto_server exited (${child.exitCode})`);
+    const up = await fetch(`${endpoint}/moto-api/`).then(
+      (r) => r.status < 500,
+      () => false,
+    );
+    if (up) return { endpoint, child };
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error("moto_server did not answer within 30 s");
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (e: unknown) => e as AppError,
+  );
+
+describe("s3:// model sources (moto)", () => {
+  let moto: { endpoint: string; child: ChildProcess };
+  let admin: S3Client;
+  let config: { s3: { region: string; endpoint: string; forcePathStyle: boolean } };
+  const size = (source: string) =>
+    sizeModelSource({ source, config, credentials: { s3: credentials } });
+  const put = (Bucket: string, Key: string, bytes: number) =>
+    admin.send(new PutObjectCommand({ Bucket, Key, Body: Buffer.alloc(bytes, 1) }));
+
+  beforeAll(async () => {
+    moto = await startMoto();
+    config = { s3: { region: "us-east-1", endpoint: moto.endpoint, forcePathStyle: true } };
+    admin = new S3Client({ ...config.s3, credentials });
+    await admin.send(new CreateBucketCommand({ Bucket: "models" }));
+    await admin.send(
+      new PutBucketVersioningCommand({
+        Bucket: "models",
+        VersioningConfiguration: { Status: "Enabled" },
+      }),
+    );
+    await put("models", "gguf/Llama-3.2-1B-Instruct-Q8_0.gguf", 1_300);
+    await put("models", "llama/config.json", 20);
+    await put("models", "llama/model-00001-of-00002.safetensors", 5_000);
+    await put("models", "llama/model-00002-of-00002.safetensors", 2_500);
+    await put("models", "llama/model.safetensors.index.json", 300);
+    await put("models", "quants/m-Q4_K_M.gguf", 10);
+    await put("models", "quants/m-Q8_0.gguf", 20);
+    await put("models", "empty.safetensors", 0);
+    // More than a ListObjectsV2 page (1,000), in batches the SDK's 50 sockets take at once.
+    for (let batch = 0; batch < 1_005; batch += 50)
+      await Promise.all(
+        Array.from({ length: Math.min(50, 1_005 - batch) }, (_, i) =>
+          put("models", `many/part-${String(batch + i).padStart(5, "0")}.onnx_data`, 2),
+        ),
+      );
+  }, 120_000);
+
+  afterAll(async () => {
+    admin?.destroy();
+    if (moto && moto.child.exitCode === null) {
+      const exited = new Promise((r) => moto.child.once("exit", r));
+      moto.child.kill("SIGTERM");
+      await exited;
+    }
+  });
+
+  it("sizes one object with HeadObject, pinned to its version", async () => {
+    const artifact = await size("s3://models/gguf/Llama-3.2-1B-Instruct-Q8_0.gguf");
+    expect(artifact).toMatchObject({
+      source: "s3://models/gguf/Llama-3.2-1B-Instruct-Q8_0.gguf",
+      totalBytes: 1_300,
+      format: "gguf",
+      sharded: false,
+      files: [{ path: "Llama-3.2-1B-Instruct-Q8_0.gguf", bytes: 1_300 }],
+      fileCount: 1,
+    });
+    expect(artifact.revision).toMatch(/\S/);
+  });
+
+  it("sizes a sharded prefix, named with or without its slash, as everything below it", async () => {
+    for (const source of ["s3://models/llama/", "s3://models/llama"]) {
+      const artifact = await size(source);
+      expect(artifact).toMatchObject({
+        totalBytes: 20 + 5_000 + 2_500 + 300,
+        format: "safetensors",
+        sharded: true,
+        fileCount: 4,
+      });
+      expect(artifact.files.map((f) => f.path).sort()).toEqual([
+        "config.json",
+        "model-00001-of-00002.safetensors",
+        "model-00002-of-00002.safetensors",
+        "model.safetensors.index.json",
+      ]);
+    }
+  });
+
+  it("pages through a long listing and caps the files it lists", async () => {
+    const artifact = await size("s3://models/many/");
+    expect(artifact).toMatchObject({ totalBytes: 2 * 1_005, fileCount: 1_005, format: "onnx" });
+    expect(artifact.files).toHaveLength(1_000);
+  });
+
+  it("says what is wrong with a missing key, a missing bucket, an empty object, a folder of quants", async () => {
+    const missing = await refusal(size("s3://models/nothing/here.gguf"));
+    expect(missing).toMatchObject({
+      code: "UNPROCESSABLE",
+      details: { field: "modelSource", problem: "not-found" },
+    });
+    expect(missing?.message).toContain("no object s3://models/nothing/here.gguf");
+
+    const noBucket = await refusal(size("s3://no-such-bucket/model.gguf"));
+    expect(noBucket?.details?.problem).toBe("not-found");
+    expect(noBucket?.message).toContain("no bucket no-such-bucket");
+
+    expect((await refusal(size("s3://models/empty.safetensors")))?.details?.problem).toBe("empty");
+
+    const quants = await refusal(size("s3://models/quants/"));
+    expect(quants?.details?.problem).toBe("ambiguous");
+    expect(quants?.message).toContain("name one object: s3://models/quants/<file>");
+  });
+
+  it("says so when S3 does not answer in time", async () => {
+    const error = await refusal(
+      sizeModelSource({
+        source: "s3://models/llama/",
+        config: { ...config, timeoutMs: 1 },
+        credentials: { s3: credentials },
+      }),
+    );
+    expect(error).toMatchObject({ code: "UNPROCESSABLE", details: { problem: "timeout" } });
+    expect(error?.message).toMatch(/did not answer within 0.001 s/);
+  });
+
+  it("passes the caller's abort through as it came", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("request closed"));
+    const error = await refusal(
+      sizeModelSource({
+        source: "s3://models/llama/",
+        config,
+        credentials: { s3: credentials },
+        signal: controller.signal,
+      }),
+    );
+    expect(error).not.toBeInstanceOf(AppError);
+  });
+});
