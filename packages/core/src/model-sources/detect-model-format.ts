@@ -140,9 +140,3 @@ export function shardsOfIndex(index: unknown, indexPath: string): string[] | nul
   }
   return shards.size > 0 ? [...shards] : null;
 }
-
-/** The index's `metadata.total_size` (bytes of all tensors), or null when absent. */
-export function totalSizeOfIndex(index: unknown): number | null {
-  const total = (index as { metadata?: { total_size?: unknown } } | null)?.metadata?.total_size;
-  return typeof total === "number" && Number.isSafeInteger(total) && total > 0 ? total : null;
-}
