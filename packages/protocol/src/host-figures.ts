@@ -3,6 +3,20 @@ import { boundedFigure } from "./bounded.ts";
 import { plainText } from "./plain-text.ts";
 
 /**
+ * Sequential direct-I/O throughput the agent measured on its data disk (a short probe at first
+ * boot, cached across restarts); a simulated host reports its simulated disk. The control
+ * plane prefers it to the instance profile's figures (core's effectiveDiskFigures).
+ */
+export const MeasuredDisk = z
+  .object({
+    readMiBps: boundedFigure(1_000_000),
+    writeMiBps: boundedFigure(1_000_000),
+    measuredAt: z.iso.datetime(),
+  })
+  .strict();
+export type MeasuredDisk = z.infer<typeof MeasuredDisk>;
+
+/**
  * What a host can do, measured or from its instance profile: sent at join and with
  * heartbeats, stored on its Node row, read by placement, the cold-start model and the
  * dashboard's bottleneck hints.
@@ -21,6 +35,8 @@ export const HostFigures = z
     registryRttMs: boundedFigure(10_000),
     driverVersion: plainText(32).optional(),
     cudaVersion: plainText(32).optional(),
+    /** Absent: not measured (an older agent, the probe off or failed). */
+    measuredDisk: MeasuredDisk.optional(),
   })
   .strict();
 export type HostFigures = z.infer<typeof HostFigures>;

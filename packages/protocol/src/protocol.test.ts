@@ -36,6 +36,19 @@ describe("agent protocol schemas", () => {
     expect(JoinRequest.safeParse(join).success).toBe(true);
   });
 
+  it("takes the disk the agent measured as an optional figure, bounded like the others", () => {
+    const measuredDisk = { readMiBps: 1012.5, writeMiBps: 998, measuredAt: "2026-11-26T17:00:00Z" };
+    expect(JoinRequest.parse({ ...join, figures: { ...figures, measuredDisk } }).figures).toEqual({
+      ...figures,
+      measuredDisk,
+    });
+    const bad = {
+      ...join,
+      figures: { ...figures, measuredDisk: { ...measuredDisk, readMiBps: -1 } },
+    };
+    expect(failingPath(JoinRequest.safeParse(bad))).toBe("figures.measuredDisk.readMiBps");
+  });
+
   // A join's names are shown on the fleet card and kept in the audit log: a NUL (which
   // Postgres refuses, after the join token was spent), a lone surrogate or a bidi override
   // is refused by the schema, naming the field.
