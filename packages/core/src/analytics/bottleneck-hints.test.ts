@@ -8,7 +8,8 @@ import {
   type ColdStartScenarioInput,
 } from "../cold-start-model/index.ts";
 import { Phase } from "../vocabulary/index.ts";
-import { bottleneckHints, type HostCeilings } from "./bottleneck-hints.ts";
+import { effectiveDiskFigures } from "../scheduling/effective-disk-figures.ts";
+import { bottleneckHints, hostCeilings, type HostCeilings } from "./bottleneck-hints.ts";
 import type { PhaseSample } from "./cold-start-sample.ts";
 
 // The hints read phases the way the shared physics model produces them: each case simulates
@@ -76,6 +77,44 @@ describe("bottleneckHints", () => {
     expect(disk.text).toContain("disk-write bound at 125 MiB/s");
     // A faster disk does not help the single registry stream, and the network is far from full.
     expect(kinds(hints, "pull")).not.toContain("network");
+  });
+
+  it("names where the disk figure came from, and asks for gp3 throughput only below its ceiling", () => {
+    const pulled = (diskMiBps: number) =>
+      simulated({
+        host: { ...g6e, diskWriteMiBps: diskMiBps, diskReadMiBps: diskMiBps },
+        image: { format: "oci", layers: GPT_OSS_LAYERS, readFraction: 0.95 },
+        engine: ENGINE,
+        path: "pull",
+      });
+    const hintsOn = (node: Parameters<typeof hostCeilings>[0]) =>
+      bottleneckHints({
+        path: "pull",
+        phases: pulled(effectiveDiskFigures(node).writeMiBps),
+        host: hostCeilings(node),
+        imageLayers: GPT_OSS_LAYERS,
+        engineProfile: { loader: "sequential", loaderConcurrency: 1 },
+      });
+    const defaultDisk = {
+      ...hostOf(g6e),
+      volumeThroughputMiBps: null,
+      measuredDiskReadMiBps: 125,
+      measuredDiskWriteMiBps: 125,
+    };
+    const measured = hintsOn(defaultDisk).find((h) => h.bound === "disk_write")!;
+    expect(measured.text).toContain("disk-write bound at 125 MiB/s (measured on the host)");
+    expect(measured.text).toContain("provision gp3 throughput");
+    const profile = hintsOn({ ...defaultDisk, measuredDiskReadMiBps: null });
+    expect(profile.find((h) => h.bound === "disk_write")!.text).toContain(
+      "125 MiB/s (instance profile)",
+    );
+    // The volume the fleet provider provisions: the disk is no longer what the pull waits on.
+    const provisioned = hintsOn({
+      ...defaultDisk,
+      measuredDiskReadMiBps: null,
+      volumeThroughputMiBps: 1000,
+    });
+    expect(kinds(provisioned, "pull")).not.toContain("disk_write");
   });
 
   it("with the disk ceiling lifted, gzip-9 weights are decompression bound; at gzip-0 they are not", () => {

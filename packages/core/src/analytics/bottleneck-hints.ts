@@ -2,6 +2,13 @@ import type { HostFigures } from "@thaw/protocol";
 import { z } from "zod";
 import { PHYSICS } from "../cold-start-model/physical-constants.ts";
 import { LayerCompression, LayerContent } from "../cold-start-model/scenario-schema.ts";
+import {
+  DISK_FIGURE_SOURCE_TEXT,
+  type DiskFigureSource,
+  effectiveDiskFigures,
+  NODE_DISK_COLUMNS_SELECT,
+  type NodeDiskColumns,
+} from "../scheduling/effective-disk-figures.ts";
 import { Phase, type StartPath } from "../vocabulary/index.ts";
 import type { PhaseSample } from "./cold-start-sample.ts";
 
@@ -49,11 +56,40 @@ export const BottleneckHint = z.object({
 });
 export type BottleneckHint = z.infer<typeof BottleneckHint>;
 
-/** The host's figures (the agent protocol's HostFigures, as stored on its Node row) that bound a phase. */
+/**
+ * The host's figures that bound a phase: the agent protocol's HostFigures as stored on its
+ * Node row, with the disk figures effectiveDiskFigures chose and where they came from.
+ */
 export type HostCeilings = Pick<
   HostFigures,
   "vcpus" | "networkGbps" | "diskWriteMiBps" | "diskReadMiBps" | "pcieGBps"
->;
+> & {
+  /** Where the disk figures came from; absent: not known (the hints then do not say). */
+  diskSource?: DiskFigureSource;
+};
+
+/** The Node columns hostCeilings reads: select them together. */
+export const HOST_CEILINGS_SELECT = {
+  vcpus: true,
+  networkGbps: true,
+  pcieGBps: true,
+  ...NODE_DISK_COLUMNS_SELECT,
+} as const;
+
+/** A Node row's ceilings, its disk as the predictor sees it (measured, provisioned, profile). */
+export function hostCeilings(
+  node: Pick<HostFigures, "vcpus" | "networkGbps" | "pcieGBps"> & NodeDiskColumns,
+): Required<HostCeilings> {
+  const disk = effectiveDiskFigures(node);
+  return {
+    vcpus: node.vcpus,
+    networkGbps: node.networkGbps,
+    pcieGBps: node.pcieGBps,
+    diskReadMiBps: disk.readMiBps,
+    diskWriteMiBps: disk.writeMiBps,
+    diskSource: disk.source,
+  };
+}
 
 export interface BottleneckInput {
   path: StartPath;
@@ -91,6 +127,9 @@ interface Demand {
 const mibps = (bps: number) => `${Math.round(bps / MIB).toLocaleString("en-US")} MiB/s`;
 const mbps = (bps: number) => `${Math.round(bps / 1e6).toLocaleString("en-US")} MB/s`;
 const gbps = (bps: number) => `${((bps * 8) / 1e9).toFixed(1)} Gbps`;
+/** " (measured on the host)": where a disk figure came from, when known. */
+const fromWhere = (source: DiskFigureSource | undefined) =>
+  source ? ` (${DISK_FIGURE_SOURCE_TEXT[source]})` : "";
 const secs = (s: number) => (s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`);
 
 /** Bottleneck hints of one cold start, largest saving first. */
@@ -176,18 +215,19 @@ function demandsOf(
   const writeBps = host.diskWriteMiBps * MIB;
   const readBps = host.diskReadMiBps * MIB;
   const pcieBps = host.pcieGBps * 1e9;
+  const disk = host.diskSource;
   switch (phase) {
     case "pull":
-      return pullDemands(bytes, layers, nicBps, writeBps, readBps);
+      return pullDemands(bytes, layers, nicBps, writeBps, readBps, disk);
     case "prefetch":
-      return prefetchDemands(bytes, layers, host.vcpus, nicBps, writeBps);
+      return prefetchDemands(bytes, layers, host.vcpus, nicBps, writeBps, disk);
     case "fetch_snapshot":
       return [
         networkDemand("fetch_snapshot", bytes, nicBps),
-        diskWriteDemand("fetch_snapshot", bytes, writeBps),
+        diskWriteDemand("fetch_snapshot", bytes, writeBps, disk),
       ];
     case "load_weights":
-      return loadWeightsDemands(bytes, engine, readBps, pcieBps);
+      return loadWeightsDemands(bytes, engine, readBps, pcieBps, disk);
     default:
       return null;
   }
@@ -203,13 +243,25 @@ function networkDemand(phase: Phase, bytes: number, nicBps: number): Demand {
   };
 }
 
-function diskWriteDemand(phase: Phase, deviceBytes: number, writeBps: number): Demand {
+/** gp3's throughput ceiling: past it, only instance-store NVMe (or io2) is faster. */
+const GP3_MAX_MIBPS = 1000;
+
+function diskWriteDemand(
+  phase: Phase,
+  deviceBytes: number,
+  writeBps: number,
+  source: DiskFigureSource | undefined,
+): Demand {
+  const fix =
+    writeBps < GP3_MAX_MIBPS * MIB
+      ? "provision gp3 throughput (up to 1,000 MiB/s: the fleet provider's dataVolume.throughputMiBps) or put containerd's root on instance-store NVMe (RAID 0)"
+      : "gp3 is at its ceiling: put containerd's root on instance-store NVMe (RAID 0)";
   return {
     bound: "disk_write",
     seconds: deviceBytes / writeBps,
     bytes: deviceBytes,
     ceilingBps: writeBps,
-    text: `${phase} is disk-write bound at ${mibps(writeBps)} — provision disk throughput (gp3 up to 1,000 MiB/s) or put containerd's root on instance-store NVMe (RAID 0)`,
+    text: `${phase} is disk-write bound at ${mibps(writeBps)}${fromWhere(source)} — ${fix}`,
   };
 }
 
@@ -224,6 +276,7 @@ function pullDemands(
   nicBps: number,
   writeBps: number,
   readBps: number,
+  diskSource: DiskFigureSource | undefined,
 ): Demand[] {
   const imageBytes = layers.reduce((sum, l) => sum + l.bytes, 0);
   // The phase may have pulled part of the image (layers already held): scale to its bytes.
@@ -292,7 +345,10 @@ function pullDemands(
     });
   if (deviceSeconds > 0) {
     // The device also reads the blob back as it unpacks: the write ceiling is what binds.
-    demands.push({ ...diskWriteDemand("pull", deviceBytes, writeBps), seconds: deviceSeconds });
+    demands.push({
+      ...diskWriteDemand("pull", deviceBytes, writeBps, diskSource),
+      seconds: deviceSeconds,
+    });
   }
   return demands;
 }
@@ -304,6 +360,7 @@ function prefetchDemands(
   vcpus: number,
   nicBps: number,
   writeBps: number,
+  diskSource: DiskFigureSource | undefined,
 ): Demand[] {
   const imageBytes = layers.reduce((sum, l) => sum + l.bytes, 0);
   let inflateSeconds = 0;
@@ -320,7 +377,7 @@ function prefetchDemands(
   }
   const demands = [
     networkDemand("prefetch", compressed, nicBps),
-    diskWriteDemand("prefetch", bytes, writeBps),
+    diskWriteDemand("prefetch", bytes, writeBps, diskSource),
   ];
   if (inflateSeconds > 0)
     demands.push({
@@ -343,7 +400,9 @@ function loadWeightsDemands(
   engine: Engine,
   readBps: number,
   pcieBps: number,
+  diskSource: DiskFigureSource | undefined,
 ): Demand[] {
+  const disk = `${mibps(readBps)} disk${fromWhere(diskSource)}`;
   const streamBps = PHYSICS.defaultDiskReadStreamMiBps * MIB;
   const concurrent = engine.loader === "concurrent";
   const readers = concurrent ? engine.loaderConcurrency : 1;
@@ -356,8 +415,8 @@ function loadWeightsDemands(
       bytes,
       ceilingBps: loaderReadBps,
       text: concurrent
-        ? `load_weights is loader bound — ${readers} readers reach ${mibps(loaderReadBps)} of a ${mibps(readBps)} disk: raise the loader's concurrency`
-        : `load_weights is loader bound — one sequential reader reaches ~${mibps(loaderReadBps)} of a ${mibps(readBps)} disk: use a concurrent loader (Run:ai Model Streamer, 8–16 readers)`,
+        ? `load_weights is loader bound — ${readers} readers reach ${mibps(loaderReadBps)} of a ${disk}: raise the loader's concurrency`
+        : `load_weights is loader bound — one sequential reader reaches ~${mibps(loaderReadBps)} of a ${disk}: use a concurrent loader (Run:ai Model Streamer, 8–16 readers)`,
     });
   else
     demands.push({
@@ -365,7 +424,7 @@ function loadWeightsDemands(
       seconds: bytes / readBps,
       bytes,
       ceilingBps: readBps,
-      text: `load_weights is disk-read bound at ${mibps(readBps)} — more readers add nothing past the device: provision read throughput (gp3 up to 1,000 MiB/s, io2) or local NVMe; a restore or warm start skips the read`,
+      text: `load_weights is disk-read bound at ${mibps(readBps)}${fromWhere(diskSource)} — more readers add nothing past the device: provision read throughput (gp3 up to 1,000 MiB/s, io2) or local NVMe; a restore or warm start skips the read`,
     });
   if (pcieBps > 0) {
     const copyBps = concurrent ? pcieBps : pcieBps * PHYSICS.pageableCopyFraction;

@@ -4,6 +4,7 @@ import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import type { ColdStartSample } from "./cold-start-sample.ts";
 import { DeploymentStatus } from "../vocabulary/index.ts";
+import { HOST_CEILINGS_SELECT, hostCeilings } from "./bottleneck-hints.ts";
 import { ColdStartBreakdown, coldStartBreakdown } from "./cold-start-breakdown.ts";
 
 export const GetDeploymentBreakdownInput = z
@@ -24,15 +25,6 @@ export const DeploymentBreakdown = ColdStartBreakdown.extend({
   }),
 });
 export type DeploymentBreakdown = z.infer<typeof DeploymentBreakdown>;
-
-/** The node figures the bottleneck hints compare phases against. */
-export const HOST_FIGURES_SELECT = {
-  vcpus: true,
-  networkGbps: true,
-  diskWriteMiBps: true,
-  diskReadMiBps: true,
-  pcieGBps: true,
-} as const;
 
 /**
  * Where every second of one deployment's recent cold starts went (analytics/
@@ -74,7 +66,8 @@ export async function getDeploymentBreakdown({
       predictedSeconds: true,
       predictedMeanSeconds: true,
       actualSeconds: true,
-      node: { select: HOST_FIGURES_SELECT },
+      // The node figures the bottleneck hints compare phases against.
+      node: { select: HOST_CEILINGS_SELECT },
       phases: {
         orderBy: { sequence: "asc" },
         select: { phase: true, seconds: true, bytes: true, throughputBps: true, attributes: true },
@@ -86,7 +79,7 @@ export async function getDeploymentBreakdown({
     // Predicted against actual is the mean's error: a p90 endpoint's objective figure is
     // meant to be above most starts. Starts placed before the mean was kept have only that.
     predictedSeconds: predictedMeanSeconds ?? row.predictedSeconds,
-    host: node,
+    host: node && hostCeilings(node),
     phases: phases.map((p) => ({
       ...p,
       bytes: p.bytes === null ? null : Number(p.bytes),

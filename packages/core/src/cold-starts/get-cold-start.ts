@@ -2,7 +2,13 @@ import type { Db } from "@thaw/db";
 import { z } from "zod";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { asAttributes } from "../analytics/get-deployment-breakdown.ts";
-import { BottleneckHint, bottleneckHints } from "../analytics/bottleneck-hints.ts";
+import {
+  BottleneckHint,
+  bottleneckHints,
+  HOST_CEILINGS_SELECT,
+  hostCeilings,
+} from "../analytics/bottleneck-hints.ts";
+import { DiskFigureSource } from "../scheduling/effective-disk-figures.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import { ColdStartStatus, ColdStartTrigger, Phase, StartPath } from "../vocabulary/index.ts";
 
@@ -45,8 +51,10 @@ export const ColdStartView = z.object({
       instanceType: z.string(),
       vcpus: z.number(),
       networkGbps: z.number(),
+      /** The disk as the predictor and the hints see it (effectiveDiskFigures). */
       diskReadMiBps: z.number(),
       diskWriteMiBps: z.number(),
+      diskSource: DiskFigureSource,
       pcieGBps: z.number(),
     })
     .nullable(),
@@ -105,19 +113,14 @@ export async function getColdStart({
       endpoint: { select: { slug: true, name: true } },
       deployment: { select: { version: true, imageLayers: true, engineProfile: true } },
       node: {
-        select: {
-          name: true,
-          vcpus: true,
-          instanceType: true,
-          networkGbps: true,
-          diskWriteMiBps: true,
-          diskReadMiBps: true,
-          pcieGBps: true,
-        },
+        select: { name: true, instanceType: true, ...HOST_CEILINGS_SELECT },
       },
     },
   });
   if (!row) throw new AppError("NOT_FOUND", `No cold start ${id}.`, { field: "id" });
+  const host = row.node && hostCeilings(row.node);
+  const node = row.node &&
+    host && { name: row.node.name, instanceType: row.node.instanceType, ...host };
   const phases = row.phases.map((p) => ({
     sequence: p.sequence,
     phase: p.phase,
@@ -132,7 +135,7 @@ export async function getColdStart({
     endpoint: row.endpoint,
     deploymentId: row.deploymentId,
     deploymentVersion: row.deployment.version,
-    node: row.node,
+    node,
     attempt: row.attempt,
     trigger: row.trigger,
     path: row.path,
@@ -153,7 +156,7 @@ export async function getColdStart({
     bottlenecks: bottleneckHints({
       path: row.path,
       phases,
-      host: row.node,
+      host,
       imageLayers: row.deployment.imageLayers,
       engineProfile: row.deployment.engineProfile,
     }),

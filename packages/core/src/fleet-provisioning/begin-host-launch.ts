@@ -83,6 +83,12 @@ export async function beginHostLaunch({
   });
 }
 
+/** A data volume as the provider provisioned it (EBS gp3: throughput and IOPS). */
+export interface ProvisionedVolume {
+  throughputMiBps: number;
+  iops: number;
+}
+
 /** What the provider answered: the instance now exists, or no offering had capacity. */
 export async function recordHostLaunch({
   db,
@@ -98,10 +104,22 @@ export async function recordHostLaunch({
         instanceType: string;
         zone: string;
         priceUsdPerHour: number;
+        /** The data volume the provider attached (none: an instance-store host). */
+        volume?: ProvisionedVolume | undefined;
       }
     | { kind: "failed"; reason: string };
 }): Promise<void> {
   if (outcome.kind === "launched") {
+    if (outcome.volume) {
+      // Whether or not the host joined first: the agent does not know what was provisioned.
+      await db.node.updateMany({
+        where: { id: nodeId },
+        data: {
+          volumeThroughputMiBps: outcome.volume.throughputMiBps,
+          volumeIops: outcome.volume.iops,
+        },
+      });
+    }
     // The host may already have joined (a fast boot) and set its own instance id.
     await db.node.updateMany({
       where: { id: nodeId, instanceId: null },

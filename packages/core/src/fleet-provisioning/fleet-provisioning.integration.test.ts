@@ -13,6 +13,10 @@ import {
   markHostsTerminated,
   recordHostLaunch,
 } from "./index.ts";
+import {
+  effectiveDiskFigures,
+  NODE_DISK_COLUMNS_SELECT,
+} from "../scheduling/effective-disk-figures.ts";
 import type { Offering } from "./plan-fleet-change.ts";
 
 // The fleet worker's database side: a launched host joins as the row made for it, the
@@ -160,6 +164,71 @@ describe("fleet provisioning in Postgres", () => {
       }),
     ]);
     await t.db.replica.deleteMany({ where: { endpointId } });
+  });
+
+  it("keeps the volume the provider provisioned, then what the host measured on it", async () => {
+    const { nodeId, joinToken } = await beginHostLaunch({
+      db: t.db,
+      orgId,
+      provider: "sim",
+      offering: A10G,
+      tokenTtlSeconds: 600,
+      reason: "test",
+    });
+    const launched = {
+      kind: "launched" as const,
+      instanceId: `sim-${nodeId}`,
+      instanceType: "g5.xlarge",
+      zone: "sim-a",
+      priceUsdPerHour: 1.006,
+    };
+    await recordHostLaunch({
+      db: t.db,
+      nodeId,
+      outcome: { ...launched, volume: { throughputMiBps: 1000, iops: 16000 } },
+    });
+    const disk = () =>
+      t.db.node.findUniqueOrThrow({
+        where: { id: nodeId },
+        select: {
+          ...NODE_DISK_COLUMNS_SELECT,
+          volumeIops: true,
+          diskMeasuredAt: true,
+        },
+      });
+    expect(effectiveDiskFigures(await disk())).toEqual({
+      readMiBps: 1000,
+      writeMiBps: 1000,
+      source: "provisioned",
+    });
+    expect((await disk()).volumeIops).toBe(16000);
+
+    const measuredAt = "2026-11-26T17:00:00.000Z";
+    const joined = await joinNode({
+      input: {
+        ...join(joinToken, `sim-${nodeId}`),
+        figures: {
+          ...G5_XLARGE_JOIN_FIGURES,
+          measuredDisk: { readMiBps: 1010, writeMiBps: 990, measuredAt },
+        },
+      },
+      db: t.db,
+      agentCallPublicKey: TEST_AGENT_CALL_PUBLIC_KEY,
+      network: TEST_AGENT_NETWORK,
+    });
+    expect(effectiveDiskFigures(await disk())).toEqual({
+      readMiBps: 1010,
+      writeMiBps: 990,
+      source: "measured",
+    });
+    expect((await disk()).diskMeasuredAt?.toISOString()).toBe(measuredAt);
+    // A heartbeat without a measurement (an agent restarted with the probe off) keeps it.
+    await recordNodeHeartbeat({
+      actor: { type: "node", nodeId: joined.nodeId, orgId },
+      input: beat,
+      db: t.db,
+    });
+    expect((await disk()).measuredDiskWriteMiBps).toBe(990);
   });
 
   it("refuses the join of a host whose node was terminated, spending its token like any join", async () => {

@@ -13,6 +13,7 @@ import {
 import { AppError } from "../errors/index.ts";
 import { agentUrlProblem, type AgentNetwork } from "./agent-address.ts";
 import { JOIN_TOKEN_KIND } from "./create-join-token.ts";
+import { measuredDiskColumns } from "./measured-disk-columns.ts";
 
 export const NODE_CREDENTIAL_KIND = "thawnode";
 export { HEARTBEAT_INTERVAL_SECONDS };
@@ -96,6 +97,7 @@ export async function joinNode({
       networkGbps: figures.networkGbps,
       diskReadMiBps: figures.diskReadMiBps,
       diskWriteMiBps: figures.diskWriteMiBps,
+      ...measuredDiskColumns(figures),
       pcieGBps: figures.pcieGBps,
       registryRttMs: figures.registryRttMs,
       driverVersion: figures.driverVersion ?? null,

@@ -1,6 +1,7 @@
 import type { Db } from "@thaw/db";
 import { z } from "zod";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
+import { DiskFigureSource, effectiveDiskFigures } from "../scheduling/effective-disk-figures.ts";
 import {
   GPU_HOLDING_REPLICA_STATES,
   NodeProvider,
@@ -26,7 +27,9 @@ export const NodeView = z.object({
   gpusUsed: z.number(),
   cachedImages: z.number(),
   networkGbps: z.number(),
+  /** The disk as placement sees it (effectiveDiskFigures), and where the figure came from. */
   diskWriteMiBps: z.number(),
+  diskSource: DiskFigureSource,
   state: NodeState,
   stateReason: z.string().nullable(),
   /** Revoked by an operator: only a join token made for it lets its host join again. */
@@ -72,7 +75,8 @@ export async function listNodes({ actor, db }: { actor: Actor; db: Db }): Promis
     gpusUsed: n._count.reservations,
     cachedImages: n._count.images,
     networkGbps: n.networkGbps,
-    diskWriteMiBps: n.diskWriteMiBps,
+    diskWriteMiBps: effectiveDiskFigures(n).writeMiBps,
+    diskSource: effectiveDiskFigures(n).source,
     state: n.state,
     stateReason: n.stateReason,
     credentialRevoked: n.credentialRevokedAt !== null,

@@ -2,6 +2,7 @@ import type { DbClient, DbTransaction } from "@thaw/db";
 import { HEARTBEAT_INTERVAL_SECONDS, type HeartbeatRequest } from "@thaw/protocol";
 import type { Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
+import { measuredDiskColumns } from "./measured-disk-columns.ts";
 import { replicaReasonData } from "../placement/replica-reason.ts";
 
 /** A heartbeat as the agent protocol's HeartbeatRequest parses it. */
@@ -41,6 +42,7 @@ export async function recordNodeHeartbeat({
           networkGbps: f.networkGbps,
           diskReadMiBps: f.diskReadMiBps,
           diskWriteMiBps: f.diskWriteMiBps,
+          ...measuredDiskColumns(f),
           pcieGBps: f.pcieGBps,
           registryRttMs: f.registryRttMs,
         }),

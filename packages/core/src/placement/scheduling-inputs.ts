@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { ScenarioEngine, ScenarioLayer } from "../cold-start-model/index.ts";
 import type { NodeState, Objective, StartPath } from "../vocabulary/index.ts";
-import type {
-  SchedulingDeployment,
-  SchedulingEndpoint,
-  SchedulingNode,
+import {
+  effectiveDiskFigures,
+  type NodeDiskColumns,
+  type SchedulingDeployment,
+  type SchedulingEndpoint,
+  type SchedulingNode,
 } from "../scheduling/index.ts";
 
 // Rows → the plain scheduling snapshot the pure decisions read (scheduling/start-option.ts).
@@ -68,7 +70,7 @@ export function schedulingEndpoint(row: EndpointRow): SchedulingEndpoint {
   };
 }
 
-export interface NodeRow {
+export interface NodeRow extends NodeDiskColumns {
   id: string;
   name: string;
   state: NodeState;
@@ -79,8 +81,6 @@ export interface NodeRow {
   vcpus: number;
   networkGbps: number;
   registryRttMs: number;
-  diskReadMiBps: number;
-  diskWriteMiBps: number;
   pcieGBps: number;
 }
 
@@ -94,6 +94,7 @@ export function schedulingNode(
     startsInFlight: number;
   },
 ): SchedulingNode {
+  const disk = effectiveDiskFigures(row);
   return {
     id: row.id,
     name: row.name,
@@ -107,8 +108,8 @@ export function schedulingNode(
       vcpus: row.vcpus,
       networkGbps: row.networkGbps,
       registryRttMs: row.registryRttMs,
-      diskWriteMiBps: row.diskWriteMiBps,
-      diskReadMiBps: row.diskReadMiBps,
+      diskWriteMiBps: disk.writeMiBps,
+      diskReadMiBps: disk.readMiBps,
       pcieGBps: row.pcieGBps,
     },
     // Agents do not report stargz-snapshotter yet: assume it, and a host that lacks it

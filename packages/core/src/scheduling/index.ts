@@ -9,3 +9,4 @@ export * from "./plan-warm-pool";
 export * from "./cost-optimal-windows";
 export * from "./decide-snapshot-capture";
 export * from "./wait-price";
+export * from "./effective-disk-figures";
