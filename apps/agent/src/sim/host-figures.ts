@@ -6,8 +6,18 @@ const SIM_DRIVER_VERSION = "570.133.20";
 const SIM_CUDA_VERSION = "12.8";
 
 /**
- * What a simulated host of this instance type reports at join and in heartbeats: the
- * published figures of the type (the same profile the cold-start model runs on).
+ * A simulated host's data volume: gp3 provisioned at this throughput, as the fleet provider
+ * attaches to an EC2 host (dataVolume). Absent: the instance profile's disk (a default gp3
+ * root volume, 125 MiB/s, on the GPU types).
+ */
+export interface SimDataVolume {
+  throughputMiBps: number;
+}
+
+/**
+ * What a host of this instance type reports at join and in heartbeats from its published
+ * profile: the figures the cold-start model runs on. A containerd host reports these (its
+ * disk measured separately); a simulated one reports simHostFigures.
  */
 export function hostFiguresFor(instanceType: string): HostFigures {
   const profile = hostProfileFor(instanceType);
@@ -25,6 +35,49 @@ export function hostFiguresFor(instanceType: string): HostFigures {
     registryRttMs: profile.registryRttMs,
     driverVersion: SIM_DRIVER_VERSION,
     cudaVersion: SIM_CUDA_VERSION,
+  };
+}
+
+/**
+ * What a simulated host reports: its type's published figures, and as its measured disk the
+ * disk it simulates (no probe: a probe of the simulated disk would find exactly that).
+ */
+export function simHostFigures(
+  instanceType: string,
+  volume: SimDataVolume | undefined,
+  bootedAt: Date,
+): HostFigures {
+  const { disk } = simHostProfile(instanceType, volume);
+  return {
+    ...hostFiguresFor(instanceType),
+    measuredDisk: {
+      readMiBps: disk.readMiBps,
+      writeMiBps: disk.writeMiBps,
+      measuredAt: bootedAt.toISOString(),
+    },
+  };
+}
+
+/**
+ * The profile a simulated host runs the cold-start model on: its type's, with the data volume
+ * in place of the default disk. Instance-store types keep their NVMe (the fleet provider
+ * attaches no volume to them).
+ */
+export function simHostProfile(
+  instanceType: string,
+  volume: SimDataVolume | undefined,
+): HostProfile {
+  const profile = hostProfileFor(instanceType);
+  if (!volume || profile.disk.kind !== "gp3") return profile;
+  // A gp3 volume's throughput is shared by reads and writes; one reader's stream stays the
+  // network-attached figure.
+  return {
+    ...profile,
+    disk: {
+      ...profile.disk,
+      readMiBps: volume.throughputMiBps,
+      writeMiBps: volume.throughputMiBps,
+    },
   };
 }
 

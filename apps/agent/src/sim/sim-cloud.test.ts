@@ -80,6 +80,29 @@ describe("sim cloud", () => {
     ]);
   });
 
+  it("simulates the data volume the provider asked for, and the host reports it as its disk", async () => {
+    const answer = await call("POST", "", {
+      instanceId: "sim-node-v",
+      instanceType: "g6e.xlarge",
+      zone: "sim-b",
+      joinToken: "thawjoin_for-sim-node-v",
+      bootSeconds: 30,
+      dataVolume: { throughputMiBps: 1000, iops: 16000 },
+    });
+    expect(answer.status).toBe(201);
+    await until("the host to boot", () => agent.hosts.has("cloud-node-v"));
+    expect(agent.hosts.get("cloud-node-v")!.figures.measuredDisk).toMatchObject({
+      readMiBps: 1000,
+      writeMiBps: 1000,
+    });
+    // Without a volume: the instance type's default gp3 disk.
+    await until("the host to boot", () => agent.hosts.has("cloud-node-1"));
+    expect(agent.hosts.get("cloud-node-1")!.figures.measuredDisk).toMatchObject({
+      readMiBps: 125,
+      writeMiBps: 125,
+    });
+  });
+
   it("answers a repeated launch with the same instance, and boots it once", async () => {
     await launch("sim-node-2");
     const again = await launch("sim-node-2");
@@ -126,5 +149,32 @@ describe("sim cloud", () => {
     });
     expect(badId.status).toBe(400);
     expect(await badId.json()).toMatchObject({ error: { details: { field: "instanceId" } } });
+  });
+});
+
+describe("the sim fleet's own hosts", () => {
+  it("numbers a type's hosts across its groups, each group with its disk", async () => {
+    const cp = new FakeControlPlane();
+    await cp.start();
+    const config = loadEnv({
+      THAW_CONTROL_PLANE_URL: cp.url,
+      THAW_AGENT_LISTEN: "127.0.0.1:0",
+      THAW_AGENT_STATE_DIR: mkdtempSync(join(tmpdir(), "thaw-sim-hosts-")),
+      THAW_SIM_HOSTS: "g6e.xlarge:1:1000,g6e.xlarge:1",
+    });
+    const agent = await startAgent(config, { log: pino({ level: "silent" }) });
+    try {
+      const disks = [...agent.hosts.values()].map((h) => [
+        h.name,
+        h.figures.measuredDisk?.readMiBps,
+      ]);
+      expect(disks).toEqual([
+        ["sim-g6e-xlarge-1", 1000],
+        ["sim-g6e-xlarge-2", 125],
+      ]);
+    } finally {
+      await agent.shutdown("test over");
+      await cp.stop();
+    }
   });
 });

@@ -16,6 +16,17 @@ export const SimCloudLaunchRequest = z
     joinToken: z.string().min(1).max(512),
     /** Simulated seconds from launch to the agent's first join (EC2 GPU AMIs: ~1–2 min). */
     bootSeconds: z.number().min(0).max(3_600),
+    /**
+     * The data volume the fleet provider provisioned (gp3 throughput, as on EC2); absent: the
+     * instance type's default disk.
+     */
+    dataVolume: z
+      .object({
+        throughputMiBps: z.number().int().min(125).max(2_000),
+        iops: z.number().int().min(3_000).max(80_000).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type SimCloudLaunchRequest = z.infer<typeof SimCloudLaunchRequest>;

@@ -63,6 +63,19 @@ describe("loadFleetSetup", () => {
       SimHostProvider,
     );
     expect(() => loadFleetSetup(file, {})).toThrow(/THAW_SIM_CLOUD_TOKEN: is not set/);
+    // Its hosts get the volume the aws provider would provision, unless told otherwise.
+    const setup = loadFleetSetup(file, { THAW_SIM_CLOUD_TOKEN: "x".repeat(16) });
+    expect((setup.provider as SimHostProvider)["options"].dataVolume).toEqual({
+      throughputMiBps: 1_000,
+      iops: 16_000,
+    });
+    const defaultDisk = write({ provider: "sim", offerings, sim: { ...sim, dataVolume: null } });
+    expect(
+      (
+        loadFleetSetup(defaultDisk, { THAW_SIM_CLOUD_TOKEN: "x".repeat(16) })
+          .provider as SimHostProvider
+      )["options"].dataVolume,
+    ).toBeUndefined();
     // The sim cloud is the sim agent's: https, pinned to its certificate, like any agent.
     const plain = write({ provider: "sim", offerings, sim: { cloudUrl: "http://127.0.0.1:7070" } });
     expect(() => loadFleetSetup(plain, { THAW_SIM_CLOUD_TOKEN: "x".repeat(16) })).toThrow(

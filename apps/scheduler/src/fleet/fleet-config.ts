@@ -26,6 +26,18 @@ const SimSection = z
      * logs it at start): the sim cloud is called over TLS pinned to it, like agents.
      */
     cloudCertSha256: CertSha256,
+    /**
+     * The data volume simulated hosts get, as the aws provider provisions one (its defaults:
+     * gp3 at 1,000 MiB/s and 16,000 IOPS); `null`: none, hosts keep their type's default disk.
+     */
+    dataVolume: z
+      .object({
+        throughputMiBps: z.int().min(125).max(2_000).default(1_000),
+        iops: z.int().min(3_000).max(80_000).default(16_000),
+      })
+      .strict()
+      .nullable()
+      .prefault({}),
   })
   .strict();
 
@@ -117,6 +129,7 @@ export function loadFleetSetup(
         cloudCertSha256: section.data.cloudCertSha256,
         token,
         bootSeconds: policy.bootSeconds,
+        ...(section.data.dataVolume ? { dataVolume: section.data.dataVolume } : {}),
       }),
     };
   }

@@ -1,4 +1,4 @@
-import type { Offering } from "@thaw/core";
+import type { Offering, ProvisionedVolume } from "@thaw/core";
 
 // Where GPU hosts come from (issue 6): one interface, an implementation per provider —
 // `aws` launches EC2 instances, `sim` starts simulated agents after a realistic boot delay.
@@ -20,6 +20,11 @@ export interface HostLaunchResult {
   offering: Offering;
   /** True when an instance for this node already existed (a retried launch) and was adopted. */
   adopted: boolean;
+  /**
+   * The data volume attached for images, snapshots and weights (gp3 throughput and IOPS), kept
+   * on the node: the agent cannot see what was provisioned. Absent: none (instance store).
+   */
+  volume?: ProvisionedVolume;
   /** Offerings that refused for lack of capacity on the way, to be skipped for a while. */
   unavailable: { offering: Offering; reason: string }[];
 }

@@ -1,4 +1,6 @@
 import { type PinnedFetch, keepAliveFetch } from "@thaw/node-agent-client";
+import type { ProvisionedVolume } from "@thaw/core";
+import { HOST_PROFILES, type HostProfile } from "@thaw/core/cold-start-model";
 import { z } from "zod";
 import type {
   HostLaunchRequest,
@@ -29,6 +31,11 @@ export interface SimHostProviderOptions {
   token: string;
   /** Simulated seconds from launch to join. */
   bootSeconds: number;
+  /**
+   * The data volume every host gets, as the aws provider's dataVolume (gp3 throughput and
+   * IOPS); the sim cloud simulates its disk with it. Instance-store types get none.
+   */
+  dataVolume?: ProvisionedVolume;
   fetchImpl?: PinnedFetch;
 }
 
@@ -46,14 +53,21 @@ export class SimHostProvider implements HostProvider {
     const offering = request.offerings[0];
     if (!offering) throw new Error("launch: no offering to launch from");
     const instanceId = `${SIM_PREFIX}${request.nodeId}`;
+    const volume = this.volumeFor(offering.instanceType);
     await this.call("POST", "", {
       instanceId,
       instanceType: offering.instanceType,
       zone: offering.zone,
       joinToken: request.joinToken,
       bootSeconds: this.options.bootSeconds,
+      ...(volume ? { dataVolume: volume } : {}),
     });
-    return { instanceId, offering, adopted: false, unavailable: [] };
+    return { instanceId, offering, adopted: false, unavailable: [], ...(volume ? { volume } : {}) };
+  }
+
+  private volumeFor(instanceType: string): ProvisionedVolume | undefined {
+    const profile = (HOST_PROFILES as Record<string, HostProfile | undefined>)[instanceType];
+    return profile?.disk.kind === "local-nvme" ? undefined : this.options.dataVolume;
   }
 
   async terminate(instanceIds: readonly string[]): Promise<void> {

@@ -82,6 +82,7 @@ export async function processFleet(ctx: WorkerContext, data: unknown): Promise<u
           instanceType: result.offering.instanceType,
           zone: result.offering.zone,
           priceUsdPerHour: result.offering.priceUsdPerHour,
+          volume: result.volume,
         },
       });
       launched.push(result.instanceId);

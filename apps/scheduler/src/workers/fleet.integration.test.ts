@@ -141,7 +141,13 @@ describe("fleet worker with the sim provider", () => {
         instanceType: "g5.xlarge",
         zone: "sim-a",
         instanceId: `sim-${node.id}`,
+        // The volume the provider provisioned, and what the host reports of it.
+        volumeThroughputMiBps: 1_000,
+        volumeIops: 16_000,
+        measuredDiskReadMiBps: 1_000,
+        measuredDiskWriteMiBps: 1_000,
       });
+      expect(node.diskMeasuredAt).not.toBeNull();
     }
     expect((await cloud()).map((i) => i.state)).toEqual(["running", "running"]);
 

@@ -131,6 +131,23 @@ describe("aws host provider under throttling and refusals", () => {
     expect(runs[0]!.params.get("ClientToken")).not.toBe(runs[1]!.params.get("ClientToken"));
   });
 
+  it("reports the data volume it attached, for the node to keep; none on instance-store types", async () => {
+    const { sent, handler } = scripted({
+      DescribeInstances: [[200, noInstances]],
+      RunInstances: [[200, launched("i-0ccccccccccccccc3")]],
+    });
+    const provider = providerWith(handler);
+    const result = await provider.launch({ ...request, offerings: [L40S_A] });
+    expect(result.volume).toEqual({ throughputMiBps: 1_000, iops: 16_000 });
+    const run = sent.find((s) => s.action === "RunInstances")!;
+    expect(run.params.get("BlockDeviceMapping.1.Ebs.Throughput")).toBe("1000");
+    const p5 = await provider.launch({
+      ...request,
+      offerings: [{ ...L40S_A, instanceType: "p5.48xlarge", gpuModel: "H100" }],
+    });
+    expect(p5.volume).toBeUndefined();
+  });
+
   it("stops at an error another offering would repeat (a bad AMI), naming it", async () => {
     const { sent, handler } = scripted({
       DescribeInstances: [[200, noInstances]],

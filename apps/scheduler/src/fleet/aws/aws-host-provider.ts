@@ -20,7 +20,7 @@ import {
   type ProviderInstanceState,
 } from "../host-provider.ts";
 import type { AwsFleetConfig } from "./aws-fleet-config.ts";
-import { runInstancesInput, TAG_CLUSTER, TAG_NODE } from "./run-instances-input.ts";
+import { dataVolumeFor, runInstancesInput, TAG_CLUSTER, TAG_NODE } from "./run-instances-input.ts";
 
 /**
  * Errors after which another offering may succeed: this type × zone has no capacity now, does
@@ -134,7 +134,13 @@ export class AwsHostProvider implements HostProvider {
         (o) => o.instanceType === adopted.instanceType && o.zone === adopted.zone,
       );
       if (offering) {
-        return { instanceId: adopted.instanceId, offering, adopted: true, unavailable: [] };
+        return {
+          instanceId: adopted.instanceId,
+          offering,
+          adopted: true,
+          unavailable: [],
+          ...this.volumeOf(offering),
+        };
       }
     }
 
@@ -158,7 +164,7 @@ export class AwsHostProvider implements HostProvider {
         );
         const instanceId = answer.Instances?.[0]?.InstanceId;
         if (!instanceId) throw new Error("RunInstances answered without an instance id");
-        return { instanceId, offering, adopted: false, unavailable };
+        return { instanceId, offering, adopted: false, unavailable, ...this.volumeOf(offering) };
       } catch (error) {
         const code = errorCode(error);
         const reason = code ? OFFERING_UNAVAILABLE[code] : undefined;
@@ -167,6 +173,12 @@ export class AwsHostProvider implements HostProvider {
       }
     }
     throw new NoCapacityError(unavailable);
+  }
+
+  /** What RunInstances attached (runInstancesInput decides): recorded on the node. */
+  private volumeOf(offering: Offering): Pick<HostLaunchResult, "volume"> {
+    const volume = dataVolumeFor(this.options.config, offering);
+    return volume ? { volume } : {};
   }
 
   async terminate(instanceIds: readonly string[]): Promise<void> {

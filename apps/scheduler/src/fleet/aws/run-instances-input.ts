@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import type { RunInstancesCommandInput, Tag } from "@aws-sdk/client-ec2";
-import { type Offering, offeringKey } from "@thaw/core";
+import { type Offering, offeringKey, type ProvisionedVolume } from "@thaw/core";
 import type { AwsFleetConfig } from "./aws-fleet-config.ts";
 
 export const TAG_CLUSTER = "thaw:cluster";
@@ -29,6 +29,15 @@ export function hostTags(config: AwsFleetConfig, nodeId: string, orgId: string):
   ];
 }
 
+/** The data volume a host of this offering gets (none on instance-store types: RAID 0 there). */
+export function dataVolumeFor(
+  config: AwsFleetConfig,
+  offering: Offering,
+): ProvisionedVolume | undefined {
+  if (config.localNvmeInstanceTypes.includes(offering.instanceType)) return undefined;
+  return { throughputMiBps: config.dataVolume.throughputMiBps, iops: config.dataVolume.iops };
+}
+
 /** The RunInstances request for one GPU host: one instance, IMDSv2 only, tagged, with user-data. */
 export function runInstancesInput(o: {
   config: AwsFleetConfig;
@@ -40,7 +49,7 @@ export function runInstancesInput(o: {
   const { config, offering } = o;
   const subnetId = config.subnetIdByZone[offering.zone];
   const tags = hostTags(config, o.nodeId, o.orgId);
-  const localNvme = config.localNvmeInstanceTypes.includes(offering.instanceType);
+  const volume = dataVolumeFor(config, offering);
   return {
     MinCount: 1,
     MaxCount: 1,
@@ -69,7 +78,7 @@ export function runInstancesInput(o: {
       HttpEndpoint: "enabled",
       HttpPutResponseHopLimit: 1,
     },
-    ...(localNvme
+    ...(!volume
       ? {}
       : {
           BlockDeviceMappings: [
@@ -78,8 +87,8 @@ export function runInstancesInput(o: {
               Ebs: {
                 VolumeType: "gp3",
                 VolumeSize: config.dataVolume.sizeGiB,
-                Throughput: config.dataVolume.throughputMiBps,
-                Iops: config.dataVolume.iops,
+                Throughput: volume.throughputMiBps,
+                Iops: volume.iops,
                 DeleteOnTermination: true,
                 Encrypted: true,
               },
