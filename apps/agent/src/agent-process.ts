@@ -3,7 +3,7 @@ import { type Server } from "node:https";
 import { type AddressInfo } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 import { ControlPlaneClient, keepAliveFetch } from "@thaw/node-agent-client";
-import { HEARTBEAT_INTERVAL_SECONDS } from "@thaw/protocol";
+import { HEARTBEAT_INTERVAL_SECONDS, type HostFigures, type MeasuredDisk } from "@thaw/protocol";
 import { type Logger } from "pino";
 import { AgentCallKeys, NonceCache } from "./api/agent-call-auth.ts";
 import { createAgentServer } from "./api/agent-server.ts";
@@ -17,7 +17,14 @@ import { AgentMetrics } from "./metrics.ts";
 import { ContainerdRuntime } from "./runtimes/containerd/containerd-runtime.ts";
 import { SimClock } from "./runtimes/sim/sim-clock.ts";
 import { SimRuntime, hostSeed } from "./runtimes/sim/sim-runtime.ts";
-import { hostFiguresFor, hostProfileFor } from "./sim/host-figures.ts";
+import { measureDisk } from "./host/disk-probe.ts";
+import {
+  hostFiguresFor,
+  hostProfileFor,
+  type SimDataVolume,
+  simHostFigures,
+  simHostProfile,
+} from "./sim/host-figures.ts";
 import { SimCloud } from "./sim/sim-cloud.ts";
 import { simHostIdentity } from "./sim/sim-host-identity.ts";
 import { TelemetryPipeline } from "./telemetry/telemetry-pipeline.ts";
@@ -88,10 +95,10 @@ export async function startAgent(
   // Hosts launched by the sim cloud after start; the heartbeat loop exists by then.
   const late: { loop?: HeartbeatLoop } = {};
   const clock = new SimClock(config.sim.timeFactor);
-  const simRuntime = (name: string, instanceType: string) =>
+  const simRuntime = (name: string, figures: HostFigures, volume: SimDataVolume | undefined) =>
     new SimRuntime({
-      profile: hostProfileFor(instanceType),
-      figures: hostFiguresFor(instanceType),
+      profile: simHostProfile(figures.instanceType, volume),
+      figures,
       clock,
       seed: hostSeed(config.sim.seed, name),
       failures: {
@@ -107,21 +114,20 @@ export async function startAgent(
           token: config.sim.cloudToken,
           timeFactor: config.sim.timeFactor,
           checkInstanceType: (instanceType) => void hostProfileFor(instanceType),
-          addHost: ({ name, instanceType, zone, instanceId, joinToken }) => {
-            const host = new HostAgent(
-              name,
-              hostFiguresFor(instanceType),
-              simRuntime(name, instanceType),
-              {
-                ...hostDeps,
-                tokens: new SingleJoinToken(joinToken),
-                agentUrl: `${advertiseBase}/hosts/${encodeURIComponent(name)}`,
-                ...simHostIdentity(name, { zone, instanceId }),
-              },
-            );
+          addHost: ({ name, instanceType, zone, instanceId, joinToken, dataVolume }) => {
+            const figures = simHostFigures(instanceType, dataVolume, new Date());
+            const host = new HostAgent(name, figures, simRuntime(name, figures, dataVolume), {
+              ...hostDeps,
+              tokens: new SingleJoinToken(joinToken),
+              agentUrl: `${advertiseBase}/hosts/${encodeURIComponent(name)}`,
+              ...simHostIdentity(name, { zone, instanceId }),
+            });
             hosts.set(name, host);
             late.loop?.add(host);
-            log.info({ host: name, instanceId, instanceType, zone }, "sim cloud host booted");
+            log.info(
+              { host: name, instanceId, instanceType, zone, dataVolume },
+              "sim cloud host booted",
+            );
           },
           removeHost: async (name) => {
             const host = hosts.get(name);
@@ -171,6 +177,7 @@ export async function startAgent(
       driverVersion: undefined,
       cudaVersion: undefined,
       ...(await detectGpuDriver()),
+      ...(config.diskProbe.mode === "on" ? await probeDataDisk(config, log) : {}),
     };
     const runtime = new ContainerdRuntime({
       address: config.containerd.address,
@@ -194,11 +201,18 @@ export async function startAgent(
   }
 
   const simHosts = config.runtime === "sim" ? parseSimHosts(config.sim.hosts) : [];
-  for (const { instanceType, count } of simHosts) {
-    const figures = hostFiguresFor(instanceType);
+  // Hosts of a type are numbered across its groups ("g6e.xlarge:1:1000,g6e.xlarge:1": -1 and
+  // -2), so a host keeps its name, and its stored credential, when a group gains a volume.
+  const numbered = new Map<string, number>();
+  const bootedAt = new Date();
+  for (const { instanceType, count, volumeMiBps } of simHosts) {
+    const volume = volumeMiBps === undefined ? undefined : { throughputMiBps: volumeMiBps };
+    const figures = simHostFigures(instanceType, volume, bootedAt);
     for (let i = 0; i < count; i++) {
-      const name = `${config.sim.hostPrefix}-${instanceType.replace(/\./g, "-")}-${i + 1}`;
-      const runtime = simRuntime(name, instanceType);
+      const n = (numbered.get(instanceType) ?? 0) + 1;
+      numbered.set(instanceType, n);
+      const name = `${config.sim.hostPrefix}-${instanceType.replace(/\./g, "-")}-${n}`;
+      const runtime = simRuntime(name, figures, volume);
       hosts.set(
         name,
         new HostAgent(name, figures, runtime, {
@@ -312,6 +326,33 @@ export async function startAgent(
     simCloud,
     shutdown,
   };
+}
+
+/**
+ * The data disk's measured throughput as join figures (cached from an earlier boot, else a
+ * probe of a few seconds). A failed probe is logged and the host joins without it: the
+ * control plane then uses the provisioned volume or the instance profile.
+ */
+async function probeDataDisk(
+  config: AgentConfig,
+  log: Logger,
+): Promise<{ measuredDisk?: MeasuredDisk }> {
+  const dir = config.diskProbe.dir ?? config.stateDir;
+  try {
+    const { measured, cached } = await measureDisk({
+      stateDir: config.stateDir,
+      dir,
+      bytes: config.diskProbe.mib * 1024 * 1024,
+    });
+    log.info({ dir, ...measured, cached }, "data disk measured");
+    return { measuredDisk: measured };
+  } catch (error) {
+    log.warn(
+      { dir, err: error instanceof Error ? error.message : String(error) },
+      "data disk probe failed; joining with the instance profile's disk figures",
+    );
+    return {};
+  }
 }
 
 async function listen(server: Server, config: AgentConfig, log: Logger): Promise<AddressInfo> {

@@ -45,6 +45,7 @@ describe.skipIf(!isRoot)("agent daemon on a containerd host", () => {
       THAW_CONTAINERD_NAMESPACE: stack.namespace,
       THAW_CONTAINERD_LOG_DIR: stack.logDir,
       THAW_CONTAINERD_PLAIN_HTTP_REGISTRIES: stack.registryHost,
+      THAW_AGENT_DISK_PROBE_MIB: "16",
     });
     agent = await startAgent(config, { log: pino({ level: "silent" }), heartbeatIntervalMs: 200 });
     for (let waited = 0; cp.nodes.size < 1; waited += 20) {
@@ -63,6 +64,9 @@ describe.skipIf(!isRoot)("agent daemon on a containerd host", () => {
     const node = cp.nodeNamed("gpu-host-1");
     expect(node?.agentUrl).toBe(agent.listenUrl);
     expect(node?.agentCertSha256).toBe(agent.certSha256);
+    // The disk probe ran at boot (in the state directory) and the join carried it.
+    expect(node?.figures?.measuredDisk?.writeMiBps).toBeGreaterThan(0);
+    expect(node?.figures?.measuredDisk?.readMiBps).toBeGreaterThan(0);
     const client = cp.agentClient("gpu-host-1", { retries: 2 });
     const inventory = await client.inventory();
     expect(inventory.node).toMatchObject({ name: "gpu-host-1", runtime: "containerd" });

@@ -9,6 +9,24 @@ describe("agent env", () => {
     ]);
   });
 
+  it("takes a sim host group's data volume, and the disk probe's switch", () => {
+    expect(parseSimHosts("g6e.xlarge:1:1000,g6e.xlarge:1")).toEqual([
+      { instanceType: "g6e.xlarge", count: 1, volumeMiBps: 1000 },
+      { instanceType: "g6e.xlarge", count: 1 },
+    ]);
+    expect(loadEnv({}).diskProbe).toEqual({ mode: "on", mib: 256 });
+    expect(
+      loadEnv({
+        THAW_AGENT_DISK_PROBE: "off",
+        THAW_AGENT_DISK_PROBE_DIR: "/var/lib/containerd",
+        THAW_AGENT_DISK_PROBE_MIB: "64",
+      }).diskProbe,
+    ).toEqual({ mode: "off", dir: "/var/lib/containerd", mib: 64 });
+    expect(() => loadEnv({ THAW_AGENT_DISK_PROBE: "maybe" })).toThrow(
+      /THAW_AGENT_DISK_PROBE: expected 'on' or 'off'/,
+    );
+  });
+
   it("names the malformed variable", () => {
     expect(() => loadEnv({ THAW_SIM_HOSTS: "g5.xlarge" })).toThrow(
       /THAW_SIM_HOSTS: expected '<instance-type>:<count>/,

@@ -116,6 +116,23 @@ const FIELDS = [
     schema: z.string().min(1),
     default: "/etc/thaw/criu/runc.conf",
   },
+  // The containerd host's disk probe (host/disk-probe.ts): sequential direct-I/O write and
+  // read at first boot, cached in the state directory, reported at join. In the directory
+  // given (the data volume containerd writes to: cloud-init sets /var/lib/containerd), else
+  // the state directory. A sim host reports its simulated disk and never probes.
+  {
+    path: "diskProbe.mode",
+    env: "THAW_AGENT_DISK_PROBE",
+    schema: z.enum(["on", "off"], { message: "expected 'on' or 'off'" }),
+    default: "on",
+  },
+  { path: "diskProbe.dir", env: "THAW_AGENT_DISK_PROBE_DIR", schema: z.string().min(1) },
+  {
+    path: "diskProbe.mib",
+    env: "THAW_AGENT_DISK_PROBE_MIB",
+    schema: numberFromEnv(z.number().int().min(16).max(4_096)),
+    default: 256,
+  },
   {
     path: "stateDir",
     env: "THAW_AGENT_STATE_DIR",
@@ -165,8 +182,8 @@ const FIELDS = [
     schema: z
       .string()
       .regex(
-        /^$|^[a-z0-9.]+:\d+(,[a-z0-9.]+:\d+)*$/,
-        "expected '<instance-type>:<count>[,…]', e.g. 'g5.xlarge:2,g6e.xlarge:1', or empty",
+        /^$|^[a-z0-9.]+:\d+(:\d+)?(,[a-z0-9.]+:\d+(:\d+)?)*$/,
+        "expected '<instance-type>:<count>[:<data volume MiB/s>][,…]', e.g. 'g5.xlarge:2:1000,g6e.xlarge:1', or empty",
       ),
     default: "g5.xlarge:2,g6e.xlarge:2",
   },
@@ -253,6 +270,8 @@ export interface AgentConfig {
     restore: boolean;
   };
   telemetry: { flushIntervalMs: number; retryBaseMs: number; retryMaxMs: number };
+  /** Used when runtime = containerd. */
+  diskProbe: { mode: "on" | "off"; dir?: string; mib: number };
   /** Used when runtime = containerd. */
   host: {
     name?: string;
@@ -385,11 +404,22 @@ function setPath(object: Record<string, unknown>, path: string, value: unknown):
   at[parts.at(-1)!] = value;
 }
 
-export function parseSimHosts(spec: string): { instanceType: string; count: number }[] {
+/**
+ * THAW_SIM_HOSTS: "<type>:<count>[:<data volume MiB/s>],…". Without a volume a host has its
+ * type's default disk (gp3 at 125 MiB/s on the GPU types); with one, a gp3 data volume of that
+ * throughput, as the fleet provider provisions (1,000 MiB/s).
+ */
+export function parseSimHosts(
+  spec: string,
+): { instanceType: string; count: number; volumeMiBps?: number }[] {
   if (spec === "") return [];
   return spec.split(",").map((part) => {
-    const [instanceType = "", count = "0"] = part.split(":");
-    return { instanceType, count: Number(count) };
+    const [instanceType = "", count = "0", volume] = part.split(":");
+    return {
+      instanceType,
+      count: Number(count),
+      ...(volume === undefined ? {} : { volumeMiBps: Number(volume) }),
+    };
   });
 }
 

@@ -11,6 +11,7 @@ import {
   CONTROL_PLANE_PATHS,
   type ColdStartOutcomeReport,
   HeartbeatRequest,
+  type HostFigures,
   JoinRequest,
   type PhaseEventReport,
   TelemetryBatch,
@@ -37,6 +38,8 @@ export interface FakeNode {
   pendingCredential?: string;
   /** The credential the join presented as proof of being a node that joined before. */
   presentedCredential: string | undefined;
+  /** What the host reported at join. */
+  figures?: HostFigures;
 }
 
 export class FakeControlPlane {
@@ -132,6 +135,7 @@ export class FakeControlPlane {
         zone: join.zone,
         rotate: false,
         presentedCredential: join.nodeCredential,
+        figures: join.figures,
       };
       this.nodes.set(node.nodeId, node);
       this.byCredential.set(node.credential, node);
