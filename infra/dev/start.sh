@@ -5,7 +5,10 @@
 #   THAW_WEB_PORT      dashboard port (3000)
 #   THAW_WEB_HOST      address the dashboard listens on (127.0.0.1: the demo's password is
 #                      published, so the demo is not reachable from other machines unless asked)
-#   THAW_SIM_HOSTS     demo fleet, e.g. "g5.xlarge:2,g6e.xlarge:2" (the default)
+#   THAW_SIM_HOSTS     demo fleet, "<type>:<count>[:<data volume MiB/s>],…"; the default
+#                      "g5.xlarge:2:1000,g6e.xlarge:1:1000,g6e.xlarge:1" gives every host the gp3
+#                      volume the fleet provider provisions (1,000 MiB/s) except sim-g6e-xlarge-2,
+#                      left on the default 125 MiB/s disk so the bottleneck hints have one to name
 #   THAW_SIM_TIME_FACTOR  simulated phases run this many times faster (10); reported durations stay simulated
 #   THAW_WEB_MODE      "production" (next build + start, the default) or "dev" (next dev)
 #   THAW_FLEET_CONFIG  the scheduler's fleet file; default .data/fleet.json, written here: the
@@ -18,7 +21,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 WEB_PORT="${THAW_WEB_PORT:-3000}"
 WEB_HOST="${THAW_WEB_HOST:-127.0.0.1}"
-SIM_HOSTS="${THAW_SIM_HOSTS:-g5.xlarge:2,g6e.xlarge:2}"
+SIM_HOSTS="${THAW_SIM_HOSTS:-g5.xlarge:2:1000,g6e.xlarge:1:1000,g6e.xlarge:1}"
 LOGS="$DATA/logs"
 mkdir -p "$LOGS" "$DATA/agent"
 
@@ -58,7 +61,11 @@ if [ -z "${THAW_FLEET_CONFIG:-}" ]; then
   ],
   "idleCooldownSeconds": 120,
   "bootSeconds": 90,
-  "sim": { "cloudUrl": "https://$AGENT_LISTEN", "cloudCertSha256": "$AGENT_CERT_SHA256" }
+  "sim": {
+    "cloudUrl": "https://$AGENT_LISTEN",
+    "cloudCertSha256": "$AGENT_CERT_SHA256",
+    "dataVolume": { "throughputMiBps": 1000, "iops": 16000 }
+  }
 }
 FLEET
   export THAW_FLEET_CONFIG="$DATA/fleet.json"
@@ -130,8 +137,10 @@ cat >&2 <<BANNER
   Thaw is running.
     Dashboard   http://localhost:$WEB_PORT
     Sign in     demo@thaw.dev  /  thaw-demo-password
-    Demo fleet  $SIM_HOSTS (simulated GPU hosts, joining now); more are launched from the
-                sim cloud when replicas wait for a GPU, and retired after 2 idle minutes
+    Demo fleet  $SIM_HOSTS (simulated GPU hosts, joining now; the third
+                figure is a host's gp3 data volume in MiB/s, none: the default 125 MiB/s disk);
+                more are launched from the sim cloud, with 1,000 MiB/s volumes, when replicas
+                wait for a GPU, and retired after 2 idle minutes
     $DEMO_LINE
     Logs        .data/logs/{web,scheduler,agent,trace-replay}.log
 
