@@ -117,6 +117,31 @@ describe("bottleneckHints", () => {
     expect(kinds(provisioned, "pull")).not.toContain("disk_write");
   });
 
+  it("a concurrent loader on the default disk is told to provision gp3 throughput", () => {
+    const node = {
+      ...hostOf(g6e),
+      volumeThroughputMiBps: null,
+      measuredDiskReadMiBps: 125,
+      measuredDiskWriteMiBps: 125,
+    };
+    const engine = { ...ENGINE, loader: "concurrent" as const, loaderConcurrency: 16 };
+    const hints = bottleneckHints({
+      path: "pull",
+      phases: simulated({
+        host: g6e,
+        image: { format: "oci", layers: GPT_OSS_LAYERS, readFraction: 0.95 },
+        engine,
+        path: "pull",
+      }),
+      host: hostCeilings(node),
+      imageLayers: GPT_OSS_LAYERS,
+      engineProfile: engine,
+    });
+    const read = hints.find((h) => h.bound === "disk_read")!;
+    expect(read.text).toContain("disk-read bound at 125 MiB/s (measured on the host)");
+    expect(read.text).toContain("provision gp3 throughput");
+  });
+
   it("with the disk ceiling lifted, gzip-9 weights are decompression bound; at gzip-0 they are not", () => {
     const raid = { ...g6e, diskWriteMiBps: 4000, diskReadMiBps: 8000, diskReadStreamMiBps: 1000 };
     for (const compression of ["gzip-9", "gzip-0"] as const) {

@@ -424,7 +424,7 @@ function loadWeightsDemands(
       seconds: bytes / readBps,
       bytes,
       ceilingBps: readBps,
-      text: `load_weights is disk-read bound at ${mibps(readBps)}${fromWhere(diskSource)} — more readers add nothing past the device: provision read throughput (gp3 up to 1,000 MiB/s, io2) or local NVMe; a restore or warm start skips the read`,
+      text: `load_weights is disk-read bound at ${mibps(readBps)}${fromWhere(diskSource)} — more readers add nothing past the device: ${readBps < GP3_MAX_MIBPS * MIB ? "provision gp3 throughput (up to 1,000 MiB/s: the fleet provider's dataVolume.throughputMiBps), io2 or local NVMe" : "gp3 is at its ceiling: io2 or local NVMe"}; a restore or warm start skips the read`,
     });
   if (pcieBps > 0) {
     const copyBps = concurrent ? pcieBps : pcieBps * PHYSICS.pageableCopyFraction;

@@ -8,7 +8,6 @@ import {
   HOST_CEILINGS_SELECT,
   hostCeilings,
 } from "../analytics/bottleneck-hints.ts";
-import { DiskFigureSource } from "../scheduling/effective-disk-figures.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import { ColdStartStatus, ColdStartTrigger, Phase, StartPath } from "../vocabulary/index.ts";
 
@@ -51,10 +50,9 @@ export const ColdStartView = z.object({
       instanceType: z.string(),
       vcpus: z.number(),
       networkGbps: z.number(),
-      /** The disk as the predictor and the hints see it (effectiveDiskFigures). */
+      /** The disk as the predictor and the hints see it (effectiveDiskFigures; the hints name its source). */
       diskReadMiBps: z.number(),
       diskWriteMiBps: z.number(),
-      diskSource: DiskFigureSource,
       pcieGBps: z.number(),
     })
     .nullable(),
@@ -119,8 +117,17 @@ export async function getColdStart({
   });
   if (!row) throw new AppError("NOT_FOUND", `No cold start ${id}.`, { field: "id" });
   const host = row.node && hostCeilings(row.node);
+  // The REST document's node (ColdStartDetail): the figures, not where the disk's came from.
   const node = row.node &&
-    host && { name: row.node.name, instanceType: row.node.instanceType, ...host };
+    host && {
+      name: row.node.name,
+      instanceType: row.node.instanceType,
+      vcpus: host.vcpus,
+      networkGbps: host.networkGbps,
+      diskReadMiBps: host.diskReadMiBps,
+      diskWriteMiBps: host.diskWriteMiBps,
+      pcieGBps: host.pcieGBps,
+    };
   const phases = row.phases.map((p) => ({
     sequence: p.sequence,
     phase: p.phase,
