@@ -132,6 +132,35 @@ const WebEnv = z
       .enum(["true", "false"], { error: 'must be "true" or "false"' })
       .default("false")
       .transform((v) => v === "true"),
+    /**
+     * Registries (`host` or `host:port`, comma-separated) the operator trusts although their
+     * address is private: deployments may name them, inspection may dial them (over plain
+     * http if they do not speak https). Unset: only public registries.
+     */
+    THAW_TRUSTED_REGISTRIES: z
+      .string()
+      .default("")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(
+          z
+            .string()
+            .regex(/^[a-z0-9.-]+(:\d{1,5})?$/, "must be host or host:port, comma-separated"),
+        ),
+      ),
+    /** Where hf:// model sources are sized: the Hugging Face Hub, or a mirror (huggingface_hub's HF_ENDPOINT). */
+    THAW_HF_ENDPOINT: z.url().default("https://huggingface.co"),
+    /** The region s3:// model sources are sized in (their bucket's region answers by redirect). */
+    THAW_MODEL_S3_REGION: z.string().min(1).default("us-east-1"),
+    /** An S3-compatible endpoint for s3:// model sources (MinIO, moto); unset: AWS. */
+    THAW_MODEL_S3_ENDPOINT: z.url().optional(),
+    /** How long inspecting an image or sizing a model source may take, per request. */
+    THAW_INSPECTION_TIMEOUT_SECONDS: z.coerce.number().min(1).max(120).default(10),
     LOG_LEVEL: logLevelEnv,
   })
   // A production dashboard on plain http off this machine would send its session cookie (not

@@ -5,6 +5,7 @@ import { assertCan, type Actor } from "../auth/index.ts";
 import { EndpointRef, findEndpoint } from "../endpoints/find-endpoint.ts";
 import { parseInput } from "../errors/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
+import { completeDeploymentSpec, type ArtifactInspector } from "./complete-deployment-spec.ts";
 import { toDeploymentView } from "./deployment-record.ts";
 import { DeploymentSpec, type DeploymentView } from "./deployment-spec.ts";
 import { writeActiveDeployment } from "./write-active-deployment.ts";
@@ -25,15 +26,21 @@ export async function createDeployment({
   input,
   db,
   where = "input",
+  inspector,
 }: {
   actor: Actor;
   endpoint: unknown;
   input: unknown;
   db: DbClient;
   where?: string;
+  /** Finds what the spec leaves out (sizes, digests, the eStargz variant). */
+  inspector?: ArtifactInspector;
 }): Promise<WithFollowUps<DeploymentView>> {
   assertCan(actor, "deployments:write");
-  const spec = parseInput(DeploymentSpec, input, where);
+  const parsed = parseInput(DeploymentSpec, input, where);
+  // The endpoint is looked up first so that another org's slug is a 404 before any registry is asked.
+  await findEndpoint(db, actor, endpoint);
+  const spec = await completeDeploymentSpec(parsed, { inspector, orgId: actor.orgId, where });
   const deployment = await db.$transaction(async (tx) => {
     const found = await findEndpoint(tx, actor, endpoint);
     await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;

@@ -143,19 +143,28 @@ export const ImageRef = z
 export const DeploymentSpec = z
   .object({
     imageRef: ImageRef,
-    /** Omitted: the hash of imageRef (see digest-of-ref.ts). */
+    /** Omitted: what the registry resolves imageRef to (or, when sizes are given, its hash). */
     imageDigest: digest.optional(),
-    imageBytes: bytes.meta({ description: "Uncompressed image size in bytes." }),
-    /** Omitted: derived from imageBytes (see deriveImageLayers). */
+    imageBytes: bytes.optional().meta({
+      description:
+        "Uncompressed image size in bytes. Omitted (with imageLayers): read from the registry.",
+    }),
+    /** Omitted: the registry's layers, or equal layers derived from imageBytes (deriveImageLayers). */
     imageLayers: z.array(ScenarioLayer).min(1).max(128).optional(),
     estargzImageRef: ImageRef.optional(),
     estargzDigest: digest.optional(),
     modelSource: ModelSource,
-    modelBytes: bytes,
+    modelBytes: bytes.optional().meta({
+      description: "Bytes of the weights. Omitted: sized from the model source.",
+    }),
     modelFormat: z
       .string()
       .regex(/^[a-z0-9][a-z0-9._-]{0,31}$/, "lowercase letters, digits, '.', '_' or '-'")
-      .meta({ example: "safetensors" }),
+      .optional()
+      .meta({
+        example: "safetensors",
+        description: "Omitted: detected from the model source's files.",
+      }),
     engine: Engine,
     engineArgs: z.array(plainText(1_024)).max(64).default([]),
     /** Omitted fields come from the engine's defaults (ENGINE_PROFILE_DEFAULTS). */
@@ -163,7 +172,7 @@ export const DeploymentSpec = z
   })
   .strict()
   .superRefine((spec, ctx) => {
-    if (spec.imageLayers) {
+    if (spec.imageLayers && spec.imageBytes !== undefined) {
       const sum = spec.imageLayers.reduce((s, l) => s + l.bytes, 0);
       if (sum !== spec.imageBytes)
         ctx.addIssue({

@@ -10,7 +10,17 @@ export {
   ModelSource,
   ImageRef,
 } from "./deployment-spec.ts";
+export {
+  completeDeploymentSpec,
+  type ArtifactInspector,
+  type CompleteDeploymentSpec,
+} from "./complete-deployment-spec.ts";
 export { digestOfRef } from "./digest-of-ref.ts";
+export {
+  ArtifactsInspectionView,
+  inspectArtifacts,
+  InspectArtifactsRequest,
+} from "./inspect-artifacts.ts";
 export {
   DeploymentList,
   ListDeploymentsQuery,
@@ -20,6 +30,8 @@ export {
 export {
   IMAGE_REFERENCE,
   imageRefProblem,
+  isTrustedRegistry,
+  trustRegistries,
   MODEL_SOURCE_SCHEMES,
   modelSourceProblem,
   nonPublicHostReason,

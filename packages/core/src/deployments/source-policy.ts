@@ -122,6 +122,22 @@ export function modelSourceProblem(source: string): string | null {
 // what an agent would refuse, so a deployment cannot be accepted and then never start.
 export { IMAGE_REFERENCE };
 
+/**
+ * Registries (`host[:port]`) the operator trusts although their address is private: an
+ * internal registry, set from the server's THAW_TRUSTED_REGISTRIES, never by a client. Empty
+ * unless a server sets it (a browser bundle never does, so the wizard's own check is strict
+ * and the server, which knows better, decides).
+ */
+let trustedRegistries: ReadonlySet<string> = new Set();
+
+export function trustRegistries(hosts: Iterable<string>): void {
+  trustedRegistries = new Set([...hosts].map((h) => h.toLowerCase()));
+}
+
+export function isTrustedRegistry(host: string): boolean {
+  return trustedRegistries.has(host.toLowerCase());
+}
+
 /** Why an image reference is refused, or null when it is allowed. */
 export function imageRefProblem(ref: string): string | null {
   const match = IMAGE_REFERENCE.exec(ref);
@@ -130,7 +146,7 @@ export function imageRefProblem(ref: string): string | null {
   // The first component is a registry when it looks like a host (docker's own rule).
   if (first === undefined) return null;
   const isHost = first.includes(".") || first.includes(":") || first === "localhost";
-  if (!isHost) return null;
+  if (!isHost || isTrustedRegistry(first)) return null;
   let hostname: string;
   try {
     hostname = new URL(`https://${first}`).hostname;

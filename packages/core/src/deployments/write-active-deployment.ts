@@ -1,18 +1,14 @@
 import type { Db } from "@thaw/db";
-import {
-  deriveImageLayers,
-  ENGINE_PROFILE_DEFAULTS,
-  type DeploymentSpec,
-} from "./deployment-spec.ts";
-import { digestOfRef } from "./digest-of-ref.ts";
+import type { CompleteDeploymentSpec } from "./complete-deployment-spec.ts";
+import { ENGINE_PROFILE_DEFAULTS } from "./deployment-spec.ts";
 
 /**
- * Writes a parsed spec as the endpoint's next version and makes it the active one: the
+ * Writes a completed spec (completeDeploymentSpec) as the endpoint's next version and makes it the active one: the
  * previous active version becomes `superseded`. The caller holds the endpoint's row lock.
  */
 export async function writeActiveDeployment(
   tx: Db,
-  o: { orgId: string; endpointId: string; spec: DeploymentSpec },
+  o: { orgId: string; endpointId: string; spec: CompleteDeploymentSpec },
 ) {
   const { spec } = o;
   const last = await tx.deployment.findFirst({
@@ -31,13 +27,11 @@ export async function writeActiveDeployment(
       version: (last?.version ?? 0) + 1,
       status: "active",
       imageRef: spec.imageRef,
-      imageDigest: spec.imageDigest ?? digestOfRef(spec.imageRef),
+      imageDigest: spec.imageDigest,
       imageBytes: BigInt(spec.imageBytes),
-      imageLayers: spec.imageLayers ?? deriveImageLayers(spec.imageBytes),
+      imageLayers: spec.imageLayers,
       estargzImageRef: spec.estargzImageRef ?? null,
-      estargzDigest: spec.estargzImageRef
-        ? (spec.estargzDigest ?? digestOfRef(spec.estargzImageRef))
-        : null,
+      estargzDigest: spec.estargzImageRef ? (spec.estargzDigest ?? null) : null,
       modelSource: spec.modelSource,
       modelBytes: BigInt(spec.modelBytes),
       modelFormat: spec.modelFormat,

@@ -3,6 +3,10 @@ import { checkEndpointQuotas } from "../orgs/check-endpoint-quotas.ts";
 import { DEFAULT_ORG_QUOTAS, type OrgQuotas } from "../orgs/org-quotas.ts";
 import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, orgScope, type Actor } from "../auth/index.ts";
+import {
+  completeDeploymentSpec,
+  type ArtifactInspector,
+} from "../deployments/complete-deployment-spec.ts";
 import { writeActiveDeployment } from "../deployments/write-active-deployment.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
@@ -47,6 +51,7 @@ export async function createEndpoint({
   source,
   where = "input",
   quotas = DEFAULT_ORG_QUOTAS,
+  inspector,
 }: {
   actor: Actor;
   input: unknown;
@@ -55,9 +60,16 @@ export async function createEndpoint({
   where?: string;
   /** What the org may hold (the operator's THAW_ORG_MAX_*). */
   quotas?: OrgQuotas;
+  /** Finds what the deployment leaves out (sizes, digests, the eStargz variant). */
+  inspector?: ArtifactInspector;
 }): Promise<WithFollowUps<EndpointView>> {
   assertCan(actor, "endpoints:write");
   const spec = parseInput(CreateEndpointInput, input, where);
+  const deploymentSpec = await completeDeploymentSpec(spec.deployment, {
+    inspector,
+    orgId: actor.orgId,
+    where: `${where}.deployment`,
+  });
   const desired = spec.desiredReplicas ?? spec.minReplicas;
   const slugTaken = () =>
     new AppError("CONFLICT", `${where}.slug: an endpoint '${spec.slug}' already exists.`, {
@@ -95,7 +107,7 @@ export async function createEndpoint({
       const deployment = await writeActiveDeployment(tx, {
         orgId: actor.orgId,
         endpointId: endpoint.id,
-        spec: spec.deployment,
+        spec: deploymentSpec,
       });
       if (desired > 0)
         await tx.scaleEvent.create({

@@ -47,9 +47,8 @@ export async function sizeHttpsModelSource(
       throw fetchFailure(error, options);
     });
 
-  // fetchPublic refuses a declared Content-Length over maxBodyBytes, and a HEAD's is the
-  // file's; a HEAD answer has no body to read, so no cap is needed on it.
-  const head = await request("HEAD", {}, Number.MAX_SAFE_INTEGER);
+  // A HEAD answer has no body (fetchPublic does not bound its Content-Length, the file's).
+  const head = await request("HEAD", {}, 0);
   refuseMissing(head, options);
   let answer = head;
   let bytes = sizeFromHead(head.status, head.headers);

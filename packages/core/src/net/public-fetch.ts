@@ -162,7 +162,8 @@ function requestOnce(
         signal,
       },
       (response) => {
-        const declared = Number(response.headers["content-length"]);
+        // A HEAD answer's Content-Length is the resource's, not a body's: there is none to bound.
+        const declared = options.method === "HEAD" ? 0 : Number(response.headers["content-length"]);
         if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
           response.destroy();
           return reject(tooLarge(url, options.maxBodyBytes));

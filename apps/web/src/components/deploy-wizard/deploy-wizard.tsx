@@ -13,6 +13,7 @@ import { ModelStep } from "./model-step.tsx";
 import { PathsStep } from "./paths-step.tsx";
 import { ReviewStep } from "./review-step.tsx";
 import { ScalingStep } from "./scaling-step.tsx";
+import { useArtifactsInspection } from "./use-artifacts-inspection.ts";
 import {
   fieldOfServerError,
   messageOfServerError,
@@ -93,7 +94,15 @@ export function DeployWizard({ endpointSlug }: { endpointSlug?: string }) {
       onError: onServerError,
     }),
   );
+  // The review step shows what the registry and the model source say of what was left out;
+  // an answer that names a field (no such tag, a gated model) sends the user back to it.
+  const inspection = useArtifactsInspection(
+    step === reviewStep ? getValues().deployment : undefined,
+    step === reviewStep,
+    onServerError,
+  );
   const pending = create.isPending || roll.isPending;
+  const inspecting = inspection.needed && !inspection.data;
 
   const next = async () => {
     const fields = steps[step]?.fields ?? [];
@@ -151,7 +160,7 @@ export function DeployWizard({ endpointSlug }: { endpointSlug?: string }) {
           {step === 1 && <ModelStep />}
           {!rolling && step === 2 && <ScalingStep gpuChoices={gpuChoices} />}
           {!rolling && step === 3 && <PathsStep />}
-          {step === reviewStep && <ReviewStep rolling={rolling} />}
+          {step === reviewStep && <ReviewStep rolling={rolling} inspection={inspection} />}
           {formError && (
             <p className="form-error" role="alert" data-testid="deploy-error">
               {formError}
@@ -177,7 +186,7 @@ export function DeployWizard({ endpointSlug }: { endpointSlug?: string }) {
                 type="submit"
                 className="button primary"
                 data-testid="deploy-submit"
-                disabled={pending}
+                disabled={pending || inspecting}
               >
                 {pending ? "Deploying…" : "Deploy"}
               </button>

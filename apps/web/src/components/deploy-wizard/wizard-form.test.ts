@@ -96,7 +96,9 @@ describe("deploy wizard form", () => {
   it("words zod's messages for a form, with bounds from core and sizes in GB", () => {
     const empty = messagesOf({ ...startingValues(), deployment: startingValues().deployment });
     expect(empty["deployment.imageRef"]).toBe("Required.");
-    expect(empty["deployment.imageBytes"]).toBe("Required.");
+    // Sizes and the format are found from the registry and the model source: never required.
+    for (const found of ["imageBytes", "modelBytes", "modelFormat"])
+      expect(empty[`deployment.${found}`], found).toBeUndefined();
     const wrong = messagesOf(
       filled(
         { gpuCount: 9, maxReplicas: 1.5, gpuSecondsPerWaitSecond: -3 },

@@ -30,9 +30,9 @@ const MODEL: WizardStep = {
   title: "Model",
   fields: [
     "deployment.modelSource",
+    "deployment.engine",
     "deployment.modelBytes",
     "deployment.modelFormat",
-    "deployment.engine",
   ],
 };
 const SCALING: WizardStep = {
@@ -59,8 +59,8 @@ export function stepOf(steps: readonly WizardStep[], field: WizardField): number
 const shape = CreateEndpointInput.shape;
 
 /**
- * What the form starts from: core's defaults (desired left out: the minimum), and a vLLM
- * model in safetensors. A number field left blank is left out, so core's default holds; the
+ * What the form starts from: core's defaults (desired left out: the minimum), and vLLM (the
+ * model's size and format are found from its source). A number field left blank is left out, so core's default holds; the
  * form shows that same default again when its step is opened anew (react-hook-form puts a
  * field's default back where its value is undefined), so a blank never means two things.
  */
@@ -71,7 +71,7 @@ export function startingValues(): DefaultValues<WizardValues> {
     maxReplicas: shape.maxReplicas.parse(undefined),
     allowedPaths: shape.allowedPaths.parse(undefined),
     objective: shape.objective.parse(undefined),
-    deployment: { modelFormat: "safetensors", engine: "vllm" },
+    deployment: { engine: "vllm" },
   };
 }
 

@@ -1,5 +1,7 @@
 import {
   IDEMPOTENCY_KEY_RETENTION_HOURS,
+  ArtifactsInspectionView,
+  InspectArtifactsRequest,
   ColdStartDetail,
   ColdStartList,
   CreateEndpointInput,
@@ -67,7 +69,7 @@ const ERROR_TEXT: Record<number, string> = {
 const SCHEMA_RULES =
   "Input that does not match this document is a 400 naming the field (`error.details.field`).";
 const DEPLOYMENT_RULES =
-  "`imageLayers`, when given, add up to `imageBytes`; `estargzDigest` needs `estargzImageRef`; `imageRef`, `estargzImageRef` and `modelSource` name no loopback, private, link-local or metadata address; engine args hold no control characters.";
+  "`imageLayers`, when given with `imageBytes`, add up to it; `estargzDigest` needs `estargzImageRef`; `modelFormat` is required when `modelBytes` is given; `imageRef`, `estargzImageRef` and `modelSource` name no loopback, private, link-local or metadata address; engine args hold no control characters. Left out, `imageBytes`, `imageLayers` and `imageDigest` are read from the registry (and an eStargz variant tagged `<tag>-esgz` is found), and `modelBytes` and `modelFormat` from the model source (the Hugging Face Hub, S3, or an https HEAD); a registry or source that refuses, has no such image, or does not answer in time is a 422 naming the field.";
 const DEPLOYMENT_EXAMPLE = {
   imageRef: "registry.example.com/vllm-openai:v0.12.0",
   imageBytes: 7_800_000_000,
@@ -224,6 +226,22 @@ export function openApiDocument() {
           responses: {
             "201": json("The new active deployment", DeploymentView),
             ...errors(400, 401, 403, 404, 413, 422, 429),
+          },
+        },
+      },
+      "/api/v1/inspections": {
+        post: {
+          operationId: "inspectArtifacts",
+          summary:
+            "What a deployment of this image (and model) would be made from: digest, platform, layers with their uncompressed sizes and compression, the eStargz variant, the model's size, format and files. Nothing is stored (scope deployments:write)",
+          description: `${SCHEMA_RULES} 422: the registry or model source refused, has no such image or model, lied about a layer's size, or did not answer in time; \`error.details.field\` names the field.`,
+          requestBody: body(InspectArtifactsRequest, {
+            imageRef: "vllm/vllm-openai:v0.11.0",
+            modelSource: "hf://Qwen/Qwen2.5-7B-Instruct",
+          }),
+          responses: {
+            "200": json("What the registry and the model source say", ArtifactsInspectionView),
+            ...errors(400, 401, 403, 413, 422, 429),
           },
         },
       },

@@ -1,11 +1,15 @@
 import {
+  ArtifactsInspectionView,
   createDeployment,
+  inspectArtifacts,
+  InspectArtifactsRequest,
   CreateDeploymentRequest,
   DeploymentList,
   DeploymentView,
   listDeployments,
   ListDeploymentsRequest,
 } from "@thaw/core";
+import { artifactInspector } from "../../artifact-inspector.ts";
 import { followThrough } from "../../follow-through.ts";
 import { coreInput } from "../core-input.ts";
 import { protectedProcedure, router } from "../init.ts";
@@ -22,8 +26,21 @@ export const deploymentsRouter = router({
           input: input.deployment,
           where: "deployment",
           db: ctx.db,
+          inspector: artifactInspector(),
         }),
       ),
+    ),
+  /** What a deployment of this image and model would be made from: the wizard's inspection step. */
+  inspect: protectedProcedure
+    .input(coreInput(InspectArtifactsRequest, "deployment"))
+    .output(ArtifactsInspectionView)
+    .mutation(({ ctx, input }) =>
+      inspectArtifacts({
+        actor: ctx.actor,
+        input,
+        inspector: artifactInspector(),
+        where: "deployment",
+      }),
     ),
   list: protectedProcedure
     .input(coreInput(ListDeploymentsRequest, ""))

@@ -10,6 +10,7 @@ import {
   updateEndpoint,
   UpdateEndpointRequest,
 } from "@thaw/core";
+import { artifactInspector } from "../../artifact-inspector.ts";
 import { followThrough } from "../../follow-through.ts";
 import { orgQuotas } from "../../org-quotas.ts";
 import { coreInput } from "../core-input.ts";
@@ -30,6 +31,7 @@ export const endpointsRouter = router({
           source: "dashboard",
           db: ctx.db,
           quotas: orgQuotas(),
+          inspector: artifactInspector(),
         }),
       ),
     ),

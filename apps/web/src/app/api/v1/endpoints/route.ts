@@ -1,4 +1,5 @@
 import { createEndpoint, listEndpointConfigs } from "@thaw/core";
+import { artifactInspector } from "../../../../server/artifact-inspector.ts";
 import { readJsonBody } from "../../../../server/http/json-route.ts";
 import { orgQuotas } from "../../../../server/org-quotas.ts";
 import { followThrough } from "../../../../server/follow-through.ts";
@@ -19,6 +20,7 @@ export const POST = restRoute("endpoints:write", async ({ request, actor, db }) 
     where: "body",
     db,
     quotas: orgQuotas(),
+    inspector: artifactInspector(),
   });
   return { status: 201, body: await followThrough(created) };
 });

@@ -1,4 +1,5 @@
 import { createDeployment, listDeployments } from "@thaw/core";
+import { artifactInspector } from "../../../../../../server/artifact-inspector.ts";
 import { readJsonBody } from "../../../../../../server/http/json-route.ts";
 import { followThrough } from "../../../../../../server/follow-through.ts";
 import { restRoute } from "../../../../../../server/rest/rest-route.ts";
@@ -23,6 +24,7 @@ export const POST = restRoute("deployments:write", async ({ request, actor, para
     input,
     where: "body",
     db,
+    inspector: artifactInspector(),
   });
   return { status: 201, body: await followThrough(deployment) };
 });
