@@ -17,6 +17,13 @@ const COLUMNS = [
   "Heartbeat",
 ];
 
+/** Where a node's disk figure came from (core's effectiveDiskFigures). */
+const DISK_SOURCE = {
+  measured: "measured",
+  provisioned: "provisioned gp3",
+  profile: "instance profile",
+} as const;
+
 /** Nodes, and for admins (fleet:write, the same as creating join tokens) what to do with each. */
 export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean }) {
   const trpc = useTRPC();
@@ -53,7 +60,13 @@ export function FleetTable({ canCreateJoinToken }: { canCreateJoinToken: boolean
                   {n.zone ? ` · ${n.zone}` : ""}
                 </div>
               </td>
-              <td className="mono">{n.instanceType}</td>
+              <td>
+                <div className="mono">{n.instanceType}</div>
+                <div className="muted" data-testid="node-disk" data-disk-source={n.diskSource}>
+                  disk {Math.round(n.diskWriteMiBps).toLocaleString("en-US")} MiB/s ·{" "}
+                  {DISK_SOURCE[n.diskSource]}
+                </div>
+              </td>
               <td>{n.gpuModel}</td>
               <td className="num">
                 {n.gpusUsed} / {n.gpuCount}
