@@ -20,3 +20,4 @@ export * from "./fleet-provisioning/index.ts";
 export * from "./deployments/index.ts";
 export * from "./snapshots/index.ts";
 export * from "./retention/index.ts";
+export * from "./registry-credentials/index.ts";

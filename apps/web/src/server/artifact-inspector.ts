@@ -1,8 +1,15 @@
-import { AppError, trustRegistries, type ArtifactInspector } from "@thaw/core";
+import {
+  AppError,
+  registryAuthForImages,
+  trustRegistries,
+  type ArtifactInspector,
+} from "@thaw/core";
 import { inspectImage } from "@thaw/core/images";
 import { sizeModelSource } from "@thaw/core/model-sources";
 import { fetchPublic } from "@thaw/core/net";
 import { env, isNextBuild } from "../env.ts";
+import { getDb } from "./db.ts";
+import { sealingKey } from "./sealing-key.ts";
 
 // The web app's artifact inspector: registries and model sources asked on an org's behalf,
 // bounded by the operator's timeout, through fetchPublic (client-named hosts are checked at
@@ -23,7 +30,7 @@ export function artifactInspector(): ArtifactInspector {
   const trusted = new Set(e.THAW_TRUSTED_REGISTRIES);
   const timeoutMs = e.THAW_INSPECTION_TIMEOUT_SECONDS * 1000;
   inspector = {
-    inspectImage: ({ ref, field }) =>
+    inspectImage: ({ ref, field, orgId }) =>
       inspectImage({
         ref,
         field,
@@ -35,7 +42,17 @@ export function artifactInspector(): ArtifactInspector {
               timeoutMs,
               trustedHosts: trusted,
             }),
-          credentialsFor: () => Promise.resolve(null),
+          // The org's stored credential for the registry, opened for this inspection only.
+          credentialsFor: async () =>
+            (
+              await registryAuthForImages({
+                db: getDb(),
+                orgId,
+                imageRefs: [ref],
+                sealingKey: sealingKey(),
+                ecrEndpoint: e.THAW_ECR_ENDPOINT,
+              })
+            )[0] ?? null,
           trustedRegistries: trusted,
         },
       }),

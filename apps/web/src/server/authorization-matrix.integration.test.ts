@@ -2,7 +2,9 @@
 // enumerated from the router, so a new one without a row here fails the suite until someone
 // decides who may call it. (REST v1's matrix runs through the built server:
 // e2e/src/rest/rest-authorization.e2e.test.ts.)
+import { randomBytes } from "node:crypto";
 import { createApiKey, createEndpoint, inviteMember, type Actor } from "@thaw/core";
+import { pushTinyImage, startTestRegistry, type TestRegistry } from "@thaw/core/testing";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,6 +29,10 @@ interface Fixtures {
   /** A fresh member (viewer) of org A, and a fresh pending invitation of org A. */
   memberId: () => Promise<string>;
   invitationId: () => Promise<string>;
+  /** An image in a real registry (one the operator trusts), for the inspection. */
+  imageRef: string;
+  /** A fresh registry credential of org A: its registry. */
+  registryCredential: () => Promise<string>;
 }
 
 const deployment = TEST_DEPLOYMENT;
@@ -69,6 +75,11 @@ const PROCEDURES: Record<
     crossOrg: "NOT_FOUND",
     input: async (f) => ({ endpoint: (await f.endpoint()).slug, deployment }),
   },
+  "deployments.inspect": {
+    least: "member",
+    crossOrg: "OK",
+    input: (f) => ({ imageRef: f.imageRef }),
+  },
   "deployments.list": {
     least: "viewer",
     crossOrg: "NOT_FOUND",
@@ -101,6 +112,22 @@ const PROCEDURES: Record<
     least: "admin",
     crossOrg: "NOT_FOUND",
     input: async (f) => ({ id: await f.apiKeyId() }),
+  },
+  "registryCredentials.list": { least: "admin", crossOrg: "OK" },
+  "registryCredentials.put": {
+    least: "admin",
+    crossOrg: "OK",
+    input: () => ({
+      kind: "basic",
+      registry: `r${++serial}.example.com`,
+      username: "u",
+      secret: "p",
+    }),
+  },
+  "registryCredentials.delete": {
+    least: "admin",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ registry: await f.registryCredential() }),
   },
   "audit.list": { least: "admin", crossOrg: "OK", input: () => ({}) },
   "coldStarts.list": { least: "viewer", crossOrg: "OK", input: () => ({}) },
@@ -161,6 +188,7 @@ describe("authorization matrix", () => {
   let users: Record<Role | "ownerB", SessionUser>;
   let orgAId: string;
   let fixtures: Fixtures;
+  let registry: TestRegistry;
 
   /** Rows that a refused call must leave untouched. */
   const counts = async () => ({
@@ -193,6 +221,7 @@ describe("authorization matrix", () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
+    registry = await startTestRegistry();
     const seeded = await seedDemo(t.db);
     orgAId = seeded.orgId;
     const system: Actor = { type: "system", orgId: orgAId };
@@ -295,6 +324,20 @@ describe("authorization matrix", () => {
             db: t.db,
           })
         ).id,
+      imageRef: await pushTinyImage(registry, "authz/app", "v1"),
+      registryCredential: async () => {
+        const host = `r${++serial}.example.com`;
+        await t.db.registryCredential.create({
+          data: {
+            orgId: orgAId,
+            registry: host,
+            kind: "basic",
+            username: "u",
+            sealedSecret: "v1.x.y.z",
+          },
+        });
+        return host;
+      },
       apiKeyId: async () =>
         (
           await createApiKey({
@@ -304,11 +347,19 @@ describe("authorization matrix", () => {
           })
         ).id,
     };
-    stubWebEnv({ databaseUrl: t.url, queuePrefix: PREFIX });
+    stubWebEnv({
+      databaseUrl: t.url,
+      queuePrefix: PREFIX,
+      extra: {
+        THAW_TRUSTED_REGISTRIES: registry.host,
+        THAW_CREDENTIALS_KEY: randomBytes(32).toString("base64"),
+      },
+    });
     root = await import("./trpc/root.ts");
   });
   afterAll(async () => {
     await closeWebTestResources();
+    await registry?.stop();
     await t.drop();
   });
 

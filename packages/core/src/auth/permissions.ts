@@ -13,6 +13,7 @@ export const PERMISSIONS = [
   "fleet:write",
   "api_keys:manage",
   "org_settings:manage",
+  "registries:manage",
   "members:manage",
   "members:manage_owners",
   "audit:read",
@@ -26,6 +27,7 @@ export const API_KEY_SCOPES = [
   "endpoints:scale",
   "deployments:write",
   "fleet:read",
+  "registries:manage",
 ] as const satisfies readonly Permission[];
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
@@ -41,6 +43,7 @@ const ADMIN: readonly Permission[] = [
   "fleet:write",
   "api_keys:manage",
   "org_settings:manage",
+  "registries:manage",
   "audit:read",
   // Admins invite, re-role and remove members up to admin; the owner role is the owners' own.
   "members:manage",

@@ -1,7 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
 import {
   CreateBucketCommand,
   PutBucketVersioningCommand,
@@ -10,53 +7,13 @@ import {
 } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../errors/index.ts";
+import { startMoto } from "../testing/moto-server.ts";
 import { sizeModelSource } from "./size-model-source.ts";
 
 // s3:// sizing against moto's S3 with the real SDK: an object by HeadObject, a sharded prefix
-// by ListObjectsV2 (paginated), and the refusals. moto_server is started here as the
-// scheduler's aws tests start it (apps/scheduler/src/testing/moto-server.ts, which core may
-// not import); infra/dev/lib.sh ensure_moto installs it (THAW_MOTO_SERVER).
+// by ListObjectsV2 (paginated), and the refusals.
 
-const DEFAULT_BINARY = fileURLToPath(
-  new URL("../../../../.data/moto/bin/moto_server", import.meta.url),
-);
 const credentials = { accessKeyId: "testing", secretAccessKey: "testing" };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
-async function startMoto(): Promise<{ endpoint: string; child: ChildProcess }> {
-  const binary = process.env.THAW_MOTO_SERVER ?? DEFAULT_BINARY;
-  if (!existsSync(binary))
-    throw new Error(
-      `moto_server not found at ${binary}: run "bash -c 'source infra/dev/lib.sh; ensure_moto'" or set THAW_MOTO_SERVER.`,
-    );
-  const port = await freePort();
-  const child = spawn(binary, ["-H", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
-  const endpoint = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`moto_server exited (${child.exitCode})`);
-    const up = await fetch(`${endpoint}/moto-api/`).then(
-      (r) => r.status < 500,
-      () => false,
-    );
-    if (up) return { endpoint, child };
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error("moto_server did not answer within 30 s");
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const refusal = (promise: Promise<unknown>) =>
   promise.then(

@@ -46,3 +46,9 @@ export const TEST_AGENT_CALL_PUBLIC_KEY =
 
 /** What a joining agent pins: a made-up certificate SHA-256 (core never dials it). */
 export const TEST_AGENT_CERT_SHA256 = "a".repeat(64);
+
+export {
+  pushTinyImage,
+  startTestRegistry,
+  type TestRegistry,
+} from "../images/testing/test-registry.ts";

@@ -2,6 +2,10 @@ import {
   IDEMPOTENCY_KEY_RETENTION_HOURS,
   ArtifactsInspectionView,
   InspectArtifactsRequest,
+  PutRegistryCredentialInput,
+  RegistryCredentialList,
+  RegistryCredentialView,
+  RegistryHost,
   ColdStartDetail,
   ColdStartList,
   CreateEndpointInput,
@@ -242,6 +246,48 @@ export function openApiDocument() {
           responses: {
             "200": json("What the registry and the model source say", ArtifactsInspectionView),
             ...errors(400, 401, 403, 413, 422, 429),
+          },
+        },
+      },
+      "/api/v1/registry-credentials": {
+        get: {
+          operationId: "listRegistryCredentials",
+          summary:
+            "The org's registry credentials: registry, kind and user, never the secret (scope registries:manage)",
+          responses: {
+            "200": json("Registry credentials", RegistryCredentialList),
+            ...errors(401, 403, 429),
+          },
+        },
+        put: {
+          operationId: "putRegistryCredential",
+          summary:
+            "Store or replace the org's credential for one registry; images there are inspected and pulled with it (scope registries:manage)",
+          description: `${SCHEMA_RULES} The secret is sealed at rest and never answered. \`basic\`: a user and a password or access token. \`ecr\`: an AWS access key id and secret allowed ecr:GetAuthorizationToken, traded for a 12-hour registry token at each use. 422: the registry is a loopback, private, link-local or metadata address. 503: the operator has not set THAW_CREDENTIALS_KEY.`,
+          requestBody: body(PutRegistryCredentialInput, {
+            kind: "basic",
+            registry: "ghcr.io",
+            username: "ci-bot",
+            secret: "ghp_example",
+          }),
+          responses: {
+            "200": json("The credential as stored, without its secret", RegistryCredentialView),
+            ...errors(400, 401, 403, 413, 422, 429),
+            "503": {
+              description: "Credentials are off: THAW_CREDENTIALS_KEY is not set",
+              content: { "application/json": { schema: ErrorResponse } },
+            },
+          },
+        },
+      },
+      "/api/v1/registry-credentials/{registry}": {
+        delete: {
+          operationId: "deleteRegistryCredential",
+          summary: "Forget the org's credential for a registry (scope registries:manage)",
+          requestParams: { path: z.object({ registry: RegistryHost }) },
+          responses: {
+            "200": json("Deleted", z.object({ registry: z.string(), deleted: z.literal(true) })),
+            ...errors(400, 401, 403, 404, 429),
           },
         },
       },

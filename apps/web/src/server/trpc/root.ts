@@ -9,6 +9,7 @@ import { fleetRouter } from "./routers/fleet.ts";
 import { meProcedure } from "./routers/me.ts";
 import { membersRouter } from "./routers/members.ts";
 import { orgRouter } from "./routers/org.ts";
+import { registryCredentialsRouter } from "./routers/registry-credentials.ts";
 import { scalingRouter } from "./routers/scaling.ts";
 import { systemRouter } from "./routers/system.ts";
 
@@ -25,6 +26,7 @@ export const appRouter = router({
   system: systemRouter,
   analytics: analyticsRouter,
   scaling: scalingRouter,
+  registryCredentials: registryCredentialsRouter,
 });
 
 export type AppRouter = typeof appRouter;

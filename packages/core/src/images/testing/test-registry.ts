@@ -105,7 +105,7 @@ export async function startTestRegistry(
       const put = await fetch(location, {
         method: "PUT",
         headers: { ...auth, "content-type": "application/octet-stream" },
-        body: bytes,
+        body: new Uint8Array(bytes),
       });
       if (put.status !== 201) throw new Error(`blob upload: ${put.status} ${await put.text()}`);
       return { digest, size: bytes.length };
@@ -115,7 +115,7 @@ export async function startTestRegistry(
       const put = await fetch(`http://${host}/v2/${repository}/manifests/${tag}`, {
         method: "PUT",
         headers: { ...auth, "content-type": mediaType },
-        body: bytes,
+        body: new Uint8Array(bytes),
       });
       if (put.status !== 201) throw new Error(`manifest put: ${put.status} ${await put.text()}`);
       return sha256Digest(bytes);
@@ -174,4 +174,23 @@ export async function buildUmociImage(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** A one-layer gzip image (its layer: `text` repeated), pushed as OCI; answers its reference. */
+export async function pushTinyImage(
+  registry: TestRegistry,
+  repository: string,
+  tag: string,
+  text = "tiny image layer\n",
+): Promise<string> {
+  const { gzipSync } = await import("node:zlib");
+  const config = await registry.pushBlob(repository, Buffer.from("{}"));
+  const layer = await registry.pushBlob(repository, gzipSync(Buffer.from(text.repeat(1_000))));
+  await registry.pushManifest(repository, tag, "application/vnd.oci.image.manifest.v1+json", {
+    schemaVersion: 2,
+    mediaType: "application/vnd.oci.image.manifest.v1+json",
+    config: { mediaType: "application/vnd.oci.image.config.v1+json", ...config },
+    layers: [{ mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", ...layer }],
+  });
+  return `${registry.host}/${repository}:${tag}`;
 }
