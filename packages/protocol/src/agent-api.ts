@@ -156,6 +156,43 @@ export const ReplicaSimulation = z
   .strict();
 export type ReplicaSimulation = z.infer<typeof ReplicaSimulation>;
 
+const hasControlCharacter = (s: string) =>
+  [...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+/** One line of printable text: a credential that could split a header or a config line is refused. */
+const credentialText = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((s) => !hasControlCharacter(s), "control characters are not allowed");
+
+/**
+ * A pull credential for one registry, handed to the agent with one start and used for that
+ * start's pull only. Short-lived by design: the control plane opens the org's stored credential
+ * (or trades an ECR key for a registry token, valid 12 hours) at dispatch time and sends it in
+ * the signed request; it is never put in a queue payload, never persisted by the agent beyond
+ * the pull (the lazy path leaves it where stargz-snapshotter reads it, see apps/agent/README.md)
+ * and never logged.
+ */
+export const RegistryAuth = z
+  .object({
+    /** The image reference's registry: host[:port] as in the reference, or docker.io. */
+    registry: z
+      .string()
+      .max(260)
+      .regex(
+        /^(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]{1,5})?$/,
+        "expected a registry host such as registry.example.com, localhost:5000 or docker.io",
+      ),
+    username: credentialText(256),
+    /** A password or registry token (an ECR token is ~2 KB). */
+    password: credentialText(16_384),
+    /** When the password stops working (an ECR token); absent for a stored password. */
+    expiresAt: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+export type RegistryAuth = z.infer<typeof RegistryAuth>;
+
 /** What the agent needs of a deployment to start a replica of it. */
 export const ReplicaDeployment = z
   .object({
@@ -201,6 +238,18 @@ export const StartReplicaRequest = z
     warmup: ReplicaWarmup.optional(),
     /** warm path: the idle (parked) replica to hand over. */
     warmReplicaId: z.uuid().optional(),
+    /**
+     * Pull credentials for the registries of this start's images (pull and lazy paths), at
+     * most one per registry; short-lived, never persisted (RegistryAuth). Absent: anonymous.
+     */
+    registryAuth: z
+      .array(RegistryAuth)
+      .max(4)
+      .refine(
+        (auths) => new Set(auths.map((a) => a.registry.toLowerCase())).size === auths.length,
+        "a registry appears twice",
+      )
+      .optional(),
   })
   .strict()
   .superRefine((request, ctx) => {

@@ -171,3 +171,52 @@ describe("agent protocol schemas", () => {
     });
   });
 });
+
+describe("registry credentials on a start (issue 19)", () => {
+  const start = (registryAuth: unknown) =>
+    StartReplicaRequest.safeParse({
+      replicaId: "0b7d4a6e-3f7e-4f43-9d59-6f2f7d0e4a11",
+      coldStartId: "3a8f0c2d-5b1e-4c7a-8d9f-1e2a3b4c5d6e",
+      path: "pull",
+      deployment: { imageRef: "123456789012.dkr.ecr.us-east-1.amazonaws.com/team/llama:v1" },
+      readiness: { port: 8000, timeoutSeconds: 60 },
+      registryAuth,
+    });
+  const ecr = {
+    registry: "123456789012.dkr.ecr.us-east-1.amazonaws.com",
+    username: "AWS",
+    password: "eyJwYXlsb2FkIjoi".repeat(100),
+    expiresAt: "2026-11-27T05:00:00.000Z",
+  };
+
+  it("is optional, and takes a few per-registry credentials", () => {
+    expect(start(undefined).success).toBe(true);
+    expect(start([ecr, { registry: "docker.io", username: "me", password: "p" }]).success).toBe(
+      true,
+    );
+    expect(start([{ registry: "localhost:5000", username: "u", password: "p:w d" }]).success).toBe(
+      true,
+    );
+  });
+
+  it("refuses what could split a header or a config line, other hosts, extras and duplicates", () => {
+    const refused: unknown[] = [
+      [{ ...ecr, password: "line\nbreak" }],
+      [{ ...ecr, username: "a\u0000b" }],
+      [{ ...ecr, registry: "-k.example.com" }],
+      [{ ...ecr, registry: "https://registry.example.com" }],
+      [{ ...ecr, registry: "registry.example.com/path" }],
+      [{ ...ecr, password: "" }],
+      [{ ...ecr, password: "x".repeat(16_385) }],
+      [{ ...ecr, expiresAt: "tomorrow" }],
+      [{ ...ecr, token: "extra" }],
+      [ecr, ecr],
+      Array.from({ length: 5 }, (_, i) => ({ ...ecr, registry: `r${i}.example.com` })),
+    ];
+    for (const value of refused) {
+      const parsed = start(value);
+      expect(parsed.success, JSON.stringify(value).slice(0, 80)).toBe(false);
+      expect(failingPath(parsed)).toMatch(/^registryAuth/);
+    }
+  });
+});
