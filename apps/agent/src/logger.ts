@@ -11,6 +11,11 @@ export const REDACTED_PATHS = [
   "*.token",
   "*.authorization",
   "*.headers.authorization",
+  // A start's registry credentials (issue 19), should a request ever be logged.
+  "password",
+  "registryAuth",
+  "*.password",
+  "*.registryAuth",
 ];
 
 /** Structured JSON logs on stderr (stdout stays free for commands that print JSON). */

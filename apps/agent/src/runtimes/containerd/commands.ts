@@ -63,6 +63,9 @@ export interface ContainerSpec {
   args?: readonly string[];
 }
 
+/** A pull's private hosts directory: how a registry credential reaches ctr (registry-auth.ts). */
+const hostsDir = (dir: string | undefined) => (dir ? ["--hosts-dir", dir] : []);
+
 export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
   const ctr = (...args: string[]): ToolCommand => ({
     file: tools.ctr,
@@ -79,8 +82,8 @@ export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
     imageList: (ref?: string) => ctr("images", "ls", ...(ref ? [`name==${ref}`] : [])),
     imageListRefs: () => ctr("images", "ls", "-q"),
     /** pull path: fetch, decompress and unpack into the default (overlayfs) snapshotter. */
-    imagePull: (ref: string, o: { plainHttp: boolean }) =>
-      ctr("images", "pull", ...plain(o.plainHttp), ref),
+    imagePull: (ref: string, o: { plainHttp: boolean; hostsDir?: string }) =>
+      ctr("images", "pull", ...plain(o.plainHttp), ...hostsDir(o.hostsDir), ref),
     imageRemove: (ref: string) => ctr("images", "rm", "--sync", ref),
     imageLabel: (ref: string, key: string, value: string) =>
       ctr("images", "label", ref, `${key}=${value}`),
@@ -169,7 +172,7 @@ export function remotePull(
   tools: ToolPaths,
   target: CtrTarget,
   ref: string,
-  o: { plainHttp: boolean; snapshotter: string },
+  o: { plainHttp: boolean; snapshotter: string; hostsDir?: string },
 ): ToolCommand {
   return {
     file: tools.ctrRemote,
@@ -181,6 +184,7 @@ export function remotePull(
       "images",
       "rpull",
       ...(o.plainHttp ? ["--plain-http"] : []),
+      ...hostsDir(o.hostsDir),
       "--snapshotter",
       o.snapshotter,
       "--label",

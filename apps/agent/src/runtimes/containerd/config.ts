@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { DEFAULT_TOOL_PATHS, type ToolPaths } from "./commands.ts";
 
@@ -9,6 +10,11 @@ export interface StargzSettings {
   prefetchTimeoutSeconds: number;
   /** The snapshotter's Prometheus endpoint (metrics_address), to tell whether prefetch completed. */
   metricsUrl?: string;
+  /**
+   * The docker config the snapshotter reads registry credentials from ($DOCKER_CONFIG/config.json
+   * of containerd-stargz-grpc; infra/agent points DOCKER_CONFIG at tmpfs the agent may write).
+   */
+  dockerConfigPath: string;
 }
 
 export interface ContainerdTimeouts {
@@ -38,6 +44,8 @@ export interface ContainerdRuntimeConfig {
   logDir: string;
   /** Registry hosts reached over plain HTTP, e.g. "127.0.0.1:5000". */
   plainHttpRegistries?: string[];
+  /** Where a pull's private hosts directory (its registry credential) lives while it runs. */
+  pullAuthDir?: string;
   stargz?: Partial<StargzSettings>;
   /** CRIU options file runc reads for checkpointable containers (infra/agent/criu/runc.conf). */
   criuConfigPath?: string;
@@ -55,6 +63,7 @@ export interface ResolvedContainerdConfig {
   toolEnv: NodeJS.ProcessEnv | undefined;
   logDir: string;
   plainHttpRegistries: string[];
+  pullAuthDir: string;
   stargz: StargzSettings;
   criuConfigPath: string;
   procSysDir: string;
@@ -92,6 +101,8 @@ export function resolveContainerdConfig(config: ContainerdRuntimeConfig): Resolv
     prefetchTimeoutSeconds:
       config.stargz?.prefetchTimeoutSeconds ?? STARGZ_TUNED.prefetchTimeoutSeconds,
     ...(config.stargz?.metricsUrl ? { metricsUrl: config.stargz.metricsUrl } : {}),
+    dockerConfigPath:
+      config.stargz?.dockerConfigPath ?? "/run/containerd-stargz-grpc/docker/config.json",
   };
   const timeouts = { ...DEFAULT_TIMEOUTS, ...config.timeouts };
   // The agent must never give up on rpull before the snapshotter gives up on prefetch:
@@ -109,6 +120,7 @@ export function resolveContainerdConfig(config: ContainerdRuntimeConfig): Resolv
     // Absolute: it becomes a file:// log URI that the shim opens.
     logDir: path.resolve(config.logDir),
     plainHttpRegistries: config.plainHttpRegistries ?? [],
+    pullAuthDir: config.pullAuthDir ?? os.tmpdir(),
     stargz,
     criuConfigPath: config.criuConfigPath ?? "/etc/thaw/criu/runc.conf",
     procSysDir: config.procSysDir ?? "/proc/sys",

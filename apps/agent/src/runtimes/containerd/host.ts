@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type ReplicaWarmup } from "@thaw/protocol";
+import { type RegistryAuth, type ReplicaWarmup } from "@thaw/protocol";
 import { type PhaseRecorder } from "../phase-recorder.ts";
 import { probeUntilReady, replicaRequest, type ProbeResult } from "../replica-http.ts";
 import {
@@ -20,7 +20,19 @@ import {
   parseTaskProcesses,
   type TaskStatus,
 } from "./parse.ts";
-import { runTool, type RunToolOptions, type ToolCommand, type ToolResult } from "./run-tool.ts";
+import {
+  credentialFor,
+  pullAuthorization,
+  repositoryOf,
+  withPullHostsDir,
+} from "./registry-auth.ts";
+import {
+  runTool,
+  ToolError,
+  type RunToolOptions,
+  type ToolCommand,
+  type ToolResult,
+} from "./run-tool.ts";
 
 type RunOptions = Omit<RunToolOptions, "timeoutMs" | "env" | "what"> & {
   timeout?: keyof ContainerdTimeouts;
@@ -46,6 +58,52 @@ export class ContainerdHost {
       timeoutMs: this.config.timeouts[timeout] * 1000,
       ...(this.config.toolEnv ? { env: this.config.toolEnv } : {}),
     });
+  }
+
+  /**
+   * Runs a pull of `ref` from its registry (`command` built with the hosts directory that carries
+   * the start's credential for that registry, if it has one: registry-auth.ts) and says plainly
+   * when the registry wanted credentials the start did not carry, or refused the ones it did.
+   * Nothing reported contains the secret.
+   */
+  async registryPull(
+    ref: string,
+    auths: readonly RegistryAuth[] | undefined,
+    command: (hostsDir: string | undefined) => ToolCommand,
+    what: string,
+    options: RunOptions = {},
+  ): Promise<ToolResult & { credential: boolean }> {
+    const credential = credentialFor(ref, auths);
+    const registry = registryHost(ref);
+    const plainHttp = this.plainHttp(ref);
+    try {
+      if (!credential)
+        return { ...(await this.run(command(undefined), what, options)), credential: false };
+      const authorization = await pullAuthorization({
+        credential,
+        repository: repositoryOf(ref),
+        plainHttp,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      const result = await withPullHostsDir(
+        this.config.pullAuthDir,
+        { registry, plainHttp, authorization: authorization.header },
+        (hostsDir) =>
+          this.run(command(hostsDir), what, { ...options, secrets: authorization.secrets }),
+      );
+      return { ...result, credential: true };
+    } catch (error) {
+      const refused =
+        error instanceof ToolError &&
+        /\b(401 Unauthorized|403 Forbidden)\b/.exec(error.details.stderr)?.[1];
+      if (!refused) throw error;
+      throw new Error(
+        credential
+          ? `registry ${registry} refused the credential this start carried for it (${refused}): check the org's registry credential for ${registry}. ${error.message}`
+          : `registry ${registry} wants credentials to pull ${ref} (${refused}) and this start carried none: add a registry credential for ${registry} to the org. ${error.message}`,
+        { cause: error },
+      );
+    }
   }
 
   plainHttp(ref: string): boolean {

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
 import http from "node:http";
+import path from "node:path";
 import { type StartReplicaRequestInput } from "@thaw/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type PhaseEvent, PhaseFailedError } from "../runtime.ts";
@@ -72,6 +74,42 @@ describe("lazy path (fake ctr-remote and ctr)", () => {
       bytes: prefetch!.attributes!.imageBytes,
       estargz: true,
     });
+  });
+
+  it("hands a registry credential to ctr-remote through a hosts directory and to the snapshotter through its docker config", async () => {
+    const dockerConfigPath = path.join(fake.tools.dir, "stargz-docker", "config.json");
+    const pullAuthDir = path.join(fake.tools.dir, "pull-auth");
+    const setup = await setupFakeRuntime({ config: { pullAuthDir, stargz: { dockerConfigPath } } });
+    try {
+      await setup.tools.publish({ ref: ESTARGZ, digest: fakeDigest("9"), manifest: MANIFEST });
+      const password = "lazy-secret-0c41";
+      await setup.runtime.startReplica(
+        request({
+          readiness: { port: setup.engine.port, path: "/health", timeoutSeconds: 5 },
+          registryAuth: [{ registry: "registry.test:5000", username: "thaw", password }],
+        }),
+        () => undefined,
+      );
+      const [rpull] = await setup.actions();
+      expect(rpull?.slice(0, 9)).toEqual([
+        "ctr-remote",
+        ...G,
+        "images",
+        "rpull",
+        "--plain-http",
+        "--hosts-dir",
+      ]);
+      expect(rpull?.[9]?.startsWith(path.join(pullAuthDir, "thaw-pull-auth-"))).toBe(true);
+      expect(JSON.stringify(rpull)).not.toContain(password);
+      expect(await readdir(pullAuthDir)).toEqual([]);
+      expect(JSON.parse(await readFile(dockerConfigPath, "utf8"))).toEqual({
+        auths: {
+          "registry.test:5000": { auth: Buffer.from(`thaw:${password}`).toString("base64") },
+        },
+      });
+    } finally {
+      await setup.dispose();
+    }
   });
 
   it("names the prefetch phase and the snapshotter's error when rpull fails, and creates nothing", async () => {

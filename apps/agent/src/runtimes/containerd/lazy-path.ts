@@ -1,6 +1,7 @@
 import { remotePull } from "./commands.ts";
 import { pinnedReference } from "./image-blobs.ts";
 import { parseStargzPrefetch } from "./parse.ts";
+import { credentialFor, writeDockerConfigAuth } from "./registry-auth.ts";
 import { containerSpecFor, type PathOutcome, type StartContext } from "./start-context.ts";
 
 /**
@@ -19,11 +20,19 @@ export async function startLazily(ctx: StartContext): Promise<PathOutcome> {
   const stargz = host.config.stargz;
 
   await rec.run("prefetch", async (scope) => {
-    const pulled = await host.run(
-      remotePull(host.config.tools, host.config, ref, {
-        plainHttp: host.plainHttp(ref),
-        snapshotter: stargz.snapshotter,
-      }),
+    // containerd-stargz-grpc fetches the layers itself, now and lazily later: it reads the
+    // credential from its docker config (registry-auth.ts); ctr-remote gets it for the manifest.
+    const credential = credentialFor(ref, request.registryAuth);
+    if (credential) await writeDockerConfigAuth(stargz.dockerConfigPath, credential);
+    const pulled = await host.registryPull(
+      ref,
+      request.registryAuth,
+      (hostsDir) =>
+        remotePull(host.config.tools, host.config, ref, {
+          plainHttp: host.plainHttp(ref),
+          snapshotter: stargz.snapshotter,
+          ...(hostsDir && { hostsDir }),
+        }),
       "pull the eStargz image through the stargz snapshotter",
       {
         timeout: "remotePullSeconds",
@@ -41,6 +50,7 @@ export async function startLazily(ctx: StartContext): Promise<PathOutcome> {
     Object.assign(scope.attributes, {
       imageRef: ref,
       imageDigest: digest,
+      registryCredential: pulled.credential,
       imageBytes: image.totalBytes,
       layers: image.layerDigests.length,
       rpullSeconds: pulled.seconds,

@@ -20,8 +20,14 @@ export async function startByPull(ctx: StartContext): Promise<PathOutcome> {
       before = await host.contentDigests(signal);
       const watcher = new PullOutputWatcher();
       const t0 = performance.now();
-      await host.run(
-        host.ctr.imagePull(ref, { plainHttp: host.plainHttp(ref) }),
+      const pulled = await host.registryPull(
+        ref,
+        request.registryAuth,
+        (hostsDir) =>
+          host.ctr.imagePull(ref, {
+            plainHttp: host.plainHttp(ref),
+            ...(hostsDir && { hostsDir }),
+          }),
         "pull the image",
         {
           timeout: "pullSeconds",
@@ -39,6 +45,7 @@ export async function startByPull(ctx: StartContext): Promise<PathOutcome> {
       Object.assign(scope.attributes, {
         imageRef: ref,
         imageDigest: digest,
+        registryCredential: pulled.credential,
         fetchSeconds: (unpackStart - t0) / 1000,
         unpackSeconds: watcher.unpackSeconds ?? (t1 - unpackStart) / 1000,
       });

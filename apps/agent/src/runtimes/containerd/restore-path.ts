@@ -67,8 +67,14 @@ export async function startByRestore(
       }
       // The checkpoint carries the rw layer, not the image: the base image must be local too.
       if (!baseHeld) {
-        await host.run(
-          host.ctr.imagePull(baseRef, { plainHttp: host.plainHttp(baseRef) }),
+        await host.registryPull(
+          baseRef,
+          ctx.request.registryAuth,
+          (hostsDir) =>
+            host.ctr.imagePull(baseRef, {
+              plainHttp: host.plainHttp(baseRef),
+              ...(hostsDir && { hostsDir }),
+            }),
           "pull the snapshot's base image",
           {
             timeout: "pullSeconds",

@@ -22,6 +22,11 @@ export interface RunToolOptions {
   onStdout?: (chunk: string) => void;
   /** Added to the error message: what the operator should do about a failure. */
   hint?: string;
+  /**
+   * Strings that must never be reported (a registry password, its Basic form, a token): replaced
+   * by [redacted] in the error's message, command and stderr, whatever the tool printed.
+   */
+  secrets?: readonly string[];
 }
 
 export interface ToolResult {
@@ -165,13 +170,15 @@ function failure(
   how: string,
   details: Partial<ToolError["details"]> & { cause?: unknown },
 ): ToolError {
-  const stderr = (details.stderr ?? "").trim();
-  const parts = [`could not ${options.what}: \`${formatCommand(command)}\` ${how}`];
+  const redact = redactor(options.secrets ?? []);
+  const stderr = redact((details.stderr ?? "").trim());
+  const shown: ToolCommand = { file: command.file, args: command.args.map(redact) };
+  const parts = [`could not ${options.what}: \`${formatCommand(shown)}\` ${how}`];
   if (stderr) parts.push(`stderr: ${lastLines(stderr, 12)}`);
   if (options.hint) parts.push(options.hint);
   return new ToolError(
-    parts.join(". "),
-    command,
+    redact(parts.join(". ")),
+    shown,
     {
       exitCode: details.exitCode ?? null,
       signal: details.signal ?? null,
@@ -182,6 +189,14 @@ function failure(
     },
     details.cause === undefined ? undefined : { cause: details.cause },
   );
+}
+
+/** Replaces every occurrence of each secret (longest first, so no part of one survives). */
+export function redactor(secrets: readonly string[]): (text: string) => string {
+  const sorted = [...new Set(secrets.filter((secret) => secret.length > 0))].sort(
+    (a, b) => b.length - a.length,
+  );
+  return (text) => sorted.reduce((t, secret) => t.split(secret).join("[redacted]"), text);
 }
 
 function lastLines(text: string, count: number): string {

@@ -95,6 +95,22 @@ describe("SimRuntime", () => {
     expect(seconds(events, "pull")).toBeGreaterThan(20);
   });
 
+  it("takes a start's registry credential, notes that one was given and never repeats it", async () => {
+    const password = "sim-secret-password-8f2e";
+    const events = await start(
+      runtime(),
+      request({ registryAuth: [{ registry: "ghcr.io", username: "thaw", password }] }),
+    );
+    expect(events.find((e) => e.phase === "pull")?.attributes).toMatchObject({
+      registryCredential: true,
+    });
+    expect(JSON.stringify(events)).not.toContain(password);
+    const anonymous = await start(runtime(), request());
+    expect(anonymous.find((e) => e.phase === "pull")?.attributes).toMatchObject({
+      registryCredential: false,
+    });
+  });
+
   it("has the right phases for each path", async () => {
     const sim = runtime();
     const lazy = await start(sim, request({ path: "lazy" }));

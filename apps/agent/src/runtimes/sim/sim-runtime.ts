@@ -161,9 +161,11 @@ export class SimRuntime implements Runtime {
     const snapshotId = request.deployment.snapshot?.snapshotId;
     const snapshotLocal = snapshotId !== undefined && this.snapshots.has(snapshotId);
     const result = this.simulate(request, cached, snapshotLocal);
+    // A simulated host pulls nothing: a registry credential is only noted as given, never kept.
+    const registryCredential = (request.registryAuth?.length ?? 0) > 0;
     const attributes: Partial<Record<Phase, Record<string, boolean>>> = {
-      pull: { cached },
-      prefetch: { cached },
+      pull: { cached, registryCredential },
+      prefetch: { cached, registryCredential },
       restore: { snapshotLocal },
       compile: { warmCaches: this.warmCaches.has(key) },
     };

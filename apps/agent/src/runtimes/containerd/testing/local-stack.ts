@@ -42,6 +42,23 @@ export interface ProbeImage {
   readinessPath: string;
 }
 
+/** A registry that wants these credentials (htpasswd auth: docker-registry takes bcrypt only). */
+export interface RegistryBasicAuth {
+  username: string;
+  password: string;
+  bcryptHash: string;
+}
+
+/**
+ * `thaw-probe-secret-3f9c`, bcrypt cost 4: generated once with bcryptjs, so the agent needs no
+ * bcrypt dependency (no htpasswd tool on the test machines, Python's crypt has no bcrypt).
+ */
+export const TEST_REGISTRY_AUTH: RegistryBasicAuth = {
+  username: "thaw",
+  password: "thaw-probe-secret-3f9c",
+  bcryptHash: "$2b$04$UoUyzKZWPEECfDAlPaOJGeM7OUvLeFDDsl1PgR54M.iIdcCgGU2ai",
+};
+
 export interface LocalStack {
   dir: string;
   address: string;
@@ -95,7 +112,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startLocalStack(options: { imageName?: string } = {}): Promise<LocalStack> {
+export async function startLocalStack(
+  options: { imageName?: string; basicAuth?: RegistryBasicAuth } = {},
+): Promise<LocalStack> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "thaw-ctd-"));
   const namespace = `thaw-it-${randomBytes(4).toString("hex")}`;
   const children: ChildProcess[] = [];
@@ -112,12 +131,13 @@ export async function startLocalStack(options: { imageName?: string } = {}): Pro
     const containerd = await startContainerd(dir);
     children.push(containerd.child);
     address = containerd.address;
-    const registry = await startRegistry(dir);
+    const registry = await startRegistry(dir, options.basicAuth);
     children.push(registry.child);
     const image = await buildAndPushProbeImage(
       dir,
       registry.host,
       options.imageName ?? "thaw/probe",
+      options.basicAuth,
     );
     const logDir = path.join(dir, "logs");
     await mkdir(logDir, { recursive: true });
@@ -156,7 +176,10 @@ async function startContainerd(dir: string): Promise<{ child: ChildProcess; addr
   return { child, address };
 }
 
-async function startRegistry(dir: string): Promise<{ child: ChildProcess; host: string }> {
+async function startRegistry(
+  dir: string,
+  basicAuth?: RegistryBasicAuth,
+): Promise<{ child: ChildProcess; host: string }> {
   const port = await freePort();
   const host = `127.0.0.1:${port}`;
   const config = path.join(dir, "registry.yml");
@@ -173,16 +196,27 @@ async function startRegistry(dir: string): Promise<{ child: ChildProcess; host: 
       `    rootdirectory: ${path.join(dir, "registry")}`,
       "http:",
       `  addr: ${host}`,
+      ...(basicAuth
+        ? [
+            "auth:",
+            "  htpasswd:",
+            "    realm: thaw-test",
+            `    path: ${path.join(dir, "htpasswd")}`,
+          ]
+        : []),
       "",
     ].join("\n"),
   );
+  if (basicAuth) {
+    await writeFile(path.join(dir, "htpasswd"), `${basicAuth.username}:${basicAuth.bcryptHash}\n`);
+  }
   const child = await spawnLogged(
     "docker-registry",
     ["serve", config],
     path.join(dir, "registry.log"),
   );
   await waitFor("docker-registry", child, path.join(dir, "registry.log"), async () => {
-    const { status } = await httpGet(`http://${host}/v2/`);
+    const { status } = await httpGet(`http://${host}/v2/`, authHeader(basicAuth));
     if (status !== 200) throw new Error(`/v2/ answered ${status}`);
   });
   return { child, host };
@@ -196,6 +230,7 @@ async function buildAndPushProbeImage(
   dir: string,
   registryHost: string,
   name: string,
+  basicAuth?: RegistryBasicAuth,
 ): Promise<ProbeImage> {
   const httpPort = await freePort();
   const rootfs = path.join(dir, "image-rootfs");
@@ -228,11 +263,19 @@ async function buildAndPushProbeImage(
   const ref = `${registryHost}/${name}:${tag}`;
   await run(
     "skopeo",
-    ["copy", "--quiet", "--dest-tls-verify=false", `oci:${image}`, `docker://${ref}`],
+    [
+      "copy",
+      "--quiet",
+      "--dest-tls-verify=false",
+      ...(basicAuth ? ["--dest-creds", `${basicAuth.username}:${basicAuth.password}`] : []),
+      `oci:${image}`,
+      `docker://${ref}`,
+    ],
     "push the image to the registry",
     120_000,
   );
   const manifest = await httpGet(`http://${registryHost}/v2/${name}/manifests/${tag}`, {
+    ...authHeader(basicAuth),
     accept:
       "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json",
   });
@@ -247,6 +290,12 @@ async function buildAndPushProbeImage(
   const bytes =
     manifest.body.length + body.config.size + body.layers.reduce((s, l) => s + l.size, 0);
   return { ref, digest, bytes, httpPort, readinessPath: "/ready" };
+}
+
+function authHeader(basicAuth: RegistryBasicAuth | undefined): Record<string, string> {
+  if (!basicAuth) return {};
+  const token = Buffer.from(`${basicAuth.username}:${basicAuth.password}`).toString("base64");
+  return { authorization: `Basic ${token}` };
 }
 
 /** Kills and deletes every task and container of the namespace (test teardown only). */
