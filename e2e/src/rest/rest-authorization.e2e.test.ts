@@ -3,10 +3,16 @@
 // leaves written (nothing). Routes are enumerated from the file system and from the served
 // OpenAPI document, so a new one without a row here fails until someone decides who may
 // call it. (tRPC's matrix is in apps/web/src/server/authorization-matrix.integration.test.ts.)
+import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { API_KEY_SCOPES, createApiKey, createEndpoint, type Actor } from "@thaw/core";
-import { TEST_DEPLOYMENT } from "@thaw/core/testing";
+import {
+  pushTinyImage,
+  startTestRegistry,
+  TEST_DEPLOYMENT,
+  type TestRegistry,
+} from "@thaw/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebServer, type WebServer } from "../web-server.ts";
 import { newApiKey, restClient } from "./rest-client.ts";
@@ -17,6 +23,10 @@ interface Fixtures {
   /** A long-lived endpoint of org A (for reads). */
   stable: { id: string; slug: string; deploymentId: string };
   coldStartId: string;
+  /** An image in a registry the server trusts, for the inspection. */
+  imageRef: string;
+  /** A fresh registry credential of org A: its registry. */
+  registryCredential: () => Promise<string>;
 }
 
 const deployment = TEST_DEPLOYMENT;
@@ -133,6 +143,31 @@ const ROUTES: Record<
       call: (f) => ({ params: { endpoint: f.stable.slug } }),
     },
   },
+  "inspections/route.ts": {
+    POST: {
+      scope: "deployments:write",
+      crossOrg: 200,
+      call: (f) => ({ params: {}, body: { imageRef: f.imageRef } }),
+    },
+  },
+  "registry-credentials/route.ts": {
+    GET: { scope: "registries:manage", crossOrg: 200, call: () => ({ params: {} }) },
+    PUT: {
+      scope: "registries:manage",
+      crossOrg: 200,
+      call: () => ({
+        params: {},
+        body: { kind: "basic", registry: `r${++serial}.example.com`, username: "u", secret: "p" },
+      }),
+    },
+  },
+  "registry-credentials/[registry]/route.ts": {
+    DELETE: {
+      scope: "registries:manage",
+      crossOrg: 404,
+      call: async (f) => ({ params: { registry: await f.registryCredential() } }),
+    },
+  },
   "stream/route.ts": {
     GET: { scope: "endpoints:read", crossOrg: 200, call: () => ({ params: {} }) },
   },
@@ -166,6 +201,7 @@ describe("REST v1 authorization matrix, through the built server", () => {
   let server: WebServer;
   let orgAId: string;
   let fixtures: Fixtures;
+  let registry: TestRegistry;
   const keys: Record<string, string> = {};
   const db = () => server.database.db;
 
@@ -178,10 +214,18 @@ describe("REST v1 authorization matrix, through the built server", () => {
     scaleEvents: await db().scaleEvent.count(),
     apiKeys: await db().apiKey.count({ where: { revokedAt: null } }),
     joinTokens: await db().joinToken.count(),
+    registryCredentials: await db().registryCredential.count(),
   });
 
   beforeAll(async () => {
-    server = await startWebServer({ env: { THAW_REST_RATE_LIMIT_PER_MINUTE: "100000" } });
+    registry = await startTestRegistry();
+    server = await startWebServer({
+      env: {
+        THAW_REST_RATE_LIMIT_PER_MINUTE: "100000",
+        THAW_TRUSTED_REGISTRIES: registry.host,
+        THAW_CREDENTIALS_KEY: randomBytes(32).toString("base64"),
+      },
+    });
     orgAId = server.orgId;
     const system: Actor = { type: "system", orgId: orgAId };
     const orgB = await db().org.create({ data: { slug: "org-b", name: "Org B" } });
@@ -223,7 +267,25 @@ describe("REST v1 authorization matrix, through the built server", () => {
         error: "test",
       },
     });
-    fixtures = { endpoint, stable, coldStartId: coldStart.id };
+    fixtures = {
+      endpoint,
+      stable,
+      coldStartId: coldStart.id,
+      imageRef: await pushTinyImage(registry, "authz/app", "v1"),
+      registryCredential: async () => {
+        const host = `r${++serial}.example.com`;
+        await db().registryCredential.create({
+          data: {
+            orgId: orgAId,
+            registry: host,
+            kind: "basic",
+            username: "u",
+            sealedSecret: "v1.x",
+          },
+        });
+        return host;
+      },
+    };
     keys.all = await newApiKey(db(), orgAId, API_KEY_SCOPES, { name: "matrix" });
     keys.otherOrg = await newApiKey(db(), orgB.id, API_KEY_SCOPES, { name: "matrix" });
     for (const scope of API_KEY_SCOPES)
@@ -237,6 +299,7 @@ describe("REST v1 authorization matrix, through the built server", () => {
   });
   afterAll(async () => {
     await server?.stop();
+    await registry?.stop();
   });
 
   const request = async (
