@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Create an endpoint with its first deployment, active at once (scope endpoints:write)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). Rules this document cannot express (422): minReplicas ≤ desiredReplicas ≤ maxReplicas; `gpuType` is a GPU model Thaw knows (T4, L4, A10, A10G, L40, L40S, A100, A100 40GB, A100 80GB, H100, H100 80GB, H200, B200, GH200, RTX 6000 Ada) or one the org's fleet has; `name` holds no control characters; `allowedPaths` names each path once; the org's quotas hold (live endpoints, maxReplicas per endpoint, GPUs over all endpoints at their maxReplicas; the 422 names the quota in `error.details.quota`); `imageLayers`, when given, add up to `imageBytes`; `estargzDigest` needs `estargzImageRef`; `imageRef`, `estargzImageRef` and `modelSource` name no loopback, private, link-local or metadata address; engine args hold no control characters. 409: an endpoint with this slug exists.
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). Rules this document cannot express (422): minReplicas ≤ desiredReplicas ≤ maxReplicas; `gpuType` is a GPU model Thaw knows (T4, L4, A10, A10G, L40, L40S, A100, A100 40GB, A100 80GB, H100, H100 80GB, H200, B200, GH200, RTX 6000 Ada) or one the org's fleet has; `name` holds no control characters; `allowedPaths` names each path once; the org's quotas hold (live endpoints, maxReplicas per endpoint, GPUs over all endpoints at their maxReplicas; the 422 names the quota in `error.details.quota`); `imageLayers`, when given with `imageBytes`, add up to it; `estargzDigest` needs `estargzImageRef`; `modelFormat` is required when `modelBytes` is given; `imageRef`, `estargzImageRef` and `modelSource` name no loopback, private, link-local or metadata address; engine args hold no control characters. Left out, `imageBytes`, `imageLayers` and `imageDigest` are read from the registry (and an eStargz variant tagged `<tag>-esgz` is found), and `modelBytes` and `modelFormat` from the model source (the Hugging Face Hub, S3, or an https HEAD); a registry or source that refuses, has no such image, or does not answer in time is a 422 naming the field. 409: an endpoint with this slug exists.
          */
         post: operations["createEndpoint"];
         delete?: never;
@@ -91,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Roll the endpoint to a new immutable version; the previous one is superseded (scope deployments:write)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). Rules this document cannot express (422): `imageLayers`, when given, add up to `imageBytes`; `estargzDigest` needs `estargzImageRef`; `imageRef`, `estargzImageRef` and `modelSource` name no loopback, private, link-local or metadata address; engine args hold no control characters.
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). Rules this document cannot express (422): `imageLayers`, when given with `imageBytes`, add up to it; `estargzDigest` needs `estargzImageRef`; `modelFormat` is required when `modelBytes` is given; `imageRef`, `estargzImageRef` and `modelSource` name no loopback, private, link-local or metadata address; engine args hold no control characters. Left out, `imageBytes`, `imageLayers` and `imageDigest` are read from the registry (and an eStargz variant tagged `<tag>-esgz` is found), and `modelBytes` and `modelFormat` from the model source (the Hugging Face Hub, S3, or an https HEAD); a registry or source that refuses, has no such image, or does not answer in time is a 422 naming the field.
          */
         post: operations["createDeployment"];
         delete?: never;
@@ -171,6 +171,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/inspections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a deployment of this image (and model) would be made from: digest, platform, layers with their uncompressed sizes and compression, the eStargz variant, the model's size, format and files. Nothing is stored (scope deployments:write)
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: the registry or model source refused, has no such image or model, lied about a layer's size, or did not answer in time; `error.details.field` names the field.
+         */
+        post: operations["inspectArtifacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/registry-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The org's registry credentials: registry, kind and user, never the secret (scope registries:manage) */
+        get: operations["listRegistryCredentials"];
+        /**
+         * Store or replace the org's credential for one registry; images there are inspected and pulled with it (scope registries:manage)
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). The secret is sealed at rest and never answered. `basic`: a user and a password or access token. `ecr`: an AWS access key id and secret allowed ecr:GetAuthorizationToken, traded for a 12-hour registry token at each use. 422: the registry is a loopback, private, link-local or metadata address. 503: the operator has not set THAW_CREDENTIALS_KEY.
+         */
+        put: operations["putRegistryCredential"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/registry-credentials/{registry}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Forget the org's credential for a registry (scope registries:manage) */
+        delete: operations["deleteRegistryCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stream": {
         parameters: {
             query?: never;
@@ -192,6 +250,22 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ArtifactsInspection: {
+            image: components["schemas"]["ImageInspection"];
+            /** @description null when no modelSource was given. */
+            model: {
+                fileCount: number;
+                files: {
+                    bytes: number;
+                    path: string;
+                }[];
+                format: string;
+                revision?: string;
+                sharded: boolean;
+                source: string;
+                totalBytes: number;
+            } | null;
+        };
         ColdStartDetail: {
             actualSeconds: number | null;
             attempt: number;
@@ -381,8 +455,8 @@ export interface components {
             estargzDigest?: string;
             /** @example registry.example.com/vllm-openai:v0.11.0 */
             estargzImageRef?: string;
-            /** @description Uncompressed image size in bytes. */
-            imageBytes: number;
+            /** @description Uncompressed image size in bytes. Omitted (with imageLayers): read from the registry. */
+            imageBytes?: number;
             /** @example sha256:0000000000000000000000000000000000000000000000000000000000000000 */
             imageDigest?: string;
             imageLayers?: {
@@ -394,9 +468,13 @@ export interface components {
             }[];
             /** @example registry.example.com/vllm-openai:v0.11.0 */
             imageRef: string;
-            modelBytes: number;
-            /** @example safetensors */
-            modelFormat: string;
+            /** @description Bytes of the weights. Omitted: sized from the model source. */
+            modelBytes?: number;
+            /**
+             * @description Omitted: detected from the model source's files.
+             * @example safetensors
+             */
+            modelFormat?: string;
             /**
              * @description hf://owner/repo[/file], s3://bucket/key, gs://bucket/key or https:// on a public host (no private, loopback, link-local or metadata addresses).
              * @example hf://meta-llama/Llama-3.2-3B-Instruct
@@ -514,6 +592,44 @@ export interface components {
                 message: string;
             };
         };
+        ImageInspection: {
+            compressedBytes: number;
+            /** @description What the reference resolves to (an index's digest). */
+            digest: string;
+            estargz: {
+                digest: string;
+                ref: string;
+            } | null;
+            imageBytes: number;
+            layers: {
+                /** @description Uncompressed: what lands on disk. */
+                bytes: number;
+                compressedBytes: number;
+                /** @enum {string} */
+                compression: "gzip-9" | "gzip-6" | "gzip-0" | "zstd" | "none";
+                /** @enum {string} */
+                content: "weights" | "code" | "data";
+                digest: string;
+                /** @description The uncompressed size is the model's ratio, not read from the layer. */
+                estimated: boolean;
+                mediaType: string;
+            }[];
+            notes: string[];
+            platform: string | null;
+            platformDigest: string | null;
+            ref: string;
+            registry: string;
+            repository: string;
+        };
+        InspectArtifacts: {
+            /** @example registry.example.com/vllm-openai:v0.11.0 */
+            imageRef: string;
+            /**
+             * @description hf://owner/repo[/file], s3://bucket/key, gs://bucket/key or https:// on a public host (no private, loopback, link-local or metadata addresses).
+             * @example hf://meta-llama/Llama-3.2-3B-Instruct
+             */
+            modelSource?: string;
+        };
         LiveEvent: {
             /** Format: date-time */
             at: string;
@@ -555,6 +671,37 @@ export interface components {
              * @enum {string}
              */
             verdict: "no-starts" | "too-few-starts" | "calibrated" | "too-narrow" | "too-wide";
+        };
+        PutRegistryCredential: {
+            /** @constant */
+            kind: "basic";
+            /** @example ghcr.io */
+            registry: string;
+            secret: string;
+            username: string;
+        } | {
+            /** @constant */
+            kind: "ecr";
+            /** @example ghcr.io */
+            registry: string;
+            secret: string;
+            username: string;
+        };
+        RegistryCredential: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "basic" | "ecr";
+            region: string | null;
+            registry: string;
+            /** Format: date-time */
+            updatedAt: string;
+            username: string;
+        };
+        RegistryCredentialList: {
+            registryCredentials: components["schemas"]["RegistryCredential"][];
         };
         UpdateEndpoint: {
             allowedPaths?: ("warm" | "restore" | "lazy" | "pull")[];
@@ -1542,6 +1689,303 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EndpointStatus"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inspectArtifacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "imageRef": "vllm/vllm-openai:v0.11.0",
+                 *       "modelSource": "hf://Qwen/Qwen2.5-7B-Instruct"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InspectArtifacts"];
+            };
+        };
+        responses: {
+            /** @description What the registry and the model source say */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactsInspection"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input matches this document but a rule the operation's description states refused it; `error.details.field` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRegistryCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Registry credentials */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryCredentialList"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putRegistryCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "basic",
+                 *       "registry": "ghcr.io",
+                 *       "username": "ci-bot",
+                 *       "secret": "ghp_example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutRegistryCredential"];
+            };
+        };
+        responses: {
+            /** @description The credential as stored, without its secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryCredential"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input matches this document but a rule the operation's description states refused it; `error.details.field` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credentials are off: THAW_CREDENTIALS_KEY is not set */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRegistryCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                registry: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        registry: string;
+                    };
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No, malformed, unknown, revoked or expired API key */
