@@ -7,6 +7,7 @@ import {
   findSnapshotWork,
   listFleetOrgs,
   markLostNodes,
+  parseSealingKey,
   RECONCILE_SWEEP_MS,
 } from "@thaw/core";
 import { createDbClient } from "@thaw/db";
@@ -103,6 +104,7 @@ export async function startScheduler(
     ...(fleet ? { fleet } : {}),
     warmPool: warmPoolOptions(env),
     ...(env.THAW_SNAPSHOT_REGISTRY ? { snapshotStore: env.THAW_SNAPSHOT_REGISTRY } : {}),
+    ...registryCredentialAccess(env),
   });
   const workers = startWorkers({
     ctx,
@@ -220,6 +222,18 @@ export async function startScheduler(
       await db.serviceHeartbeat.deleteMany({ where: { id: instanceId } });
       await db.$disconnect();
       log.info({ instanceId }, "scheduler stopped");
+    },
+  };
+}
+
+/** Registry credentials are opened at dispatch only when the operator set the sealing key. */
+function registryCredentialAccess(env: SchedulerEnv) {
+  const sealingKey = parseSealingKey(env.THAW_CREDENTIALS_KEY);
+  if (!sealingKey) return {};
+  return {
+    registryCredentials: {
+      sealingKey,
+      ...(env.THAW_ECR_ENDPOINT ? { ecrEndpoint: env.THAW_ECR_ENDPOINT } : {}),
     },
   };
 }

@@ -4,7 +4,9 @@ import {
   QUEUES,
   recordDispatched,
   recordDispatchFailed,
+  registryAuthForImages,
 } from "@thaw/core";
+import { RegistryAuth, type StartReplicaRequest } from "@thaw/protocol";
 import { AgentApiError } from "@thaw/node-agent-client";
 import type { Job } from "bullmq";
 import type { WorkerContext } from "./worker-context.ts";
@@ -62,8 +64,19 @@ async function dispatchOne(
     return fail(ctx, coldStartId, plan.reason, { retry: false });
   }
   const { request } = plan;
+  let registryAuth: StartReplicaRequest["registryAuth"];
   try {
-    await ctx.agent({ id: plan.nodeId, agentUrl: plan.agentUrl }).startReplica(request);
+    registryAuth = await registryAuthFor(ctx, plan.orgId, request);
+  } catch (error) {
+    // A credential that cannot be opened (or an ECR key AWS refuses) would only fail the pull.
+    const why = error instanceof Error ? error.message : String(error);
+    return fail(ctx, coldStartId, `could not open the org's registry credential: ${why}`);
+  }
+  try {
+    // The credential exists only in this request, in memory: never in the job, never stored.
+    await ctx
+      .agent({ id: plan.nodeId, agentUrl: plan.agentUrl })
+      .startReplica(registryAuth?.length ? { ...request, registryAuth } : request);
   } catch (error) {
     if (!(error instanceof AgentApiError)) throw error;
     if (error.retryable && !lastAttempt) return { kind: "retry", error };
@@ -95,4 +108,41 @@ async function fail(
   ctx.log.warn({ coldStartId, reason, retrying: replicaId !== null }, "dispatch failed");
   if (replicaId) await ctx.enqueue("place", { replicaId });
   return { kind: "failed" as const, reason };
+}
+
+/**
+ * The org's registry credentials for the images this start pulls (issue 19): the image (the
+ * pull path, and the restore path's base image) and its eStargz variant on the lazy path; a
+ * warm handover pulls nothing. Opened now, for this request only (an ECR key becomes a token
+ * valid 12 hours).
+ */
+async function registryAuthFor(
+  ctx: WorkerContext,
+  orgId: string,
+  request: StartReplicaRequest,
+): Promise<StartReplicaRequest["registryAuth"]> {
+  if (!ctx.registryCredentials || request.path === "warm") return undefined;
+  const { deployment } = request;
+  const imageRefs = [deployment.imageRef];
+  if (request.path === "lazy" && deployment.estargzImageRef)
+    imageRefs.push(deployment.estargzImageRef);
+  const auths = await registryAuthForImages({
+    db: ctx.db,
+    orgId,
+    imageRefs,
+    sealingKey: ctx.registryCredentials.sealingKey,
+    ...(ctx.registryCredentials.ecrEndpoint
+      ? { ecrEndpoint: ctx.registryCredentials.ecrEndpoint }
+      : {}),
+  });
+  // A stored credential the protocol would refuse (say, a control character) never leaves here;
+  // the agent pulls anonymously and says the registry wanted credentials.
+  const sendable = auths.filter((auth) => RegistryAuth.safeParse(auth).success);
+  if (sendable.length < auths.length) {
+    ctx.log.warn(
+      { orgId, registries: auths.filter((a) => !sendable.includes(a)).map((a) => a.registry) },
+      "registry credential not sendable to an agent (refused by the protocol)",
+    );
+  }
+  return sendable.length > 0 ? sendable : undefined;
 }

@@ -29,6 +29,13 @@ export interface WorkerContext {
   warmPool?: WarmPoolOptions;
   /** THAW_SNAPSHOT_REGISTRY: the operator's repository for checkpoints (absent: no snapshots). */
   snapshotStore?: string;
+  /** THAW_CREDENTIALS_KEY (+ THAW_ECR_ENDPOINT): opens orgs' registry credentials at dispatch. */
+  registryCredentials?: RegistryCredentialAccess;
+}
+
+export interface RegistryCredentialAccess {
+  sealingKey: Buffer;
+  ecrEndpoint?: string;
 }
 
 export interface FleetRuntime extends FleetSetup {
@@ -53,6 +60,7 @@ export function createWorkerContext(deps: {
   fleet?: FleetRuntime;
   warmPool?: WarmPoolOptions;
   snapshotStore?: string;
+  registryCredentials?: RegistryCredentialAccess;
 }): WorkerContext {
   // One keep-alive pool for every agent call of the process: a start per cold start.
   const agentFetch = keepAliveFetch();
@@ -75,6 +83,7 @@ export function createWorkerContext(deps: {
     ...(deps.fleet ? { fleet: deps.fleet } : {}),
     ...(deps.warmPool ? { warmPool: deps.warmPool } : {}),
     ...(deps.snapshotStore ? { snapshotStore: deps.snapshotStore } : {}),
+    ...(deps.registryCredentials ? { registryCredentials: deps.registryCredentials } : {}),
     db: deps.db,
     queues: deps.queues,
     log: deps.log,

@@ -20,6 +20,8 @@ export const DEFAULT_READINESS = { port: 8000, path: "/health", timeoutSeconds: 
 export type DispatchPlan =
   | {
       kind: "send";
+      /** The start's org: whose stored registry credentials the worker opens for the pull. */
+      orgId: string;
       nodeId: string;
       agentUrl: string;
       runtime: NodeRuntime;
@@ -37,6 +39,7 @@ type StartReplicaRequestIssue = { path: PropertyKey[]; message: string };
 
 interface DispatchRow {
   id: string;
+  orgId: string;
   status: string;
   replicaId: string;
   path: StartPath;
@@ -65,7 +68,7 @@ interface DispatchRow {
  */
 const readDispatchRow = coalesceByTick<string, DispatchRow>(async (db, coldStartIds) => {
   const rows = await directSql(db).rows<DispatchRow>(Prisma.sql`
-    SELECT c.id::text, c.status::text, c."replicaId"::text AS "replicaId", c.path::text,
+    SELECT c.id::text, c."orgId"::text AS "orgId", c.status::text, c."replicaId"::text AS "replicaId", c.path::text,
       r.state::text AS "replicaState",
       ARRAY(SELECT g."gpuIndex" FROM "GpuReservation" g WHERE g."replicaId" = c."replicaId"
         ORDER BY g."gpuIndex") AS gpus,
@@ -168,6 +171,7 @@ export async function prepareDispatch({
     };
   return {
     kind: "send",
+    orgId: row.orgId,
     nodeId: row.nodeId,
     agentUrl: row.agentUrl,
     runtime: row.runtime,
