@@ -6,6 +6,7 @@ import { FleetTable } from "../components/fleet-table.tsx";
 import { HealthCard } from "../components/health-card.tsx";
 import { OrgSettingsCard } from "../components/org-settings-card.tsx";
 import { QuotasCard } from "../components/quotas-card.tsx";
+import { RegistryCredentialsCard } from "../components/registry-credentials-card.tsx";
 
 export default function DashboardPage() {
   return (
@@ -18,6 +19,7 @@ export default function DashboardPage() {
           <FleetTable canCreateJoinToken={me.can.createJoinToken} />
           {me.can.manageApiKeys && <ApiKeysCard />}
           {me.can.manageOrgSettings && <OrgSettingsCard />}
+          {me.can.manageRegistries && <RegistryCredentialsCard />}
           <QuotasCard />
         </>
       )}

@@ -21,6 +21,7 @@ export const SessionView = z.object({
     /** Grant, change or remove the owner role (owners only; admins manage up to admin). */
     manageOwners: z.boolean(),
     manageOrgSettings: z.boolean(),
+    manageRegistries: z.boolean(),
   }),
 });
 export type SessionView = z.infer<typeof SessionView>;
@@ -54,6 +55,7 @@ export async function describeSession({
       manageMembers: actor ? actorCan(actor, "members:manage") : false,
       manageOwners: actor ? actorCan(actor, "members:manage_owners") : false,
       manageOrgSettings: actor ? actorCan(actor, "org_settings:manage") : false,
+      manageRegistries: actor ? actorCan(actor, "registries:manage") : false,
     },
   };
 }
