@@ -1,7 +1,12 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { ESTARGZ_TOC_DIGEST } from "@thaw/core/images";
+import { pushTinyImage, startTestRegistry, type TestRegistry } from "@thaw/core/testing";
 import { DEMO_ENDPOINTS, DEMO_USER } from "@thaw/db/seed";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "./browser.ts";
+import { startHubStandIn, type HubStandIn } from "./hub-stand-in.ts";
 import { startWebServer, type WebServer } from "./web-server.ts";
 
 // The deploy wizard in Chromium against the built server: each step checked with core's
@@ -9,9 +14,12 @@ import { startWebServer, type WebServer } from "./web-server.ts";
 // an error the server finds put back on the field it names, and a roll to a new deployment.
 
 const SLUG = "wizard-tinyllama";
+const screenshots = join(import.meta.dirname, "..", "screenshots");
 
 describe("deploy wizard", () => {
   let server: WebServer;
+  let registry: TestRegistry;
+  let hub: HubStandIn;
   let browser: Browser;
   let page: Page;
   const focusedId = () => page.evaluate(() => document.activeElement?.id ?? null);
@@ -20,7 +28,16 @@ describe("deploy wizard", () => {
   const next = () => page.getByTestId("wizard-next").click();
 
   beforeAll(async () => {
-    server = await startWebServer();
+    registry = await startTestRegistry();
+    hub = await startHubStandIn({
+      "Qwen/Qwen2.5-0.5B-Instruct": {
+        sha: "7ae557604adf67be50417f59c2c2f167def9a775",
+        files: { "model.safetensors": 988_097_824, "config.json": 659 },
+      },
+    });
+    server = await startWebServer({
+      env: { THAW_TRUSTED_REGISTRIES: registry.host, THAW_HF_ENDPOINT: hub.endpoint },
+    });
     browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`${server.baseUrl}/sign-in`);
@@ -32,16 +49,18 @@ describe("deploy wizard", () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await Promise.all([registry?.stop(), hub?.stop()]);
   });
 
   it("checks each step, puts the server's refusal on its field, and creates the endpoint", async () => {
     await page.goto(`${server.baseUrl}/endpoints/new`);
     await page.getByTestId("deploy-wizard").waitFor();
     await field("Image reference").fill("registry.demo.thaw.dev/e2e/tinyllama:1");
-    await field("Image size (GB)").fill("1.6");
+    await field("Image size in GB (optional override)").fill("1.6");
     await next();
     await field("Model source").fill("hf://TinyLlama/TinyLlama-1.1B-Chat-v1.0");
-    await field("Model size (GB)").fill("2.2");
+    await field("Model size in GB (optional override)").fill("2.2");
+    await field("Model format (optional)").fill("safetensors");
     await next();
 
     // A taken slug passes the schema; min above max does not, and is named on its field.
@@ -109,7 +128,7 @@ describe("deploy wizard", () => {
     await page.goto(`${server.baseUrl}/endpoints/${SLUG}/deploy`);
     await page.getByTestId("deploy-wizard").waitFor();
     await field("Image reference").fill("registry.demo.thaw.dev/e2e/tinyllama:2");
-    await field("Image size (GB)").fill("1.7");
+    await field("Image size in GB (optional override)").fill("1.7");
     await field("eStargz digest (optional)").fill(`sha256:${"a".repeat(64)}`);
     await next();
     await expect.poll(focusedId).toBe("deploy-deployment-estargzDigest");
@@ -121,7 +140,8 @@ describe("deploy wizard", () => {
     );
     await next();
     await field("Model source").fill("hf://TinyLlama/TinyLlama-1.1B-Chat-v1.0");
-    await field("Model size (GB)").fill("2.2");
+    await field("Model size in GB (optional override)").fill("2.2");
+    await field("Model format (optional)").fill("safetensors");
     await next();
     expect(await page.getByTestId("deploy-review").innerText()).toContain(
       "eStargz\nregistry.demo.thaw.dev/e2e/tinyllama:2-esgz",
@@ -143,5 +163,62 @@ describe("deploy wizard", () => {
         estargzDigest: `sha256:${"a".repeat(64)}`,
       },
     ]);
+  });
+
+  it("deploys from an image reference and a model id alone, showing what the registry said", async () => {
+    const imageRef = await pushTinyImage(registry, "team/qwen", "v1", "import vllm\n");
+    // Its eStargz variant: the same layer, marked with the TOC digest stargz-snapshotter needs.
+    const manifest = (await (
+      await fetch(`http://${registry.host}/v2/team/qwen/manifests/v1`, {
+        headers: { accept: "application/vnd.oci.image.manifest.v1+json" },
+      })
+    ).json()) as { layers: Record<string, unknown>[] };
+    const toc = `sha256:${"c".repeat(64)}`;
+    await registry.pushManifest(
+      "team/qwen",
+      "v1-esgz",
+      "application/vnd.oci.image.manifest.v1+json",
+      {
+        ...manifest,
+        layers: manifest.layers.map((l) => ({ ...l, annotations: { [ESTARGZ_TOC_DIGEST]: toc } })),
+      },
+    );
+
+    await page.goto(`${server.baseUrl}/endpoints/new`);
+    await page.getByTestId("deploy-wizard").waitFor();
+    await field("Image reference").fill(imageRef);
+    await next();
+    await field("Model source").fill("hf://Qwen/Qwen2.5-0.5B-Instruct");
+    await next();
+    await field("Endpoint slug").fill("wizard-from-reference");
+    await field("Display name").fill("Qwen from a reference");
+    await field("GPU type").fill("A10G");
+    await next();
+    await next();
+    const found = page.getByTestId("deploy-inspection");
+    await found.waitFor({ timeout: 20_000 });
+    const text = await found.innerText();
+    expect(text).toContain("Found in the registry and the model source");
+    expect(text).toMatch(/Layers\n1 \(1 gzip-6\)/);
+    expect(text).toContain(`${registry.host}/team/qwen:v1-esgz`);
+    expect(text).toMatch(/Model files\n1 safetensors, 988\.1 MB at 7ae5576/);
+    expect(await page.getByTestId("deploy-review").innerText()).toContain("988.1 MB, safetensors");
+    mkdirSync(screenshots, { recursive: true });
+    await page
+      .getByTestId("deploy-wizard")
+      .screenshot({ path: join(screenshots, "deploy-wizard-inspection.png") });
+
+    await page.getByTestId("deploy-submit").click();
+    await page.waitForURL(/\/endpoints\/wizard-from-reference$/, { timeout: 20_000 });
+    const stored = await server.database.db.deployment.findFirstOrThrow({
+      where: { endpoint: { slug: "wizard-from-reference" } },
+    });
+    expect(stored).toMatchObject({
+      imageRef,
+      imageBytes: BigInt("import vllm\n".length * 1_000),
+      estargzImageRef: `${registry.host}/team/qwen:v1-esgz`,
+      modelBytes: 988_097_824n,
+      modelFormat: "safetensors",
+    });
   });
 });

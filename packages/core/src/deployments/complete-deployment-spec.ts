@@ -30,7 +30,8 @@ export async function completeDeploymentSpec(
   o: { inspector: ArtifactInspector | undefined; orgId: string; where: string },
 ): Promise<CompleteDeploymentSpec> {
   const needsImage = spec.imageBytes === undefined && spec.imageLayers === undefined;
-  const needsModel = spec.modelBytes === undefined;
+  // The format is the source's to say too: a size given alone still asks the source for it.
+  const needsModel = spec.modelBytes === undefined || spec.modelFormat === undefined;
   const inspector = o.inspector;
   const unavailable = (field: string) =>
     new AppError(
@@ -39,7 +40,9 @@ export async function completeDeploymentSpec(
       { field: `${o.where}.${field}` },
     );
   if ((needsImage || needsModel) && !inspector)
-    throw unavailable(needsImage ? "imageBytes" : "modelBytes");
+    throw unavailable(
+      needsImage ? "imageBytes" : spec.modelBytes === undefined ? "modelBytes" : "modelFormat",
+    );
   const [image, model] = await Promise.all([
     needsImage
       ? inspector!.inspectImage({
@@ -71,13 +74,7 @@ export async function completeDeploymentSpec(
       : image?.estargz
         ? { estargzImageRef: image.estargz.ref, estargzDigest: image.estargz.digest }
         : {};
-  const modelFormat = spec.modelFormat ?? model?.format;
-  if (!modelFormat)
-    throw new AppError(
-      "BAD_REQUEST",
-      `${o.where}.modelFormat: required with modelBytes (leave both out and the source is inspected)`,
-      { field: `${o.where}.modelFormat` },
-    );
+  const modelFormat = spec.modelFormat ?? model!.format;
   return {
     ...spec,
     ...estargz,

@@ -16,6 +16,7 @@ export {
 export {
   IMAGE_REFERENCE,
   imageRefProblem,
+  trustRegistries,
   MODEL_SOURCE_SCHEMES,
   modelSourceProblem,
   nonPublicHostReason,
@@ -45,3 +46,4 @@ export {
 } from "../scheduling/wait-price.ts";
 export { Objective, OrgRole, StartPath } from "../vocabulary/index.ts";
 export { plainText } from "@thaw/protocol";
+export { ImageInspectionView } from "../images/image-inspection-view.ts";

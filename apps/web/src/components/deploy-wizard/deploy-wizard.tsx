@@ -2,7 +2,12 @@
 
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { CreateEndpointInput, DeploymentSpec, KNOWN_GPU_MODELS } from "@thaw/core/schemas";
+import {
+  CreateEndpointInput,
+  DeploymentSpec,
+  KNOWN_GPU_MODELS,
+  trustRegistries,
+} from "@thaw/core/schemas";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { FormProvider, useForm } from "react-hook-form";
@@ -30,8 +35,16 @@ import {
 // core's CreateEndpointInput (the schema endpoints.create parses) before the next opens; the
 // server checks again, and an error it names lands next to its field, which takes the focus.
 
-export function DeployWizard({ endpointSlug }: { endpointSlug?: string }) {
+export function DeployWizard({
+  endpointSlug,
+  trustedRegistries = [],
+}: {
+  endpointSlug?: string;
+  /** The operator's THAW_TRUSTED_REGISTRIES: the browser's reference check lets them through. */
+  trustedRegistries?: readonly string[];
+}) {
   const rolling = endpointSlug !== undefined;
+  useMemo(() => trustRegistries(trustedRegistries), [trustedRegistries]);
   const steps = wizardSteps(rolling);
   const allFields = steps.flatMap((s) => s.fields);
   const reviewStep = steps.length - 1;

@@ -3,9 +3,10 @@
 import { CreateEndpointInput, DeploymentSpec } from "@thaw/core/schemas";
 import { useFormContext } from "react-hook-form";
 import type { ArtifactsInspection } from "./use-artifacts-inspection.ts";
-import { BYTES_PER_GB, type WizardValues } from "./wizard-form.ts";
+import { formatBytes } from "../format.ts";
+import type { WizardValues } from "./wizard-form.ts";
 
-const gigabytes = (bytes: number) => `${(bytes / BYTES_PER_GB).toFixed(2)} GB`;
+const gigabytes = formatBytes;
 
 /**
  * The last step: what will be sent, as core parses it (trimmed, defaults filled in), and what

@@ -32,7 +32,7 @@ export function useArtifactsInspection(
 ): ArtifactsInspection {
   const inspect = useInspectMutation(onError);
   const needsImage = deployment?.imageBytes === undefined && deployment?.imageLayers === undefined;
-  const needsModel = deployment?.modelBytes === undefined;
+  const needsModel = deployment?.modelBytes === undefined || deployment.modelFormat === undefined;
   const needed = needsImage || needsModel;
   const imageRef = deployment?.imageRef;
   const modelSource = needsModel ? deployment?.modelSource : undefined;

@@ -73,7 +73,7 @@ const ERROR_TEXT: Record<number, string> = {
 const SCHEMA_RULES =
   "Input that does not match this document is a 400 naming the field (`error.details.field`).";
 const DEPLOYMENT_RULES =
-  "`imageLayers`, when given with `imageBytes`, add up to it; `estargzDigest` needs `estargzImageRef`; `modelFormat` is required when `modelBytes` is given; `imageRef`, `estargzImageRef` and `modelSource` name no loopback, private, link-local or metadata address; engine args hold no control characters. Left out, `imageBytes`, `imageLayers` and `imageDigest` are read from the registry (and an eStargz variant tagged `<tag>-esgz` is found), and `modelBytes` and `modelFormat` from the model source (the Hugging Face Hub, S3, or an https HEAD); a registry or source that refuses, has no such image, or does not answer in time is a 422 naming the field.";
+  "`imageLayers`, when given with `imageBytes`, add up to it; `estargzDigest` needs `estargzImageRef`; `imageRef`, `estargzImageRef` and `modelSource` name no loopback, private, link-local or metadata address; engine args hold no control characters. Left out, `imageBytes`, `imageLayers` and `imageDigest` are read from the registry (and an eStargz variant tagged `<tag>-esgz` is found), and `modelBytes` and `modelFormat` (each when left out) from the model source (the Hugging Face Hub, S3, or an https HEAD); a registry or source that refuses, has no such image, or does not answer in time is a 422 naming the field.";
 const DEPLOYMENT_EXAMPLE = {
   imageRef: "registry.example.com/vllm-openai:v0.12.0",
   imageBytes: 7_800_000_000,

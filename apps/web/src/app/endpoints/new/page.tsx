@@ -1,4 +1,5 @@
 import { DashboardShell } from "../../../components/dashboard-shell.tsx";
+import { env } from "../../../env.ts";
 import { DeployWizard } from "../../../components/deploy-wizard/deploy-wizard.tsx";
 
 export const metadata = { title: "Deploy an endpoint — Thaw" };
@@ -8,7 +9,7 @@ export default function NewEndpointPage() {
     <DashboardShell active="deploy">
       {(me) =>
         me.can.deployEndpoints ? (
-          <DeployWizard />
+          <DeployWizard trustedRegistries={env().THAW_TRUSTED_REGISTRIES} />
         ) : (
           <section className="card" data-testid="deploy-forbidden">
             <h2>Deploy an endpoint</h2>

@@ -1,4 +1,5 @@
 import { DashboardShell } from "../../../../components/dashboard-shell.tsx";
+import { env } from "../../../../env.ts";
 import { DeployWizard } from "../../../../components/deploy-wizard/deploy-wizard.tsx";
 
 export const metadata = { title: "New deployment — Thaw" };
@@ -10,7 +11,7 @@ export default async function NewDeploymentPage({ params }: { params: Promise<{ 
     <DashboardShell active="none">
       {(me) =>
         me.can.deployEndpoints ? (
-          <DeployWizard endpointSlug={slug} />
+          <DeployWizard endpointSlug={slug} trustedRegistries={env().THAW_TRUSTED_REGISTRIES} />
         ) : (
           <section className="card" data-testid="deploy-forbidden">
             <h2>New deployment of {slug}</h2>
