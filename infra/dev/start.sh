@@ -46,6 +46,9 @@ export BETTER_AUTH_URL="http://localhost:$WEB_PORT"
 # The sim cloud's shared secret (the scheduler's sim fleet provider and the agent).
 if [ ! -s "$DATA/sim-cloud-token" ]; then (umask 077 && node -e 'console.log(require("crypto").randomBytes(24).toString("base64url"))' > "$DATA/sim-cloud-token"); fi
 export THAW_SIM_CLOUD_TOKEN="$(cat "$DATA/sim-cloud-token")"
+# Seals the demo org's registry credentials (web and scheduler share it).
+if [ ! -s "$DATA/credentials-key" ]; then (umask 077 && node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))' > "$DATA/credentials-key"); fi
+export THAW_CREDENTIALS_KEY="$(cat "$DATA/credentials-key")"
 AGENT_LISTEN="${THAW_AGENT_LISTEN:-127.0.0.1:7070}"
 port_open "${AGENT_LISTEN%:*}" "${AGENT_LISTEN##*:}" && die "port ${AGENT_LISTEN##*:} (the sim agent) is taken by another process. Stop it, or run with THAW_AGENT_LISTEN=127.0.0.1:<free port>."
 # The sim agent serves https with a certificate it keeps in its state directory (made now if

@@ -56,6 +56,17 @@ app.kubernetes.io/component: {{ index . 1 }}
       key: {{ index $root.Values.secretKeys (index . 2) }}
 {{- end -}}
 
+{{- /* A secret the app can run without: the pod starts when the Secret lacks the key. */ -}}
+{{- define "thaw.optionalSecretEnv" -}}
+{{- $root := index . 0 -}}
+- name: {{ index . 1 }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ required "existingSecret is required: the Secret with the database and Redis URLs and the secrets" $root.Values.existingSecret }}
+      key: {{ index $root.Values.secretKeys (index . 2) | default (index . 1) }}
+      optional: true
+{{- end -}}
+
 {{- define "thaw.commonEnv" -}}
 - name: NODE_ENV
   value: production
