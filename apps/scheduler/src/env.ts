@@ -5,6 +5,8 @@ import {
   presentEnv,
   queuePrefixEnv,
   redisUrlEnv,
+  credentialsKeyEnv,
+  ecrEndpointEnv,
 } from "@thaw/core/env";
 import { AgentCallPrivateKeyEnv } from "@thaw/node-agent-client";
 import { z } from "zod";
@@ -58,18 +60,9 @@ const Env = z.object({
       const problem = value === undefined ? null : snapshotStoreProblem(value);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
-  /**
-   * The key registry credentials are sealed with (the web app's): dispatch opens the org's
-   * credential for a start's pull and hands it to the agent in the signed request only.
-   * Unset: starts pull anonymously.
-   */
-  THAW_CREDENTIALS_KEY: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9+/]{43}=$/, "must be base64 of 32 random bytes (openssl rand -base64 32)")
-    .optional(),
-  /** An ECR API endpoint to trade ECR credentials at (moto in tests); unset: AWS's. */
-  THAW_ECR_ENDPOINT: z.url().optional(),
+  /** Seals the orgs' registry credentials (see core's credentialsKeyEnv). */
+  THAW_CREDENTIALS_KEY: credentialsKeyEnv,
+  THAW_ECR_ENDPOINT: ecrEndpointEnv,
   LOG_LEVEL: logLevelEnv,
 });
 export type SchedulerEnv = z.infer<typeof Env>;

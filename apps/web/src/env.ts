@@ -6,6 +6,8 @@ import {
   presentEnv,
   queuePrefixEnv,
   redisUrlEnv,
+  credentialsKeyEnv,
+  ecrEndpointEnv,
 } from "@thaw/core/env";
 
 // The web app's environment, parsed once (ARCHITECTURE.md §7). This is the only file in src/ that
@@ -161,17 +163,9 @@ const WebEnv = z
     THAW_MODEL_S3_ENDPOINT: z.url().optional(),
     /** How long inspecting an image or sizing a model source may take, per request. */
     THAW_INSPECTION_TIMEOUT_SECONDS: z.coerce.number().min(1).max(120).default(10),
-    /**
-     * Seals the orgs' registry credentials at rest (AES-256-GCM): base64 of 32 random bytes,
-     * the same as the scheduler's. Unset: registry credentials cannot be stored.
-     */
-    THAW_CREDENTIALS_KEY: z
-      .string()
-      .trim()
-      .regex(/^[A-Za-z0-9+/]{43}=$/, "must be base64 of 32 random bytes (openssl rand -base64 32)")
-      .optional(),
-    /** An ECR API endpoint to trade ECR credentials at (moto in tests); unset: AWS's. */
-    THAW_ECR_ENDPOINT: z.url().optional(),
+    /** Seals the orgs' registry credentials (see core's credentialsKeyEnv). */
+    THAW_CREDENTIALS_KEY: credentialsKeyEnv,
+    THAW_ECR_ENDPOINT: ecrEndpointEnv,
     LOG_LEVEL: logLevelEnv,
   })
   // A production dashboard on plain http off this machine would send its session cookie (not

@@ -15,6 +15,20 @@ export const redisUrlEnv = z
 /** THAW_QUEUE_PREFIX: every BullMQ key's prefix, the same in web and scheduler (tests use their own). */
 export const queuePrefixEnv = z.string().min(1).max(64).default("thaw");
 
+/**
+ * THAW_CREDENTIALS_KEY: seals the orgs' registry credentials (web writes and inspects with
+ * them, the scheduler opens them for a start's pull): base64 of 32 random bytes, the same in
+ * both. Unset: no credential can be stored, and starts pull anonymously.
+ */
+export const credentialsKeyEnv = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9+/]{43}=$/, "must be base64 of 32 random bytes (openssl rand -base64 32)")
+  .optional();
+
+/** THAW_ECR_ENDPOINT: an ECR API endpoint to trade ECR credentials at (moto in tests); unset: AWS's. */
+export const ecrEndpointEnv = z.url().optional();
+
 /** pino's levels; `silent` turns logging off (tests, benches). */
 export const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 export type LogLevel = z.infer<typeof LogLevel>;

@@ -1,5 +1,7 @@
 export {
+  credentialsKeyEnv,
   databaseUrlEnv,
+  ecrEndpointEnv,
   DEFAULT_LOG_LEVEL,
   LogLevel,
   logLevelEnv,

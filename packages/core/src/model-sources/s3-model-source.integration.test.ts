@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import {
   CreateBucketCommand,
   PutBucketVersioningCommand,
@@ -7,7 +6,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../errors/index.ts";
-import { startMoto } from "../testing/moto-server.ts";
+import { startMotoServer, type MotoServer } from "../testing/moto-server.ts";
 import { sizeModelSource } from "./size-model-source.ts";
 
 // s3:// sizing against moto's S3 with the real SDK: an object by HeadObject, a sharded prefix
@@ -22,7 +21,7 @@ const refusal = (promise: Promise<unknown>) =>
   );
 
 describe("s3:// model sources (moto)", () => {
-  let moto: { endpoint: string; child: ChildProcess };
+  let moto: MotoServer | undefined;
   let admin: S3Client;
   let config: { s3: { region: string; endpoint: string; forcePathStyle: boolean } };
   const size = (source: string) =>
@@ -31,7 +30,7 @@ describe("s3:// model sources (moto)", () => {
     admin.send(new PutObjectCommand({ Bucket, Key, Body: Buffer.alloc(bytes, 1) }));
 
   beforeAll(async () => {
-    moto = await startMoto();
+    moto = await startMotoServer();
     config = { s3: { region: "us-east-1", endpoint: moto.endpoint, forcePathStyle: true } };
     admin = new S3Client({ ...config.s3, credentials });
     await admin.send(new CreateBucketCommand({ Bucket: "models" }));
@@ -60,11 +59,7 @@ describe("s3:// model sources (moto)", () => {
 
   afterAll(async () => {
     admin?.destroy();
-    if (moto && moto.child.exitCode === null) {
-      const exited = new Promise((r) => moto.child.once("exit", r));
-      moto.child.kill("SIGTERM");
-      await exited;
-    }
+    await moto?.stop();
   });
 
   it("sizes one object with HeadObject, pinned to its version", async () => {

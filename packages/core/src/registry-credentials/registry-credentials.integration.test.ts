@@ -12,7 +12,7 @@ import {
   type TestRegistry,
 } from "../images/testing/test-registry.ts";
 import { fetchPublic } from "../net/public-fetch.ts";
-import { startMoto, stopMoto } from "../testing/moto-server.ts";
+import { startMotoServer, type MotoServer } from "../testing/moto-server.ts";
 import { deleteRegistryCredential } from "./delete-registry-credential.ts";
 import { listRegistryCredentials } from "./list-registry-credentials.ts";
 import { putRegistryCredential } from "./put-registry-credential.ts";
@@ -38,7 +38,7 @@ describe("registry credentials", () => {
   let member: Actor;
   let otherOrg: Actor;
   let registry: TestRegistry;
-  let moto: Awaited<ReturnType<typeof startMoto>> | undefined;
+  let moto: MotoServer | undefined;
 
   beforeAll(async () => {
     const db = database.current.db;
@@ -66,7 +66,7 @@ describe("registry credentials", () => {
   afterAll(async () => {
     trustRegistries([]);
     await registry?.stop();
-    await stopMoto(moto);
+    await moto?.stop();
   });
 
   const inspect = (orgId: string) =>
@@ -194,7 +194,7 @@ describe("registry credentials", () => {
 
   it("trades an ECR credential for a registry token at the ECR API (moto)", async () => {
     const db = database.current.db;
-    moto = await startMoto();
+    moto = await startMotoServer();
     const ecr = new ECRClient({
       region: "us-east-1",
       endpoint: moto.endpoint,

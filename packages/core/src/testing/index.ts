@@ -52,3 +52,5 @@ export {
   startTestRegistry,
   type TestRegistry,
 } from "../images/testing/test-registry.ts";
+
+export { freePort, startMotoServer, type MotoServer } from "./moto-server.ts";

@@ -3,15 +3,23 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
-// moto_server (the AWS API emulator) for core's integration tests (S3 model sources, ECR
-// registry credentials), started as the scheduler's aws tests start it; infra/dev/lib.sh
-// ensure_moto installs it (THAW_MOTO_SERVER). Tests only.
+// moto (the AWS API emulator) for integration tests: a real `moto_server` process on a free
+// loopback port, spoken to by the real AWS SDK clients (EC2 for the fleet, S3 for model
+// sources, ECR for registry credentials). infra/dev/test.sh installs it (THAW_MOTO_SERVER);
+// without it these tests fail and say how to get it.
 
 const DEFAULT_BINARY = fileURLToPath(
   new URL("../../../../.data/moto/bin/moto_server", import.meta.url),
 );
 
-function freePort(): Promise<number> {
+export interface MotoServer {
+  endpoint: string;
+  /** Dummy credentials: moto accepts any. */
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -22,35 +30,43 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startMoto(): Promise<{ endpoint: string; child: ChildProcess }> {
+export async function startMotoServer(): Promise<MotoServer> {
   const binary = process.env.THAW_MOTO_SERVER ?? DEFAULT_BINARY;
-  if (!existsSync(binary))
+  if (!existsSync(binary)) {
     throw new Error(
-      `moto_server not found at ${binary}: run "bash -c 'source infra/dev/lib.sh; ensure_moto'" or set THAW_MOTO_SERVER.`,
+      `moto_server not found at ${binary}: run 'bash infra/dev/test.sh' (it installs moto into .data/moto) or set THAW_MOTO_SERVER.`,
     );
+  }
   const port = await freePort();
-  const child = spawn(binary, ["-H", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
+  let output = "";
+  const child: ChildProcess = spawn(binary, ["-H", "127.0.0.1", "-p", String(port)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4_000)));
+  child.stderr?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4_000)));
   const endpoint = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`moto_server exited (${child.exitCode})`);
+    if (child.exitCode !== null) throw new Error(`moto_server exited: ${output.slice(-2000)}`);
     const up = await fetch(`${endpoint}/moto-api/`).then(
       (r) => r.status < 500,
       () => false,
     );
-    if (up) return { endpoint, child };
+    if (up) break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error("moto_server did not answer within 30 s");
+      throw new Error(`moto_server did not answer within 30 s: ${output.slice(-2000)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-/** Stops a moto_server started by startMoto. */
-export async function stopMoto(moto: { child: ChildProcess } | undefined): Promise<void> {
-  if (!moto || moto.child.exitCode !== null) return;
-  const exited = new Promise((r) => moto.child.once("exit", r));
-  moto.child.kill("SIGTERM");
-  await exited;
+  return {
+    endpoint,
+    credentials: { accessKeyId: "testing", secretAccessKey: "testing" },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
 }
