@@ -8,8 +8,10 @@ import { inspectImage, type InspectImageConfig } from "./inspect-image.ts";
 import { ESTARGZ_TOC_DIGEST, ESTARGZ_UNCOMPRESSED_SIZE } from "./layer-facts.ts";
 import {
   buildUmociImage,
+  pushTinyImage,
   sha256Digest,
   startTestRegistry,
+  startTokenServer,
   type TestRegistry,
 } from "./testing/test-registry.ts";
 
@@ -253,5 +255,76 @@ describe("inspectImage against a real registry", () => {
     expect(error.message).toMatch(
       /imageRef: registry 127\.0\.0\.1:\d+ cannot be reached: .*loopback/,
     );
+  });
+
+  it("answers a Bearer challenge: an anonymous token for a public repository, the org's credential for a private one", async () => {
+    const tokens = await startTokenServer({
+      publicRepositories: ["library/app"],
+      users: { "ci-bot": "token-password" },
+    });
+    const tokenRegistry = await startTestRegistry({
+      tokenAuth: {
+        ...tokens,
+        pushToken: (repository) => tokens.mint(repository, ["pull", "push"]),
+      },
+    });
+    try {
+      await pushTinyImage(tokenRegistry, "library/app", "v1");
+      await pushTinyImage(tokenRegistry, "team/private", "v1");
+      // The realm is the registry's to name, so it is dialled as carefully: trusted here only
+      // because this token server is on loopback.
+      const trusted = new Set([tokenRegistry.host, new URL(tokens.realm).host]);
+      const withCredentials = (credentials: { username: string; password: string } | null) => ({
+        ...configFor(tokenRegistry.host),
+        http: ((url, init) =>
+          fetchPublic(url, {
+            ...init,
+            timeoutMs: 5_000,
+            trustedHosts: trusted,
+          })) as InspectImageConfig["http"],
+        credentialsFor: () => Promise.resolve(credentials),
+      });
+      const anonymous = await inspectImage({
+        ref: `${tokenRegistry.host}/library/app:v1`,
+        field: "imageRef",
+        config: withCredentials(null),
+      });
+      expect(anonymous.layers).toHaveLength(1);
+      expect(tokens.requests.at(-1)).toEqual({
+        scope: "repository:library/app:pull",
+        basic: false,
+      });
+
+      const refused = await refusal(
+        inspectImage({
+          ref: `${tokenRegistry.host}/team/private:v1`,
+          field: "imageRef",
+          config: withCredentials(null),
+        }),
+      );
+      expect(refused.message).toMatch(/wants credentials for team\/private \(401\)/);
+      const wrong = await refusal(
+        inspectImage({
+          ref: `${tokenRegistry.host}/team/private:v1`,
+          field: "imageRef",
+          config: withCredentials({ username: "ci-bot", password: "nope" }),
+        }),
+      );
+      expect(wrong.message).toMatch(/refused the org's credentials/);
+      expect(wrong.message).not.toContain("nope");
+      const allowed = await inspectImage({
+        ref: `${tokenRegistry.host}/team/private:v1`,
+        field: "imageRef",
+        config: withCredentials({ username: "ci-bot", password: "token-password" }),
+      });
+      expect(allowed.layers).toHaveLength(1);
+      expect(tokens.requests.at(-1)).toEqual({
+        scope: "repository:team/private:pull",
+        basic: true,
+      });
+    } finally {
+      await tokenRegistry.stop();
+      await tokens.stop();
+    }
   });
 });

@@ -341,10 +341,10 @@ async function inspectLayer(
       200,
       `${name} is ${size} bytes, too short for gzip`,
     );
-  const [head, tail] = await Promise.all([
-    read(0, GZIP_HEADER_BYTES),
-    read(size - GZIP_TRAILER_BYTES, GZIP_TRAILER_BYTES),
-  ]);
+  // The head first: its answer says how long the blob really is, before the tail is asked
+  // for at an offset a lying manifest made up.
+  const head = await read(0, GZIP_HEADER_BYTES);
+  const tail = await read(size - GZIP_TRAILER_BYTES, GZIP_TRAILER_BYTES);
   if (head[0] !== 0x1f || head[1] !== 0x8b)
     throw new RegistryAnswerError("bad-answer", 200, `${name} is declared gzip but is not`);
   const fromTrailer = gzipUncompressedBytes(
@@ -401,6 +401,15 @@ async function readRange(
         `the manifest says ${name} is ${declared} bytes, but the registry sent ${answer.body.length}`,
       );
     return answer.body.subarray(from, from + length);
+  }
+  if (answer.status === 416) {
+    // Range Not Satisfiable: the blob is shorter than the manifest says (`bytes */<size>`).
+    const total = /\/(\d+)\s*$/.exec(answer.headers["content-range"] ?? "")?.[1];
+    throw new RegistryAnswerError(
+      "bad-answer",
+      416,
+      `the manifest says ${name} is ${declared} bytes, but the registry holds ${total ?? "fewer"}`,
+    );
   }
   if (answer.status === 404)
     throw new RegistryAnswerError(

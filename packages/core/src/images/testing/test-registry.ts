@@ -46,7 +46,18 @@ export function sha256Digest(bytes: Buffer): string {
 
 /** A registry; with `basicAuth`, every request needs those credentials (htpasswd, bcrypt). */
 export async function startTestRegistry(
-  options: { basicAuth?: { username: string; password: string; bcryptHash: string } } = {},
+  options: {
+    basicAuth?: { username: string; password: string; bcryptHash: string };
+    /** Docker's token auth: the registry trusts tokens `issuer` signs with `certPem`'s key. */
+    tokenAuth?: {
+      realm: string;
+      service: string;
+      issuer: string;
+      certPem: string;
+      /** The bearer token the test's pushes to a repository use. */
+      pushToken: (repository: string) => string;
+    };
+  } = {},
 ): Promise<TestRegistry> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "thaw-registry-"));
   const port = await freePort();
@@ -68,6 +79,18 @@ export async function startTestRegistry(
     await writeFile(file, `${options.basicAuth.username}:${options.basicAuth.bcryptHash}\n`);
     lines.push("auth:", "  htpasswd:", "    realm: thaw-test", `    path: ${file}`);
   }
+  if (options.tokenAuth) {
+    const bundle = path.join(dir, "token-root.pem");
+    await writeFile(bundle, options.tokenAuth.certPem);
+    lines.push(
+      "auth:",
+      "  token:",
+      `    realm: ${options.tokenAuth.realm}`,
+      `    service: ${options.tokenAuth.service}`,
+      `    issuer: ${options.tokenAuth.issuer}`,
+      `    rootcertbundle: ${bundle}`,
+    );
+  }
   await writeFile(path.join(dir, "config.yml"), lines.join("\n") + "\n");
   const child: ChildProcess = spawn("docker-registry", ["serve", path.join(dir, "config.yml")], {
     stdio: ["ignore", "ignore", "pipe"],
@@ -85,16 +108,20 @@ export async function startTestRegistry(
       throw new Error(`docker-registry did not start: ${stderr}`);
     await sleep(50);
   }
-  const auth: Record<string, string> = options.basicAuth
-    ? {
-        authorization: `Basic ${Buffer.from(`${options.basicAuth.username}:${options.basicAuth.password}`).toString("base64")}`,
-      }
-    : {};
+  const basic = options.basicAuth
+    ? `Basic ${Buffer.from(`${options.basicAuth.username}:${options.basicAuth.password}`).toString("base64")}`
+    : null;
+  const authFor = (repository: string): Record<string, string> => {
+    if (options.tokenAuth)
+      return { authorization: `Bearer ${options.tokenAuth.pushToken(repository)}` };
+    return basic ? { authorization: basic } : {};
+  };
   const registry: TestRegistry = {
     host,
     dir,
     async pushBlob(repository, bytes) {
       const digest = sha256Digest(bytes);
+      const auth = authFor(repository);
       const start = await fetch(`http://${host}/v2/${repository}/blobs/uploads/`, {
         method: "POST",
         headers: auth,
@@ -114,7 +141,7 @@ export async function startTestRegistry(
       const bytes = Buffer.from(JSON.stringify(body));
       const put = await fetch(`http://${host}/v2/${repository}/manifests/${tag}`, {
         method: "PUT",
-        headers: { ...auth, "content-type": mediaType },
+        headers: { ...authFor(repository), "content-type": mediaType },
         body: new Uint8Array(bytes),
       });
       if (put.status !== 201) throw new Error(`manifest put: ${put.status} ${await put.text()}`);
@@ -193,4 +220,102 @@ export async function pushTinyImage(
     layers: [{ mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", ...layer }],
   });
   return `${registry.host}/${repository}:${tag}`;
+}
+
+export interface TokenServer {
+  realm: string;
+  service: string;
+  issuer: string;
+  certPem: string;
+  /** A token for these actions on a repository, as the server would issue it. */
+  mint(repository: string, actions: string[]): string;
+  /** Each token request: its scope and whether it carried credentials. */
+  requests: { scope: string; basic: boolean }[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Docker's token auth server, as Docker Hub and GHCR run one: `GET /token?service&scope`,
+ * answered with an RS256 JWT (x5c header: a self-signed certificate made with openssl) that
+ * grants pull on `publicRepositories` to anyone and on any repository to `users`; a wrong
+ * password is a 401, no credentials for a private repository a token granting nothing.
+ */
+export async function startTokenServer(options: {
+  publicRepositories: string[];
+  users: Record<string, string>;
+}): Promise<TokenServer> {
+  const { createSign, randomUUID, X509Certificate } = await import("node:crypto");
+  const http = await import("node:http");
+  const dir = await mkdtemp(path.join(os.tmpdir(), "thaw-token-"));
+  const keyFile = path.join(dir, "key.pem");
+  const certFile = path.join(dir, "cert.pem");
+  await run("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    keyFile,
+    "-out",
+    certFile,
+    "-days",
+    "1",
+    "-subj",
+    "/CN=thaw-test-token-issuer",
+  ]);
+  const keyPem = await readFile(keyFile, "utf8");
+  const certPem = await readFile(certFile, "utf8");
+  await rm(dir, { recursive: true, force: true });
+  const certDer = new X509Certificate(certPem).raw.toString("base64");
+  const issuer = "thaw-test-issuer";
+  const service = "thaw-test-registry";
+  const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const mint = (repository: string, actions: string[]) => {
+    const now = Math.floor(Date.now() / 1000);
+    const signingInput = `${b64url({ typ: "JWT", alg: "RS256", x5c: [certDer] })}.${b64url({
+      iss: issuer,
+      sub: "thaw-test",
+      aud: service,
+      exp: now + 300,
+      nbf: now - 10,
+      iat: now,
+      jti: randomUUID(),
+      access: actions.length > 0 ? [{ type: "repository", name: repository, actions }] : [],
+    })}`;
+    const signature = createSign("RSA-SHA256").update(signingInput).sign(keyPem, "base64url");
+    return `${signingInput}.${signature}`;
+  };
+  const requests: TokenServer["requests"] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://token");
+    const scope = url.searchParams.get("scope") ?? "";
+    const repository = /^repository:([^:]+):/.exec(scope)?.[1] ?? "";
+    const header = req.headers.authorization ?? "";
+    requests.push({ scope, basic: header.startsWith("Basic ") });
+    let user: string | null = null;
+    if (header.startsWith("Basic ")) {
+      const [name = "", password] = Buffer.from(header.slice(6), "base64").toString().split(":");
+      if (options.users[name] !== password) {
+        res.writeHead(401, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ details: "incorrect username or password" }));
+      }
+      user = name;
+    }
+    const granted = user !== null || options.publicRepositories.includes(repository);
+    const token = mint(repository, granted ? ["pull"] : []);
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ token, access_token: token, expires_in: 300 }));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    realm: `http://127.0.0.1:${port}/token`,
+    service,
+    issuer,
+    certPem,
+    mint,
+    requests,
+    stop: () => new Promise((r) => server.close(() => r()).closeAllConnections()),
+  };
 }
