@@ -155,6 +155,11 @@ const WebEnv = z
             .regex(/^[a-z0-9.-]+(:\d{1,5})?$/, "must be host or host:port, comma-separated"),
         ),
       ),
+    /** The tag suffix of an image's eStargz variant (`v1` → `v1-esgz`), as your conversion pipeline pushes it. */
+    THAW_ESTARGZ_TAG_SUFFIX: z
+      .string()
+      .regex(/^[\w.-]{1,32}$/, "letters, digits, '_', '.' or '-'")
+      .default("-esgz"),
     /** Where hf:// model sources are sized: the Hugging Face Hub, or a mirror (huggingface_hub's HF_ENDPOINT). */
     THAW_HF_ENDPOINT: z.url().default("https://huggingface.co"),
     /** The region s3:// model sources are sized in (their bucket's region answers by redirect). */

@@ -14,6 +14,7 @@ import { newApiKey, restClient } from "./rest-client.ts";
 
 const PASSWORD = "registry-password-for-e2e";
 const WEIGHTS_BYTES = 2_200_000_000;
+const HF_TOKEN = "hf_e2eTokenForGatedModels";
 
 describe("deploying from an image reference and a model id", () => {
   let server: WebServer;
@@ -38,6 +39,11 @@ describe("deploying from an image reference and a model id", () => {
       "TinyLlama/TinyLlama-1.1B-Chat-v1.0": {
         sha: "fe8a4ea1ffedaf415f4da2f062534de366a451e6",
         files: { "model.safetensors": WEIGHTS_BYTES, "config.json": 608 },
+      },
+      "meta-llama/Llama-3.2-1B-Instruct": {
+        sha: "9213176726f574b556790deb65791e0c5aa438b6",
+        files: { "model.safetensors": 2_471_645_608, "config.json": 877 },
+        gatedToken: HF_TOKEN,
       },
     });
     server = await startWebServer({
@@ -163,5 +169,27 @@ describe("deploying from an image reference and a model id", () => {
     );
     expect(deleted.status, deleted.text).toBe(200);
     expect(server.logs.join("\n")).not.toContain(PASSWORD);
+  });
+
+  it("sizes a gated model with the org's Hugging Face token, and says what to do without it", async () => {
+    const gated = { imageRef, modelSource: "hf://meta-llama/Llama-3.2-1B-Instruct" };
+    const without = await api("POST", "/api/v1/inspections", { body: gated });
+    expect(without.status).toBe(422);
+    expect(without.json).toMatchObject({ error: { details: { field: "body.modelSource" } } });
+    expect(without.text).toMatch(
+      /gated model: accept its terms on the Hub and add a Hugging Face token/,
+    );
+    const saved = await api("PUT", "/api/v1/registry-credentials", {
+      body: { kind: "huggingface", secret: HF_TOKEN },
+    });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.json).toMatchObject({ registry: "huggingface.co", kind: "huggingface" });
+    expect(saved.text).not.toContain(HF_TOKEN);
+    const sized = await api("POST", "/api/v1/inspections", { body: gated });
+    expect(sized.status, sized.text).toBe(200);
+    expect(sized.json).toMatchObject({
+      model: { totalBytes: 2_471_645_608, format: "safetensors" },
+    });
+    expect(server.logs.join("\n")).not.toContain(HF_TOKEN);
   });
 });

@@ -21,3 +21,4 @@ export * from "./deployments/index.ts";
 export * from "./snapshots/index.ts";
 export * from "./retention/index.ts";
 export * from "./registry-credentials/index.ts";
+export { parseImageReference, type ImageReference } from "./images/image-reference.ts";

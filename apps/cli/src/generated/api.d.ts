@@ -202,7 +202,7 @@ export interface paths {
         get: operations["listRegistryCredentials"];
         /**
          * Store or replace the org's credential for one registry; images there are inspected and pulled with it (scope registries:manage)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). The secret is sealed at rest and never answered. `basic`: a user and a password or access token. `ecr`: an AWS access key id and secret allowed ecr:GetAuthorizationToken, traded for a 12-hour registry token at each use. 422: the registry is a loopback, private, link-local or metadata address. 503: the operator has not set THAW_CREDENTIALS_KEY.
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). The secret is sealed at rest and never answered. `basic`: a user and a password or access token. `ecr`: an AWS access key id and secret allowed ecr:GetAuthorizationToken, traded for a 12-hour registry token at each use. `huggingface`: the org's Hugging Face token (registry `huggingface.co`), for sizing gated and private hf:// models. 422: the registry is a loopback, private, link-local or metadata address. 503: the operator has not set THAW_CREDENTIALS_KEY.
          */
         put: operations["putRegistryCredential"];
         post?: never;
@@ -686,6 +686,15 @@ export interface components {
             registry: string;
             secret: string;
             username: string;
+        } | {
+            /** @constant */
+            kind: "huggingface";
+            /**
+             * @default huggingface.co
+             * @constant
+             */
+            registry?: "huggingface.co";
+            secret: string;
         };
         RegistryCredential: {
             /** Format: date-time */
@@ -693,7 +702,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            kind: "basic" | "ecr";
+            kind: "basic" | "ecr" | "huggingface";
             region: string | null;
             registry: string;
             /** Format: date-time */

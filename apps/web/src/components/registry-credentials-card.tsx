@@ -30,7 +30,7 @@ export function RegistryCredentialsCard() {
   const remove = useMutation(
     trpc.registryCredentials.delete.mutationOptions({ onSuccess: refresh }),
   );
-  const [kind, setKind] = useState<"basic" | "ecr">("basic");
+  const [kind, setKind] = useState<"basic" | "ecr" | "huggingface">("basic");
   const [registry, setRegistry] = useState("");
   const [username, setUsername] = useState("");
   const [secret, setSecret] = useState("");
@@ -43,14 +43,17 @@ export function RegistryCredentialsCard() {
       <p className="muted small">
         Private images are inspected and pulled with these. A basic credential is a user and a
         password or access token; an ECR credential is an AWS access key allowed
-        ecr:GetAuthorizationToken, traded for a 12-hour registry token at each use.
+        ecr:GetAuthorizationToken, traded for a 12-hour registry token at each use; a Hugging Face
+        token sizes gated and private hf:// models.
       </p>
       <form
         className="api-key-form"
         data-testid="registry-credential-form"
         onSubmit={(event) => {
           event.preventDefault();
-          put.mutate({ kind, registry, username, secret });
+          put.mutate(
+            kind === "huggingface" ? { kind, secret } : { kind, registry, username, secret },
+          );
         }}
       >
         <label>
@@ -58,36 +61,45 @@ export function RegistryCredentialsCard() {
           <select
             name="registry-kind"
             value={kind}
-            onChange={(e) => setKind(e.target.value as "basic" | "ecr")}
+            onChange={(e) => setKind(e.target.value as "basic" | "ecr" | "huggingface")}
           >
             <option value="basic">basic (user + password or token)</option>
             <option value="ecr">ECR (AWS access key)</option>
+            <option value="huggingface">Hugging Face token (gated models)</option>
           </select>
         </label>
+        {kind !== "huggingface" && (
+          <label>
+            Registry{" "}
+            <input
+              name="registry-host"
+              value={registry}
+              required
+              placeholder={
+                kind === "ecr" ? "123456789012.dkr.ecr.us-east-1.amazonaws.com" : "ghcr.io"
+              }
+              onChange={(e) => setRegistry(e.target.value)}
+            />
+          </label>
+        )}
+        {kind !== "huggingface" && (
+          <label>
+            {kind === "ecr" ? "Access key id" : "User"}{" "}
+            <input
+              name="registry-username"
+              value={username}
+              required
+              autoComplete="off"
+              onChange={(e) => setUsername(e.target.value)}
+            />
+          </label>
+        )}
         <label>
-          Registry{" "}
-          <input
-            name="registry-host"
-            value={registry}
-            required
-            placeholder={
-              kind === "ecr" ? "123456789012.dkr.ecr.us-east-1.amazonaws.com" : "ghcr.io"
-            }
-            onChange={(e) => setRegistry(e.target.value)}
-          />
-        </label>
-        <label>
-          {kind === "ecr" ? "Access key id" : "User"}{" "}
-          <input
-            name="registry-username"
-            value={username}
-            required
-            autoComplete="off"
-            onChange={(e) => setUsername(e.target.value)}
-          />
-        </label>
-        <label>
-          {kind === "ecr" ? "Secret access key" : "Password or token"}{" "}
+          {kind === "ecr"
+            ? "Secret access key"
+            : kind === "huggingface"
+              ? "Token"
+              : "Password or token"}{" "}
           <input
             name="registry-secret"
             type="password"

@@ -1,5 +1,6 @@
 import {
   AppError,
+  huggingFaceTokenFor,
   registryAuthForImages,
   trustRegistries,
   type ArtifactInspector,
@@ -54,11 +55,22 @@ export function artifactInspector(): ArtifactInspector {
               })
             )[0] ?? null,
           trustedRegistries: trusted,
+          estargzTagSuffix: e.THAW_ESTARGZ_TAG_SUFFIX,
         },
       }),
-    sizeModelSource: ({ source, field }) =>
+    sizeModelSource: async ({ source, field, orgId }) =>
       sizeModelSource({
         source,
+        // The org's Hugging Face token, for gated and private models; opened for this sizing.
+        credentials: source.startsWith("hf://")
+          ? {
+              huggingFaceToken: await huggingFaceTokenFor({
+                db: getDb(),
+                orgId,
+                sealingKey: sealingKey(),
+              }),
+            }
+          : {},
         config: {
           timeoutMs,
           huggingFace: { endpoint: e.THAW_HF_ENDPOINT },

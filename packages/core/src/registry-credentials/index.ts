@@ -2,6 +2,8 @@ export { deleteRegistryCredential } from "./delete-registry-credential.ts";
 export { listRegistryCredentials } from "./list-registry-credentials.ts";
 export { putRegistryCredential } from "./put-registry-credential.ts";
 export {
+  HUGGING_FACE_REGISTRY,
+  huggingFaceTokenFor,
   registryAuthForImages,
   type RegistryAuth,
   type RegistryAuthOptions,

@@ -42,7 +42,7 @@ export async function putRegistryCredential({
       : null;
   const fields = {
     kind: spec.kind,
-    username: spec.username,
+    username: spec.kind === "huggingface" ? "token" : spec.username,
     sealedSecret: sealSecret(spec.secret, key, credentialBinding(actor.orgId, spec.registry)),
     region,
   };

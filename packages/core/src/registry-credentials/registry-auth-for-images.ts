@@ -30,7 +30,7 @@ export async function registryAuthForImages(o: RegistryAuthOptions): Promise<Reg
   ] as string[];
   if (registries.length === 0 || !o.sealingKey) return [];
   const rows = await o.db.registryCredential.findMany({
-    where: { orgId: o.orgId, registry: { in: registries } },
+    where: { orgId: o.orgId, registry: { in: registries }, kind: { not: "huggingface" } },
   });
   const key = o.sealingKey;
   return Promise.all(
@@ -40,7 +40,7 @@ export async function registryAuthForImages(o: RegistryAuthOptions): Promise<Reg
         key,
         credentialBinding(o.orgId, row.registry),
       );
-      if (row.kind === "basic")
+      if (row.kind !== "ecr")
         return { registry: row.registry, username: row.username, password: secret };
       return ecrAuth(row.registry, row.region ?? "us-east-1", row.username, secret, o.ecrEndpoint);
     }),
@@ -75,4 +75,22 @@ async function ecrAuth(
   } finally {
     client.destroy();
   }
+}
+
+/** The registry name the org's Hugging Face token is kept under. */
+export const HUGGING_FACE_REGISTRY = "huggingface.co";
+
+/** The org's Hugging Face token, opened for one sizing of a gated or private hf:// model. */
+export async function huggingFaceTokenFor(o: {
+  db: Db;
+  orgId: string;
+  sealingKey: Buffer | null;
+}): Promise<string | undefined> {
+  if (!o.sealingKey) return undefined;
+  const row = await o.db.registryCredential.findFirst({
+    where: { orgId: o.orgId, registry: HUGGING_FACE_REGISTRY, kind: "huggingface" },
+  });
+  return row
+    ? openSealedSecret(row.sealedSecret, o.sealingKey, credentialBinding(o.orgId, row.registry))
+    : undefined;
 }

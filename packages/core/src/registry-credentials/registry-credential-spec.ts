@@ -1,7 +1,9 @@
 import { plainText } from "@thaw/protocol";
 import { z } from "zod";
 
-// A registry credential as clients send it and as the API answers it (never with its secret).
+// A registry credential as clients send it and as the API answers it (never with its secret):
+// a registry's user and password or token, an ECR access key, or the org's Hugging Face token
+// (for gated and private hf:// models; kept as the `huggingface.co` registry's credential).
 
 /** `docker.io`, `ghcr.io`, `registry.example.com:5000`: a registry as image references name it. */
 export const RegistryHost = z
@@ -40,6 +42,15 @@ export const PutRegistryCredentialInput = z
         secret: z.string().min(16).max(256),
       })
       .strict(),
+    z
+      .object({
+        kind: z.literal("huggingface"),
+        /** The Hub (or the operator's mirror, THAW_HF_ENDPOINT): always `huggingface.co`. */
+        registry: z.literal("huggingface.co").default("huggingface.co"),
+        /** A read token of a user who accepted the gated models' terms. */
+        secret: z.string().min(8).max(512),
+      })
+      .strict(),
   ])
   .meta({ id: "PutRegistryCredential" });
 export type PutRegistryCredentialInput = z.output<typeof PutRegistryCredentialInput>;
@@ -48,7 +59,7 @@ export const RegistryCredentialView = z
   .object({
     id: z.uuid(),
     registry: z.string(),
-    kind: z.enum(["basic", "ecr"]),
+    kind: z.enum(["basic", "ecr", "huggingface"]),
     username: z.string(),
     region: z.string().nullable(),
     createdAt: z.iso.datetime(),
@@ -64,7 +75,7 @@ export const RegistryCredentialList = z
 export function toRegistryCredentialView(row: {
   id: string;
   registry: string;
-  kind: "basic" | "ecr";
+  kind: "basic" | "ecr" | "huggingface";
   username: string;
   region: string | null;
   createdAt: Date;

@@ -263,7 +263,7 @@ export function openApiDocument() {
           operationId: "putRegistryCredential",
           summary:
             "Store or replace the org's credential for one registry; images there are inspected and pulled with it (scope registries:manage)",
-          description: `${SCHEMA_RULES} The secret is sealed at rest and never answered. \`basic\`: a user and a password or access token. \`ecr\`: an AWS access key id and secret allowed ecr:GetAuthorizationToken, traded for a 12-hour registry token at each use. 422: the registry is a loopback, private, link-local or metadata address. 503: the operator has not set THAW_CREDENTIALS_KEY.`,
+          description: `${SCHEMA_RULES} The secret is sealed at rest and never answered. \`basic\`: a user and a password or access token. \`ecr\`: an AWS access key id and secret allowed ecr:GetAuthorizationToken, traded for a 12-hour registry token at each use. \`huggingface\`: the org's Hugging Face token (registry \`huggingface.co\`), for sizing gated and private hf:// models. 422: the registry is a loopback, private, link-local or metadata address. 503: the operator has not set THAW_CREDENTIALS_KEY.`,
           requestBody: body(PutRegistryCredentialInput, {
             kind: "basic",
             registry: "ghcr.io",

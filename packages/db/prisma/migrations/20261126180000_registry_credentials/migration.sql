@@ -1,5 +1,5 @@
 -- CreateEnum
-CREATE TYPE "RegistryCredentialKind" AS ENUM ('basic', 'ecr');
+CREATE TYPE "RegistryCredentialKind" AS ENUM ('basic', 'ecr', 'huggingface');
 
 -- CreateTable
 CREATE TABLE "RegistryCredential" (
