@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,6 +41,11 @@ describe("REST v1 fuzzed from its OpenAPI document", () => {
         THAW_REST_RATE_LIMIT_PER_MINUTE: "1000000",
         THAW_REST_RATE_LIMIT_PER_ORG_PER_MINUTE: "1000000",
         THAW_API_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "1000000",
+        // Registry credentials on, as a production dashboard has them (off, PUT is a 503).
+        THAW_CREDENTIALS_KEY: randomBytes(32).toString("base64"),
+        // Sizing an hf:// model fails fast (nothing listens there): a 422 naming the field.
+        THAW_HF_ENDPOINT: "http://127.0.0.1:9",
+        THAW_INSPECTION_TIMEOUT_SECONDS: "2",
       },
     });
     key = await newApiKey(stack.database.db, stack.orgId, API_KEY_SCOPES, { name: "fuzz" });

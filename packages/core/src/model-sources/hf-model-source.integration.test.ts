@@ -281,6 +281,6 @@ describe("hf:// model sources (a local Hub)", () => {
         config: { huggingFace: { endpoint: "http://127.0.0.1:1" } },
       }),
     );
-    expect(down).toMatchObject({ code: "UNAVAILABLE", details: { problem: "unreachable" } });
+    expect(down).toMatchObject({ code: "UNPROCESSABLE", details: { problem: "unreachable" } });
   });
 });

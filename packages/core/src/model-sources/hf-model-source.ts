@@ -80,7 +80,6 @@ export async function sizeHuggingFaceModelSource(
     throw modelSourceError(
       "unreachable",
       `${hub.endpoint} did not answer with model info for ${options.repo}; try again later, ${OR_GIVE_MODEL_BYTES}`,
-      "UNAVAILABLE",
     );
   const info = parsed.data;
   const revision = info.sha ?? options.revision ?? "main";
@@ -226,7 +225,6 @@ async function readJson(hub: HubContext, response: Response, maxBytes: number): 
     throw modelSourceError(
       "unreachable",
       `${hub.endpoint} answered ${response.url} with something other than JSON; try again later, ${OR_GIVE_MODEL_BYTES}`,
-      "UNAVAILABLE",
     );
   }
 }
@@ -240,7 +238,6 @@ function unanswered(hub: HubContext, error: unknown): unknown {
   return modelSourceError(
     "unreachable",
     `could not reach the Hugging Face Hub at ${hub.endpoint}${cause ? ` (${cause})` : ""}; try again later, ${OR_GIVE_MODEL_BYTES}`,
-    "UNAVAILABLE",
   );
 }
 
@@ -275,7 +272,6 @@ function refusal(hub: HubContext, response: Response, what: string): AppError {
     return modelSourceError(
       "unreachable",
       `the Hugging Face Hub answered HTTP ${status} for ${what}; try again later, ${OR_GIVE_MODEL_BYTES}`,
-      "UNAVAILABLE",
     );
   return modelSourceError(
     "unsizable",

@@ -1,10 +1,11 @@
-import { AppError, type AppErrorCode } from "../errors/index.ts";
+import { AppError } from "../errors/index.ts";
 
 // How sizing a model source fails. Nearly every failure is the source's (no such model, not
 // readable, too slow, not a model), so it is UNPROCESSABLE (422) on the modelSource field, as
 // parseInput reports a rule the schema states in words; `problem` lets a client (the deploy
-// wizard) tell "add a token" from "give modelBytes" without reading the message. Only a
-// failure of the operator's own side (the Hub or S3 answering 5xx) is UNAVAILABLE.
+// wizard) tell "add a token" from "give modelBytes" without reading the message. A Hub or S3
+// that is down is 422 too (`unreachable`, "try again later"), as an unreachable registry is:
+// the request is answered, nothing was written, and the message says what to do.
 
 export type ModelSourceProblem =
   /** Not a model source the policy allows (source-policy.ts). */
@@ -24,12 +25,8 @@ export type ModelSourceProblem =
 
 export const MODEL_SOURCE_FIELD = "modelSource";
 
-export function modelSourceError(
-  problem: ModelSourceProblem,
-  message: string,
-  code: AppErrorCode = "UNPROCESSABLE",
-): AppError {
-  return new AppError(code, `${MODEL_SOURCE_FIELD}: ${message}`, {
+export function modelSourceError(problem: ModelSourceProblem, message: string): AppError {
+  return new AppError("UNPROCESSABLE", `${MODEL_SOURCE_FIELD}: ${message}`, {
     field: MODEL_SOURCE_FIELD,
     problem,
   });

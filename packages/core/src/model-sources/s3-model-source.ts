@@ -192,7 +192,6 @@ function s3Failure(error: unknown, options: SizeS3ModelSourceOptions, timedOut: 
     return modelSourceError(
       "unsizable",
       `the control plane has no AWS credentials to read s3:// sources; give modelBytes yourself`,
-      "UNAVAILABLE",
     );
   const what = name ?? (error instanceof Error ? error.message : String(error));
   if (status !== undefined && status >= 400 && status < 500)
@@ -203,6 +202,5 @@ function s3Failure(error: unknown, options: SizeS3ModelSourceOptions, timedOut: 
   return modelSourceError(
     "unreachable",
     `could not size ${options.source} (${status ? `HTTP ${status} ` : ""}${what}); try again later, ${OR_GIVE_MODEL_BYTES}`,
-    "UNAVAILABLE",
   );
 }
