@@ -2,7 +2,9 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pushTinyImage, startTestRegistry, type TestRegistry } from "@thaw/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHubStandIn, type HubStandIn } from "./hub-stand-in.ts";
 import { startStack, type Stack } from "./stack.ts";
 
 // The `thaw` CLI as a user runs it: a process against the built server, a scheduler and sim
@@ -18,6 +20,8 @@ interface Run {
 
 describe("the thaw CLI against a live stack", () => {
   let stack: Stack;
+  let registry: TestRegistry;
+  let hub: HubStandIn;
   let home: string;
   let key: string;
 
@@ -45,11 +49,22 @@ describe("the thaw CLI against a live stack", () => {
   const db = () => stack.database.db;
 
   beforeAll(async () => {
-    stack = await startStack({ simHosts: "g5.xlarge:1,g6e.xlarge:2" });
+    registry = await startTestRegistry();
+    hub = await startHubStandIn({
+      "Qwen/Qwen2.5-0.5B-Instruct": {
+        sha: "7ae557604adf67be50417f59c2c2f167def9a775",
+        files: { "model.safetensors": 988_097_824, "config.json": 659 },
+      },
+    });
+    stack = await startStack({
+      simHosts: "g5.xlarge:1,g6e.xlarge:2",
+      webEnv: { THAW_TRUSTED_REGISTRIES: registry.host, THAW_HF_ENDPOINT: hub.endpoint },
+    });
     home = mkdtempSync(join(tmpdir(), "thaw-cli-home-"));
   });
   afterAll(async () => {
     await stack?.stop();
+    await Promise.all([registry?.stop(), hub?.stop()]);
   });
 
   it("admin api-key create makes a key from the database and prints only it", async () => {
@@ -185,6 +200,41 @@ deployment:
     const invalid = await thaw(["apply", "-f", file]);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/\(field: file\.maxReplicas\)/);
+  });
+
+  it("applies a file that names only the image and the model: the server finds the rest", async () => {
+    const imageRef = await pushTinyImage(registry, "team/qwen", "v1", "import vllm\n");
+    const file = join(mkdtempSync(join(tmpdir(), "thaw-apply-")), "endpoint.yaml");
+    writeFileSync(
+      file,
+      `slug: cli-from-reference
+name: Qwen from a reference (CLI)
+gpuType: L40S
+deployment:
+  imageRef: ${imageRef}
+  modelSource: hf://Qwen/Qwen2.5-0.5B-Instruct
+  engine: vllm
+`,
+    );
+    const created = await thaw(["apply", "-f", file]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/created cli-from-reference with deployment v1\.\n$/);
+    const shown = await thaw(["endpoints", "get", "cli-from-reference"]);
+    expect(shown.stdout).toContain(
+      `${imageRef} (0.0 GB), hf://Qwen/Qwen2.5-0.5B-Instruct (1.0 GB)`,
+    );
+    const stored = await db().deployment.findFirstOrThrow({
+      where: { endpoint: { slug: "cli-from-reference" } },
+    });
+    expect(stored).toMatchObject({
+      imageBytes: BigInt("import vllm\n".length * 1_000),
+      modelBytes: 988_097_824n,
+      modelFormat: "safetensors",
+    });
+    expect(stored.imageDigest).toMatch(/^sha256:[a-f0-9]{64}$/);
+    // What the server found is not a difference: the file names only what it sets.
+    const again = await thaw(["apply", "-f", file]);
+    expect(again.stdout).toBe("= endpoint cli-from-reference: no changes\n");
   });
 
   it("watches a cold start land phase by phase, and reports status and predictions", async () => {

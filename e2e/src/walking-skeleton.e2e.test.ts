@@ -111,12 +111,14 @@ describe("walking skeleton", () => {
     await page
       .getByLabel("Image reference", { exact: true })
       .fill("registry.demo.thaw.dev/e2e/tinyllama:1");
-    await page.getByLabel("Image size (GB)", { exact: true }).fill("1.6");
+    // The demo's registry is not a real one: the size is given instead of read from it.
+    await page.getByLabel("Image size in GB (optional override)", { exact: true }).fill("1.6");
     await next.click();
 
     // A model source pointing at the machine itself is refused before anything is stored.
     await page.getByLabel("Model source", { exact: true }).fill("file:///etc/passwd");
-    await page.getByLabel("Model size (GB)", { exact: true }).fill("2.2");
+    await page.getByLabel("Model size in GB (optional override)", { exact: true }).fill("2.2");
+    await page.getByLabel("Model format (optional)", { exact: true }).fill("safetensors");
     await next.click();
     await expect
       .poll(() => page.getByLabel("Model source", { exact: true }).getAttribute("aria-invalid"))

@@ -1,5 +1,11 @@
 import { readFileSync } from "node:fs";
-import { CreateEndpointInput, isAppError, parseInput } from "@thaw/core";
+import {
+  CreateEndpointInput,
+  isAppError,
+  parseImageReference,
+  parseInput,
+  trustRegistries,
+} from "@thaw/core";
 import { parse as parseYaml } from "yaml";
 import { unwrap, type Api } from "../api.ts";
 import { planApply, PlanError, renderDiff, type EndpointFile } from "../apply/plan-apply.ts";
@@ -15,6 +21,9 @@ export function readEndpointFile(path: string): EndpointFile {
   } catch (error) {
     throw new CliError(`${path}: ${(error as Error).message}`);
   }
+  // Which private registries are allowed is the server's to say (its THAW_TRUSTED_REGISTRIES):
+  // the file's registries are left to it, every other rule is checked here.
+  trustRegistries(registriesOf(raw));
   try {
     parseInput(CreateEndpointInput, raw, "file");
   } catch (error) {
@@ -23,6 +32,14 @@ export function readEndpointFile(path: string): EndpointFile {
   }
   // The file as written (not with defaults filled in): only what it sets is compared.
   return raw as EndpointFile;
+}
+
+/** The registries a file's deployment names (image and eStargz variant). */
+function registriesOf(raw: unknown): string[] {
+  const deployment = (raw as { deployment?: Record<string, unknown> } | null)?.deployment;
+  return [deployment?.imageRef, deployment?.estargzImageRef]
+    .map((ref) => (typeof ref === "string" ? parseImageReference(ref)?.registry : undefined))
+    .filter((registry): registry is string => registry !== undefined);
 }
 
 async function currentEndpoint(api: Api, url: string, slug: string) {
