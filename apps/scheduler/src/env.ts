@@ -2,12 +2,14 @@ import { cidrListEnv, DEFAULT_RETENTION_DAYS, snapshotStoreProblem } from "@thaw
 import {
   databaseUrlEnv,
   logLevelEnv,
+  metricsTokenEnv,
   presentEnv,
   queuePrefixEnv,
   redisUrlEnv,
   credentialsKeyEnv,
   ecrEndpointEnv,
 } from "@thaw/core/env";
+import { webhookTrustedHostsEnv } from "@thaw/core";
 import { AgentCallPrivateKeyEnv } from "@thaw/node-agent-client";
 import { z } from "zod";
 
@@ -63,6 +65,18 @@ const Env = z.object({
   /** Seals the orgs' registry credentials (see core's credentialsKeyEnv). */
   THAW_CREDENTIALS_KEY: credentialsKeyEnv,
   THAW_ECR_ENDPOINT: ecrEndpointEnv,
+  /** Webhook receivers the operator trusts although private (see core's webhookTrustedHostsEnv). */
+  THAW_WEBHOOK_TRUSTED_HOSTS: webhookTrustedHostsEnv,
+  /**
+   * The operator's bearer token for GET /metrics (Prometheus) on THAW_METRICS_PORT; unset:
+   * no metrics server. The web app's /api/metrics takes the same variable.
+   */
+  THAW_METRICS_TOKEN: metricsTokenEnv,
+  THAW_METRICS_HOST: z.string().min(1).default("0.0.0.0"),
+  /** 0 picks a free port (tests). */
+  THAW_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9465),
+  /** Distinct endpoint ids the cold-start counter labels by before they share "_other". */
+  THAW_METRICS_MAX_ENDPOINTS: z.coerce.number().int().min(0).max(10_000).default(500),
   LOG_LEVEL: logLevelEnv,
 });
 export type SchedulerEnv = z.infer<typeof Env>;

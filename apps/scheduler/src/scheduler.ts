@@ -17,6 +17,8 @@ import type { SchedulerEnv } from "./env.ts";
 import { loadFleetSetup } from "./fleet/fleet-config.ts";
 import { OfferingAvailability } from "./fleet/offering-availability.ts";
 import type { Logger } from "./logger.ts";
+import { startMetricsServer, type RunningMetricsServer } from "./metrics/metrics-server.ts";
+import { SchedulerMetrics } from "./metrics/scheduler-metrics.ts";
 import { createQueues, enqueue, enqueueSweep } from "./queues.ts";
 import { assertNoEviction, createProducerConnection, createWorkerConnection } from "./redis.ts";
 import { reportHealth } from "./tasks/report-health.ts";
@@ -53,6 +55,8 @@ const DB_POOL_SIZE = 32;
 
 export interface RunningScheduler {
   instanceId: string;
+  /** Where Prometheus scrapes this process (only with THAW_METRICS_TOKEN set). */
+  metricsUrl: string | null;
   /** Stops timers, lets the current tick finish, closes connections. */
   stop(): Promise<void>;
 }
@@ -105,13 +109,38 @@ export async function startScheduler(
     warmPool: warmPoolOptions(env),
     ...(env.THAW_SNAPSHOT_REGISTRY ? { snapshotStore: env.THAW_SNAPSHOT_REGISTRY } : {}),
     ...registryCredentialAccess(env),
+    webhooks: {
+      sealingKey: parseSealingKey(env.THAW_CREDENTIALS_KEY),
+      trustedHosts: new Set(env.THAW_WEBHOOK_TRUSTED_HOSTS),
+    },
   });
+  const metrics = env.THAW_METRICS_TOKEN
+    ? new SchedulerMetrics(
+        { db, queues },
+        { maxEndpoints: env.THAW_METRICS_MAX_ENDPOINTS },
+      ).withProcessMetrics()
+    : undefined;
   const workers = startWorkers({
     ctx,
     connection: workerConnection,
     prefix: env.THAW_QUEUE_PREFIX,
     log,
+    ...(metrics ? { metrics } : {}),
   });
+  let metricsServer: RunningMetricsServer | null = null;
+  if (metrics && env.THAW_METRICS_TOKEN)
+    metricsServer = await startMetricsServer({
+      metrics,
+      token: env.THAW_METRICS_TOKEN,
+      host: env.THAW_METRICS_HOST,
+      port: env.THAW_METRICS_PORT,
+      log,
+    }).catch(async (error: Error) => {
+      await Promise.all(workers.map((w) => w.close()));
+      throw new Error(
+        `cannot serve metrics on ${env.THAW_METRICS_HOST}:${env.THAW_METRICS_PORT} (THAW_METRICS_PORT): ${error.message}`,
+      );
+    });
 
   // The sweep: every endpoint reconciled and every closed start handled from Postgres, so
   // whatever Redis lost (a wipe, a crash between commit and enqueue) is repaired. A slice of
@@ -207,7 +236,9 @@ export async function startScheduler(
 
   return {
     instanceId,
+    metricsUrl: metricsServer?.url ?? null,
     async stop() {
+      await metricsServer?.close();
       clearInterval(timer);
       clearInterval(sweepTimer);
       clearInterval(pruneTimer);

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { bearerMatches } from "@thaw/core";
 import { type IncomingMessage, type ServerResponse } from "node:http";
 import { type Server, createServer } from "node:https";
 import {
@@ -289,12 +289,6 @@ function hostOf(hosts: ReadonlyMap<string, HostAgent>, path: string): HostAgent 
 function hostPath(path: string): string {
   const named = /^\/hosts\/[^/]+(\/.*)?$/.exec(path);
   return named ? (named[1] ?? "/") : path;
-}
-
-function bearerMatches(header: string | undefined, secret: string): boolean {
-  const presented = /^Bearer\s+(\S+)$/i.exec(header ?? "")?.[1] ?? "";
-  const digest = (text: string) => createHash("sha256").update(text).digest();
-  return timingSafeEqual(digest(presented), digest(secret)) && presented.length > 0;
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {

@@ -1,7 +1,13 @@
-import { QUEUES, type QueueKey } from "@thaw/core";
+import {
+  QUEUES,
+  type ClosedColdStartHandled,
+  type PlaceReplicaResult,
+  type QueueKey,
+} from "@thaw/core";
 import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "../logger.ts";
+import type { SchedulerMetrics } from "../metrics/scheduler-metrics.ts";
 import { processDispatch } from "./dispatch-processor.ts";
 import { processFleet } from "./fleet-processor.ts";
 import { processHistory } from "./history-processor.ts";
@@ -9,6 +15,7 @@ import { processPlace } from "./place-processor.ts";
 import { processReconcile } from "./reconcile-processor.ts";
 import { processWarmPool } from "./warm-pool-processor.ts";
 import { processSnapshot } from "./snapshot-processor.ts";
+import { processWebhookDelivery } from "./webhook-delivery-processor.ts";
 import type { WorkerContext } from "./worker-context.ts";
 
 // The registry of queue processors this process runs, one file each. Concurrency is per
@@ -27,6 +34,11 @@ export const PROCESSORS: Partial<Record<QueueKey, { run: Processor; concurrency:
   warmPool: { run: processWarmPool, concurrency: 4 },
   // A capture holds its job while the agent checkpoints (minutes on a real host): few at once.
   snapshot: { run: (ctx, data, job) => processSnapshot(ctx, data, job), concurrency: 2 },
+  // A delivery waits on a receiver for up to 10 s: many at once, few of them busy.
+  webhookDelivery: {
+    run: (ctx, data, job) => processWebhookDelivery(ctx, data, job),
+    concurrency: 16,
+  },
 };
 
 /**
@@ -44,6 +56,8 @@ export function startWorkers(opts: {
   prefix: string;
   log: Logger;
   only?: QueueKey[];
+  /** Counts each job, and the decisions and closed starts in place's and history's results. */
+  metrics?: SchedulerMetrics;
 }): Worker[] {
   const workers: Worker[] = [];
   for (const [key, processor] of Object.entries(PROCESSORS) as [
@@ -61,12 +75,24 @@ export function startWorkers(opts: {
         ...JOB_LOCK,
       },
     );
-    worker.on("failed", (job, error) =>
+    worker.on("failed", (job, error) => {
+      if (job) opts.metrics?.observeJob(key, job, "failed");
       opts.log.warn(
         { queue: key, jobId: job?.id, attempts: job?.attemptsMade, err: error.message },
         "job failed",
-      ),
-    );
+      );
+    });
+    const metrics = opts.metrics;
+    if (metrics)
+      worker.on("completed", (job, result: unknown) => {
+        metrics.observeJob(key, job, "completed");
+        // The processors' own results (place-processor.ts, history-processor.ts).
+        if (key === "place") metrics.observePlacement(result as PlaceReplicaResult);
+        if (key === "history") {
+          const closed = (result as ClosedColdStartHandled).closed;
+          if (closed) metrics.observeClosedColdStart(closed);
+        }
+      });
     worker.on("error", (error) =>
       opts.log.error({ queue: key, err: error.message }, "worker error"),
     );

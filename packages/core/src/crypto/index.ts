@@ -1,4 +1,5 @@
 export {
+  bearerMatches,
   hashesEqual,
   issuePrefixedSecret,
   parsePrefixedSecret,

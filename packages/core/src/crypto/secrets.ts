@@ -33,3 +33,13 @@ export function hashesEqual(a: string, b: string): boolean {
   const y = Buffer.from(b, "hex");
   return x.length === y.length && timingSafeEqual(x, y);
 }
+
+/**
+ * Whether an Authorization header carries `Bearer <secret>`, compared in constant time (over
+ * digests, so the lengths leak nothing either). The operator's /metrics tokens use it.
+ */
+export function bearerMatches(header: string | null | undefined, secret: string): boolean {
+  const presented = /^Bearer\s+(\S+)$/i.exec(header ?? "")?.[1] ?? "";
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return timingSafeEqual(digest(presented), digest(secret)) && presented.length > 0;
+}

@@ -26,6 +26,16 @@ export const credentialsKeyEnv = z
   .regex(/^[A-Za-z0-9+/]{43}=$/, "must be base64 of 32 random bytes (openssl rand -base64 32)")
   .optional();
 
+/**
+ * THAW_METRICS_TOKEN: the operator's bearer token for the web app's and the scheduler's
+ * Prometheus endpoints (they show every tenant's load). Unset: both are off.
+ */
+export const metricsTokenEnv = z
+  .string()
+  .trim()
+  .min(16, "must be at least 16 characters (openssl rand -hex 16)")
+  .optional();
+
 /** THAW_ECR_ENDPOINT: an ECR API endpoint to trade ECR credentials at (moto in tests); unset: AWS's. */
 export const ecrEndpointEnv = z.url().optional();
 

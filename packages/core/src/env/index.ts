@@ -5,6 +5,7 @@ export {
   DEFAULT_LOG_LEVEL,
   LogLevel,
   logLevelEnv,
+  metricsTokenEnv,
   presentEnv,
   queuePrefixEnv,
   redisUrlEnv,

@@ -24,6 +24,19 @@ export interface ClosedColdStartHandled {
   quarantinedSnapshotId: string | null;
   /** Set after a success: the snapshot worker decides whether to capture this deployment. */
   succeededDeploymentId?: string;
+  /** What the start was, for the scheduler's metrics; set whenever handled. */
+  closed?: ClosedColdStartFacts;
+}
+
+/** A closed start as the operator's metrics count it (no tenant text, only ids and numbers). */
+export interface ClosedColdStartFacts {
+  endpointId: string;
+  path: StartPath;
+  status: "succeeded" | "failed";
+  actualSeconds: number | null;
+  predictedMeanSeconds: number | null;
+  predictedP90Seconds: number | null;
+  phases: { phase: string; seconds: number }[];
 }
 
 const NOTHING: ClosedColdStartHandled = {
@@ -47,8 +60,22 @@ export async function handleClosedColdStart({
     if (count === 0) return NOTHING;
     const start = await tx.coldStart.findUniqueOrThrow({
       where: { id: coldStartId },
-      include: { deployment: { select: { modelBytes: true } } },
+      include: {
+        deployment: { select: { modelBytes: true } },
+        phases: { select: { phase: true, seconds: true }, orderBy: { sequence: "asc" } },
+      },
     });
+    const closed: ClosedColdStartFacts = {
+      endpointId: start.endpointId,
+      path: start.path,
+      status: start.status === "succeeded" ? "succeeded" : "failed",
+      actualSeconds: start.actualSeconds,
+      predictedMeanSeconds: start.predictedMeanSeconds,
+      predictedP90Seconds: start.predictedP90Seconds,
+      phases: start.phases.flatMap((p) =>
+        p.seconds === null ? [] : [{ phase: p.phase, seconds: p.seconds }],
+      ),
+    };
     const snapshotId = start.path === "restore" ? chosenOptionOf(start.options)?.snapshotId : null;
 
     if (start.status === "succeeded") {
@@ -73,6 +100,7 @@ export async function handleClosedColdStart({
         retryReplicaId: null,
         quarantinedSnapshotId: null,
         succeededDeploymentId: start.deploymentId,
+        closed,
       };
     }
 
@@ -100,6 +128,7 @@ export async function handleClosedColdStart({
       handled: true,
       retryReplicaId: retried ? start.replicaId : null,
       quarantinedSnapshotId,
+      closed,
     };
   });
 }

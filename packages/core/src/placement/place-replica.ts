@@ -37,6 +37,10 @@ import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts
 export interface PlacedColdStart {
   replicaId: string;
   coldStartId: string;
+  /** The decision, for the scheduler's metrics: which path, what the node held, explored or not. */
+  path: StartPath;
+  locality: string;
+  explored: boolean;
 }
 
 /**
@@ -422,6 +426,8 @@ async function commitDecisions(
     coldStartId: c.id,
     nodeId: c.nodeId,
     path: c.path,
+    locality: c.locality,
+    explored: c.explored,
     attempt: c.attempt,
   }));
 }

@@ -54,3 +54,11 @@ export {
 } from "../images/testing/test-registry.ts";
 
 export { freePort, startMotoServer, type MotoServer } from "./moto-server.ts";
+
+export {
+  parsePrometheusText,
+  sumObserved,
+  sumSamples,
+  type PrometheusFamily,
+  type PrometheusSample,
+} from "./prometheus-text.ts";

@@ -1,0 +1,1 @@
+export { BoundedLabelValues, OVERFLOW_LABEL_VALUE } from "./bounded-label-values.ts";
