@@ -21,4 +21,5 @@ export * from "./deployments/index.ts";
 export * from "./snapshots/index.ts";
 export * from "./retention/index.ts";
 export * from "./registry-credentials/index.ts";
+export * from "./webhooks/index.ts";
 export { parseImageReference, type ImageReference } from "./images/image-reference.ts";

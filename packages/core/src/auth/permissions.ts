@@ -14,6 +14,7 @@ export const PERMISSIONS = [
   "api_keys:manage",
   "org_settings:manage",
   "registries:manage",
+  "webhooks:manage",
   "members:manage",
   "members:manage_owners",
   "audit:read",
@@ -28,6 +29,7 @@ export const API_KEY_SCOPES = [
   "deployments:write",
   "fleet:read",
   "registries:manage",
+  "webhooks:manage",
 ] as const satisfies readonly Permission[];
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
@@ -44,6 +46,7 @@ const ADMIN: readonly Permission[] = [
   "api_keys:manage",
   "org_settings:manage",
   "registries:manage",
+  "webhooks:manage",
   "audit:read",
   // Admins invite, re-role and remove members up to admin; the owner role is the owners' own.
   "members:manage",

@@ -5,6 +5,7 @@ import { assertCan, type Actor } from "../auth/index.ts";
 import { EndpointRef, findEndpoint } from "../endpoints/find-endpoint.ts";
 import { parseInput } from "../errors/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
+import { recordWebhookEvents, webhookDeliveryFollowUps } from "../webhooks/record-webhook-event.ts";
 import { completeDeploymentSpec, type ArtifactInspector } from "./complete-deployment-spec.ts";
 import { toDeploymentView } from "./deployment-record.ts";
 import { DeploymentSpec, type DeploymentView } from "./deployment-spec.ts";
@@ -41,6 +42,7 @@ export async function createDeployment({
   // The endpoint is looked up first so that another org's slug is a 404 before any registry is asked.
   await findEndpoint(db, actor, endpoint);
   const spec = await completeDeploymentSpec(parsed, { inspector, orgId: actor.orgId, where });
+  let deliveryIds: string[] = [];
   const deployment = await db.$transaction(async (tx) => {
     const found = await findEndpoint(tx, actor, endpoint);
     await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
@@ -64,7 +66,27 @@ export async function createDeployment({
         modelSource: row.modelSource,
       },
     });
+    deliveryIds = await recordWebhookEvents(tx, [
+      {
+        orgId: actor.orgId,
+        type: "deployment.rolled",
+        key: row.id,
+        data: {
+          endpointId: found.id,
+          endpointSlug: found.slug,
+          deploymentId: row.id,
+          version: row.version,
+          previousDeploymentId: previous,
+          imageRef: row.imageRef,
+          imageDigest: row.imageDigest,
+          modelSource: row.modelSource,
+        },
+      },
+    ]);
     return toDeploymentView(row);
   });
-  return { result: deployment, followUps: [reconcileSoon(deployment.endpointId)] };
+  return {
+    result: deployment,
+    followUps: [reconcileSoon(deployment.endpointId), ...webhookDeliveryFollowUps(deliveryIds)],
+  };
 }

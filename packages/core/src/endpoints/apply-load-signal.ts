@@ -4,6 +4,8 @@ import { z } from "zod";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { parseInput } from "../errors/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
+import { recordWebhookEvents, webhookDeliveryFollowUps } from "../webhooks/record-webhook-event.ts";
+import { scaledEvent } from "../webhooks/scaled-event.ts";
 import {
   autoscaleFromSignal,
   INITIAL_AUTOSCALER_STATE,
@@ -60,6 +62,7 @@ export async function applyLoadSignal({
 }): Promise<WithFollowUps<LoadSignalResponse>> {
   assertCan(actor, "endpoints:scale");
   const body = parseInput(LoadSignalBody, input, "body");
+  let deliveryIds: string[] = [];
   const answer = await db.$transaction(async (tx) => {
     const found = await findEndpoint(tx, actor, endpoint);
     await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR NO KEY UPDATE`;
@@ -96,8 +99,8 @@ export async function applyLoadSignal({
         ...(changed && { desiredReplicas: decision.desiredReplicas, version: { increment: 1 } }),
       },
     });
-    if (changed)
-      await tx.scaleEvent.create({
+    if (changed) {
+      const scaleEvent = await tx.scaleEvent.create({
         data: {
           orgId: actor.orgId,
           endpointId: row.id,
@@ -109,6 +112,8 @@ export async function applyLoadSignal({
           actorId: actorIdOf(actor),
         },
       });
+      deliveryIds = await recordWebhookEvents(tx, [scaledEvent(scaleEvent, row.slug)]);
+    }
     // A signal that changed the desired count is a scale-up or -down like any other: the
     // audit log says which key's signals moved it.
     if (changed)
@@ -135,6 +140,8 @@ export async function applyLoadSignal({
   return {
     result: answer,
     followUps:
-      answer.desiredReplicas !== answer.previousReplicas ? [reconcileSoon(answer.endpointId)] : [],
+      answer.desiredReplicas !== answer.previousReplicas
+        ? [reconcileSoon(answer.endpointId), ...webhookDeliveryFollowUps(deliveryIds)]
+        : [],
   };
 }

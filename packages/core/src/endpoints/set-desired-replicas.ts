@@ -5,6 +5,8 @@ import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
+import { recordWebhookEvents, webhookDeliveryFollowUps } from "../webhooks/record-webhook-event.ts";
+import { scaledEvent } from "../webhooks/scaled-event.ts";
 import { EndpointRef, findEndpoint } from "./find-endpoint.ts";
 
 export const SetDesiredReplicasBody = z
@@ -60,6 +62,7 @@ export async function setDesiredReplicas({
   const requestHash = createHash("sha256")
     .update(JSON.stringify({ op: "set-desired-replicas", endpoint, body }))
     .digest("hex");
+  let deliveryIds: string[] = [];
   const answer = await db.$transaction(async (tx) => {
     if (idempotencyKey) {
       const seen = await tx.idempotencyRecord.findUnique({
@@ -96,7 +99,7 @@ export async function setDesiredReplicas({
         where: { id: row.id },
         data: { desiredReplicas: body.replicas, version: { increment: 1 } },
       });
-      await tx.scaleEvent.create({
+      const scaleEvent = await tx.scaleEvent.create({
         data: {
           orgId: actor.orgId,
           endpointId: row.id,
@@ -114,6 +117,7 @@ export async function setDesiredReplicas({
         targetId: row.id,
         metadata: { from: row.desiredReplicas, to: body.replicas },
       });
+      deliveryIds = await recordWebhookEvents(tx, [scaledEvent(scaleEvent, row.slug)]);
     }
     if (idempotencyKey)
       await tx.idempotencyRecord.create({
@@ -127,5 +131,8 @@ export async function setDesiredReplicas({
       });
     return result;
   });
-  return { result: answer, followUps: [reconcileSoon(answer.endpointId)] };
+  return {
+    result: answer,
+    followUps: [reconcileSoon(answer.endpointId), ...webhookDeliveryFollowUps(deliveryIds)],
+  };
 }

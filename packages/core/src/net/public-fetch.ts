@@ -26,12 +26,21 @@ export class FetchRefusedError extends Error {
 }
 
 export interface PublicFetchOptions {
-  method?: "GET" | "HEAD";
+  method?: "GET" | "HEAD" | "POST";
   headers?: Record<string, string>;
+  /** A POST's body (a webhook's JSON). */
+  body?: string | Buffer;
   /** Whole request, redirects included. */
   timeoutMs: number;
   /** A longer body is refused (not truncated): no answer is read without a bound. */
   maxBodyBytes: number;
+  /**
+   * `truncate`: keep the first maxBodyBytes of a longer body and answer (a webhook receiver's
+   * answer is kept for the log, not used). Default `refuse`.
+   */
+  overflow?: "refuse" | "truncate";
+  /** `manual`: a 3xx is the answer (a webhook is not re-sent elsewhere). Default `follow`. */
+  redirect?: "follow" | "manual";
   /**
    * `host` or `host:port` the operator trusts although it is private (an internal registry,
    * configured in the server's env, never by a client). Plain http is allowed only to these.
@@ -71,6 +80,7 @@ export async function fetchPublic(
       throw error;
     });
     const location = answer.headers.location;
+    if (options.redirect === "manual") return { ...answer, url: current.toString() };
     if (answer.status < 300 || answer.status >= 400 || answer.status === 304 || !location)
       return { ...answer, url: current.toString() };
     const next = new URL(location, current);
@@ -164,7 +174,8 @@ function requestOnce(
       (response) => {
         // A HEAD answer's Content-Length is the resource's, not a body's: there is none to bound.
         const declared = options.method === "HEAD" ? 0 : Number(response.headers["content-length"]);
-        if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
+        const truncate = options.overflow === "truncate";
+        if (!truncate && Number.isFinite(declared) && declared > options.maxBodyBytes) {
           response.destroy();
           return reject(tooLarge(url, options.maxBodyBytes));
         }
@@ -172,6 +183,16 @@ function requestOnce(
         let length = 0;
         response.on("data", (chunk: Buffer) => {
           length += chunk.length;
+          if (length > options.maxBodyBytes && truncate) {
+            chunks.push(chunk.subarray(0, chunk.length - (length - options.maxBodyBytes)));
+            response.destroy();
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: flattenHeaders(response.headers),
+              body: Buffer.concat(chunks),
+            });
+            return;
+          }
           if (length > options.maxBodyBytes) {
             response.destroy();
             reject(tooLarge(url, options.maxBodyBytes));
@@ -190,7 +211,7 @@ function requestOnce(
       },
     );
     request.on("error", (error) => reject(asRefusal(url, error)));
-    request.end();
+    request.end(options.body);
   });
 }
 

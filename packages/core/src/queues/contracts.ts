@@ -61,6 +61,16 @@ export const QUEUES = {
     payload: z.object({ coldStartId: Id }).strict(),
     jobId: (p: { coldStartId: string }) => `history-${p.coldStartId}`,
   },
+  webhookDelivery: {
+    name: "webhook-delivery",
+    payload: z.object({ deliveryId: Id }).strict(),
+    jobId: (p: { deliveryId: string }) => `webhook-delivery-${p.deliveryId}`,
+    /**
+     * A receiver that is down is tried 8 times over about an hour (30 s doubling: 30 s … 32 min,
+     * 63.5 min in all); the worker records each attempt and ends early on a 2xx or a final 4xx.
+     */
+    jobOptions: { attempts: 8, backoff: { type: "exponential", delay: 30_000 } },
+  },
 } as const;
 
 export type QueueKey = keyof typeof QUEUES;
@@ -92,10 +102,12 @@ export const DEFAULT_JOB_OPTIONS = {
 export function jobOf<K extends QueueKey>(queue: K, payload: QueuePayload<K>) {
   const contract = QUEUES[queue];
   const data = contract.payload.parse(payload) as QueuePayload<K>;
+  const own = "jobOptions" in contract ? contract.jobOptions : {};
   return {
     name: contract.name,
     data,
     opts: {
+      ...own,
       deduplication: {
         id: (contract.jobId as (p: QueuePayload<K>) => string)(data),
         keepLastIfActive: true,

@@ -1,0 +1,70 @@
+import { createHash } from "node:crypto";
+import type { Db } from "@thaw/db";
+import { queued, type FollowUp } from "../queues/follow-ups.ts";
+import type { WebhookEventType } from "./webhook-spec.ts";
+
+// The outbox: an event becomes one WebhookDelivery row per enabled subscription of its org to
+// its type, written with the change it reports (the caller's transaction, where it has one);
+// the caller then enqueues a delivery job per row. The event's key (what happened to which
+// row) names the message, so an event recorded twice is delivered once.
+
+export interface WebhookEvent {
+  orgId: string;
+  type: WebhookEventType;
+  /** What happened to which row, unique per event, e.g. the cold start's id. */
+  key: string;
+  data: Record<string, unknown>;
+  at?: Date;
+}
+
+/** The Standard Webhooks message id of an event: `msg_` and a digest of its type and key. */
+export function webhookMessageId(type: string, key: string): string {
+  return `msg_${createHash("sha256").update(`${type}:${key}`).digest("base64url").slice(0, 32)}`;
+}
+
+/** Writes the deliveries of some events; the ids of the rows written (none when none match). */
+export async function recordWebhookEvents(
+  db: Db,
+  events: readonly WebhookEvent[],
+): Promise<string[]> {
+  if (events.length === 0) return [];
+  const orgIds = [...new Set(events.map((e) => e.orgId))];
+  const subscriptions = await db.webhookSubscription.findMany({
+    where: {
+      orgId: { in: orgIds },
+      enabled: true,
+      eventTypes: { hasSome: [...new Set(events.map((e) => e.type))] },
+    },
+    select: { id: true, orgId: true, eventTypes: true },
+  });
+  if (subscriptions.length === 0) return [];
+  const rows = events.flatMap((event) => {
+    const messageId = webhookMessageId(event.type, event.key);
+    const payload = {
+      type: event.type,
+      timestamp: (event.at ?? new Date()).toISOString(),
+      data: event.data,
+    };
+    return subscriptions
+      .filter((s) => s.orgId === event.orgId && s.eventTypes.includes(event.type))
+      .map((s) => ({
+        orgId: event.orgId,
+        subscriptionId: s.id,
+        messageId,
+        eventType: event.type,
+        payload: JSON.parse(JSON.stringify(payload)) as object,
+      }));
+  });
+  if (rows.length === 0) return [];
+  const written = await db.webhookDelivery.createManyAndReturn({
+    data: rows,
+    skipDuplicates: true,
+    select: { id: true },
+  });
+  return written.map((r) => r.id);
+}
+
+/** The delivery jobs of the rows recordWebhookEvents wrote. */
+export function webhookDeliveryFollowUps(deliveryIds: readonly string[]): FollowUp[] {
+  return deliveryIds.map((deliveryId) => queued("webhookDelivery", { deliveryId }));
+}
