@@ -1,4 +1,4 @@
-import { handleClosedColdStart, QUEUES } from "@thaw/core";
+import { handleClosedColdStart, QUEUES, recordColdStartWebhookEvents } from "@thaw/core";
 import type { WorkerContext } from "./worker-context.ts";
 
 /** history: a closed cold start updates the predictor's cells, or retries its replica. */
@@ -14,5 +14,16 @@ export async function processHistory(ctx: WorkerContext, data: unknown): Promise
   // After a successful start (ARCHITECTURE.md §3 step 7): might a snapshot of it pay off now?
   if (result.succeededDeploymentId)
     await ctx.enqueue("snapshot", { deploymentId: result.succeededDeploymentId });
+  // The start's webhook events, whether or not this run handled it: a run after a crash
+  // between the two finds the start handled and still records them (keyed, so never twice).
+  const deliveryIds = await recordColdStartWebhookEvents({
+    db: ctx.db,
+    coldStartId,
+    quarantinedSnapshotId: result.quarantinedSnapshotId,
+  });
+  await ctx.enqueueMany(
+    "webhookDelivery",
+    deliveryIds.map((deliveryId) => ({ deliveryId })),
+  );
   return result;
 }

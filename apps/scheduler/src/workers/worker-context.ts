@@ -1,5 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import { agentUrlProblem, type Cidr } from "@thaw/core";
+import { agentUrlProblem, type Cidr, type WebhookConfig } from "@thaw/core";
 import type { WarmPoolOptions } from "@thaw/core/warm-pool";
 import type { DbClient } from "@thaw/db";
 import { AgentApiError, AgentClient, keepAliveFetch } from "@thaw/node-agent-client";
@@ -31,6 +31,8 @@ export interface WorkerContext {
   snapshotStore?: string;
   /** THAW_CREDENTIALS_KEY (+ THAW_ECR_ENDPOINT): opens orgs' registry credentials at dispatch. */
   registryCredentials?: RegistryCredentialAccess;
+  /** THAW_CREDENTIALS_KEY (webhook secrets are sealed with it) and THAW_WEBHOOK_TRUSTED_HOSTS. */
+  webhooks?: WebhookConfig;
 }
 
 export interface RegistryCredentialAccess {
@@ -61,6 +63,7 @@ export function createWorkerContext(deps: {
   warmPool?: WarmPoolOptions;
   snapshotStore?: string;
   registryCredentials?: RegistryCredentialAccess;
+  webhooks?: WebhookConfig;
 }): WorkerContext {
   // One keep-alive pool for every agent call of the process: a start per cold start.
   const agentFetch = keepAliveFetch();
@@ -84,6 +87,7 @@ export function createWorkerContext(deps: {
     ...(deps.warmPool ? { warmPool: deps.warmPool } : {}),
     ...(deps.snapshotStore ? { snapshotStore: deps.snapshotStore } : {}),
     ...(deps.registryCredentials ? { registryCredentials: deps.registryCredentials } : {}),
+    ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
     db: deps.db,
     queues: deps.queues,
     log: deps.log,
