@@ -62,3 +62,9 @@ export {
   type PrometheusFamily,
   type PrometheusSample,
 } from "./prometheus-text.ts";
+
+export {
+  startTestReceiver,
+  type ReceivedWebhook,
+  type TestReceiver,
+} from "../webhooks/testing-receiver.ts";
