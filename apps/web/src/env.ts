@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cidrListEnv } from "@thaw/core";
+import { cidrListEnv, webhookTrustedHostsEnv } from "@thaw/core";
 import {
   databaseUrlEnv,
   logLevelEnv,
@@ -155,6 +155,8 @@ const WebEnv = z
             .regex(/^[a-z0-9.-]+(:\d{1,5})?$/, "must be host or host:port, comma-separated"),
         ),
       ),
+    /** Webhook receivers the operator trusts although private (see core's webhookTrustedHostsEnv). */
+    THAW_WEBHOOK_TRUSTED_HOSTS: webhookTrustedHostsEnv,
     /** The tag suffix of an image's eStargz variant (`v1` → `v1-esgz`), as your conversion pipeline pushes it. */
     THAW_ESTARGZ_TAG_SUFFIX: z
       .string()

@@ -27,6 +27,9 @@ interface Fixtures {
   imageRef: string;
   /** A fresh registry credential of org A: its registry. */
   registryCredential: () => Promise<string>;
+  /** A fresh webhook subscription of org A, and a fresh failed delivery of one. */
+  webhookId: () => Promise<string>;
+  webhookDeliveryId: () => Promise<string>;
 }
 
 const deployment = TEST_DEPLOYMENT;
@@ -168,6 +171,55 @@ const ROUTES: Record<
       call: async (f) => ({ params: { registry: await f.registryCredential() } }),
     },
   },
+  "webhooks/route.ts": {
+    GET: { scope: "webhooks:manage", crossOrg: 200, call: () => ({ params: {} }) },
+    POST: {
+      scope: "webhooks:manage",
+      crossOrg: 200,
+      call: () => ({
+        params: {},
+        body: { url: "https://hooks.example.com/thaw", eventTypes: ["endpoint.scaled"] },
+      }),
+    },
+  },
+  "webhooks/[id]/route.ts": {
+    GET: {
+      scope: "webhooks:manage",
+      crossOrg: 404,
+      call: async (f) => ({ params: { id: await f.webhookId() } }),
+    },
+    PATCH: {
+      scope: "webhooks:manage",
+      crossOrg: 404,
+      call: async (f) => ({ params: { id: await f.webhookId() }, body: { enabled: false } }),
+    },
+    DELETE: {
+      scope: "webhooks:manage",
+      crossOrg: 404,
+      call: async (f) => ({ params: { id: await f.webhookId() } }),
+    },
+  },
+  "webhooks/[id]/rotate-secret/route.ts": {
+    POST: {
+      scope: "webhooks:manage",
+      crossOrg: 404,
+      call: async (f) => ({ params: { id: await f.webhookId() } }),
+    },
+  },
+  "webhooks/[id]/deliveries/route.ts": {
+    GET: {
+      scope: "webhooks:manage",
+      crossOrg: 404,
+      call: async (f) => ({ params: { id: await f.webhookId() } }),
+    },
+  },
+  "webhook-deliveries/[id]/redeliver/route.ts": {
+    POST: {
+      scope: "webhooks:manage",
+      crossOrg: 404,
+      call: async (f) => ({ params: { id: await f.webhookDeliveryId() } }),
+    },
+  },
   "stream/route.ts": {
     GET: { scope: "endpoints:read", crossOrg: 200, call: () => ({ params: {} }) },
   },
@@ -215,6 +267,8 @@ describe("REST v1 authorization matrix, through the built server", () => {
     apiKeys: await db().apiKey.count({ where: { revokedAt: null } }),
     joinTokens: await db().joinToken.count(),
     registryCredentials: await db().registryCredential.count(),
+    webhooks: await db().webhookSubscription.aggregate({ _max: { updatedAt: true }, _count: true }),
+    webhookDeliveries: await db().webhookDelivery.count({ where: { status: "pending" } }),
   });
 
   beforeAll(async () => {
@@ -267,6 +321,18 @@ describe("REST v1 authorization matrix, through the built server", () => {
         error: "test",
       },
     });
+    const webhookId = async () =>
+      (
+        await db().webhookSubscription.create({
+          data: {
+            id: crypto.randomUUID(),
+            orgId: orgAId,
+            url: "https://hooks.example.com/thaw",
+            eventTypes: ["cold_start.failed"],
+            sealedSecret: "v1.x",
+          },
+        })
+      ).id;
     fixtures = {
       endpoint,
       stable,
@@ -285,6 +351,20 @@ describe("REST v1 authorization matrix, through the built server", () => {
         });
         return host;
       },
+      webhookId,
+      webhookDeliveryId: async () =>
+        (
+          await db().webhookDelivery.create({
+            data: {
+              orgId: orgAId,
+              subscriptionId: await webhookId(),
+              messageId: `msg_authz_${++serial}`,
+              eventType: "cold_start.failed",
+              payload: {},
+              status: "failed",
+            },
+          })
+        ).id,
     };
     keys.all = await newApiKey(db(), orgAId, API_KEY_SCOPES, { name: "matrix" });
     keys.otherOrg = await newApiKey(db(), orgB.id, API_KEY_SCOPES, { name: "matrix" });

@@ -246,6 +246,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-deliveries/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again (same webhook-id, signed afresh); 409 while it is still being tried (scope webhooks:manage) */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The org's webhook subscriptions: URL, event types, enabled — never the secret (scope webhooks:manage) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to the org's events; the answer shows the signing secret (whsec_…) this once (scope webhooks:manage)
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook subscription, without its secret (scope webhooks:manage) */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a subscription and its delivery log (scope webhooks:manage) */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a subscription's URL, description, event types or whether it is enabled (scope webhooks:manage)
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A subscription's deliveries, newest first, each with its attempts' status codes, errors and durations (scope webhooks:manage) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret, shown this once; the previous one keeps signing beside it for 24 hours (scope webhooks:manage) */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -387,6 +481,17 @@ export interface components {
             slug: string;
             /** @default 8 */
             targetConcurrency?: number;
+        };
+        CreateWebhook: {
+            description?: "" | string;
+            /** @default true */
+            enabled?: boolean;
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled")[];
+            /**
+             * Format: uri
+             * @example https://hooks.example.com/thaw
+             */
+            url: string;
         };
         DeletedEndpoint: {
             /** Format: date-time */
@@ -723,6 +828,80 @@ export interface components {
             objective?: "mean" | "p90";
             scaleToZeroIdleSeconds?: number;
             targetConcurrency?: number;
+        };
+        UpdateWebhook: {
+            description?: "" | string;
+            enabled?: boolean;
+            eventTypes?: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled")[];
+            /**
+             * Format: uri
+             * @example https://hooks.example.com/thaw
+             */
+            url?: string;
+        };
+        Webhook: {
+            /** Format: date-time */
+            createdAt: string;
+            description: string;
+            enabled: boolean;
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled")[];
+            /** Format: uuid */
+            id: string;
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
+        };
+        WebhookAttempt: {
+            /** Format: date-time */
+            at: string;
+            attempt: number;
+            durationMs: number;
+            error: string | null;
+            errorClass: string | null;
+            responseBody: string;
+            statusCode: number | null;
+        };
+        WebhookDelivery: {
+            attemptLog: components["schemas"]["WebhookAttempt"][];
+            attempts: number;
+            /** Format: date-time */
+            createdAt: string;
+            deliveredAt: string | null;
+            /** @enum {string} */
+            eventType: "cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled";
+            /** Format: uuid */
+            id: string;
+            lastError: string | null;
+            lastStatusCode: number | null;
+            messageId: string;
+            nextAttemptAt: string | null;
+            payload: unknown;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** Format: uuid */
+            webhookId: string;
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        WebhookWithSecret: {
+            /** Format: date-time */
+            createdAt: string;
+            description: string;
+            enabled: boolean;
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled")[];
+            /** Format: uuid */
+            id: string;
+            previousSecretExpiresAt: string | null;
+            /** Format: starts_with */
+            secret: string;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
         };
     };
     responses: never;
@@ -2073,6 +2252,610 @@ export interface operations {
             };
             /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The delivery's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request, no active deployment, or the slug is taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhook subscriptions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/thaw",
+                 *       "description": "on-call",
+                 *       "eventTypes": [
+                 *         "cold_start.failed",
+                 *         "cold_start.slow"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhook"];
+            };
+        };
+        responses: {
+            /** @description The subscription and its secret, shown once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input matches this document but a rule the operation's description states refused it; `error.details.field` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Webhooks are off: THAW_CREDENTIALS_KEY is not set */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        id: string;
+                    };
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhook"];
+            };
+        };
+        responses: {
+            /** @description The subscription as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input matches this document but a rule the operation's description states refused it; `error.details.field` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription and its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Webhooks are off: THAW_CREDENTIALS_KEY is not set */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

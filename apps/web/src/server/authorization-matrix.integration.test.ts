@@ -33,6 +33,9 @@ interface Fixtures {
   imageRef: string;
   /** A fresh registry credential of org A: its registry. */
   registryCredential: () => Promise<string>;
+  /** A fresh webhook subscription of org A, and a fresh failed delivery of one. */
+  webhookId: () => Promise<string>;
+  webhookDeliveryId: () => Promise<string>;
 }
 
 const deployment = TEST_DEPLOYMENT;
@@ -128,6 +131,37 @@ const PROCEDURES: Record<
     least: "admin",
     crossOrg: "NOT_FOUND",
     input: async (f) => ({ registry: await f.registryCredential() }),
+  },
+  "webhooks.list": { least: "admin", crossOrg: "OK" },
+  "webhooks.create": {
+    least: "admin",
+    crossOrg: "OK",
+    input: () => ({ url: "https://hooks.example.com/thaw", eventTypes: ["cold_start.failed"] }),
+  },
+  "webhooks.update": {
+    least: "admin",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ id: await f.webhookId(), change: { enabled: false } }),
+  },
+  "webhooks.delete": {
+    least: "admin",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ id: await f.webhookId() }),
+  },
+  "webhooks.rotateSecret": {
+    least: "admin",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ id: await f.webhookId() }),
+  },
+  "webhooks.deliveries": {
+    least: "admin",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ id: await f.webhookId() }),
+  },
+  "webhooks.redeliver": {
+    least: "admin",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ deliveryId: await f.webhookDeliveryId() }),
   },
   "audit.list": { least: "admin", crossOrg: "OK", input: () => ({}) },
   "coldStarts.list": { least: "viewer", crossOrg: "OK", input: () => ({}) },
@@ -279,6 +313,18 @@ describe("authorization matrix", () => {
         error: "test",
       },
     });
+    const webhookId = async () =>
+      (
+        await t.db.webhookSubscription.create({
+          data: {
+            id: crypto.randomUUID(),
+            orgId: orgAId,
+            url: "https://hooks.example.com/thaw",
+            eventTypes: ["cold_start.failed"],
+            sealedSecret: "v1.x.y.z",
+          },
+        })
+      ).id;
     fixtures = {
       endpoint,
       stable,
@@ -338,6 +384,20 @@ describe("authorization matrix", () => {
         });
         return host;
       },
+      webhookId,
+      webhookDeliveryId: async () =>
+        (
+          await t.db.webhookDelivery.create({
+            data: {
+              orgId: orgAId,
+              subscriptionId: await webhookId(),
+              messageId: `msg_authz_${++serial}`,
+              eventType: "cold_start.failed",
+              payload: {},
+              status: "failed",
+            },
+          })
+        ).id,
       apiKeyId: async () =>
         (
           await createApiKey({

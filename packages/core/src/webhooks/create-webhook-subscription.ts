@@ -37,7 +37,7 @@ export async function createWebhookSubscription({
         id,
         orgId: actor.orgId,
         url: spec.url,
-        description: spec.description,
+        description: spec.description ?? "",
         eventTypes: spec.eventTypes,
         enabled: spec.enabled,
         sealedSecret: sealWebhookSecret(secret, key, actor.orgId, id),

@@ -15,27 +15,28 @@ export async function redeliverWebhook({
   actor,
   deliveryId,
   db,
+  field = "deliveryId",
 }: {
   actor: Actor;
   deliveryId: unknown;
   db: DbClient;
+  /** How the request names the delivery's id (`id` in a REST path). */
+  field?: string;
 }): Promise<WithFollowUps<WebhookDeliveryView>> {
   assertCan(actor, "webhooks:manage");
-  const id = parseInput(WebhookId, deliveryId, "deliveryId");
+  const id = parseInput(WebhookId, deliveryId, field);
   const view = await db.$transaction(async (tx) => {
     const found = await tx.webhookDelivery.findFirst({ where: { ...orgScope(actor), id } });
     if (!found)
-      throw new AppError("NOT_FOUND", "deliveryId: no such webhook delivery in this org", {
-        field: "deliveryId",
+      throw new AppError("NOT_FOUND", `${field}: no such webhook delivery in this org`, {
+        field,
       });
     const { count } = await tx.webhookDelivery.updateMany({
       where: { id, status: { not: "pending" } },
       data: { status: "pending", nextAttemptAt: new Date(), lastError: null },
     });
     if (count === 0)
-      throw new AppError("CONFLICT", "deliveryId: this delivery is still being tried", {
-        field: "deliveryId",
-      });
+      throw new AppError("CONFLICT", `${field}: this delivery is still being tried`, { field });
     await recordAudit(tx, actor, {
       action: "webhook.redelivered",
       targetType: "webhook_delivery",

@@ -25,6 +25,8 @@ export const WebhookUrl = z
     const url = URL.parse(text);
     return !url || (!url.username && !url.password);
   }, "no credentials in the URL (put a token in its path or query, or verify the signature)")
+  // Stored and dialled as the WHATWG parser normalises it (control characters encoded or gone).
+  .transform((text) => new URL(text).toString())
   .meta({ example: "https://hooks.example.com/thaw" });
 
 const EventTypes = z
@@ -33,10 +35,13 @@ const EventTypes = z
   .max(WEBHOOK_EVENT_TYPES.length)
   .transform((types) => [...new Set(types)]);
 
+/** What the subscription is for, as its owners would name it; "" for none. */
+const Description = z.union([z.literal(""), plainText(256)]);
+
 export const CreateWebhookInput = z
   .object({
     url: WebhookUrl,
-    description: plainText(256).default(""),
+    description: Description.optional(),
     eventTypes: EventTypes,
     enabled: z.boolean().default(true),
   })
@@ -47,7 +52,7 @@ export type CreateWebhookInput = z.output<typeof CreateWebhookInput>;
 export const UpdateWebhookInput = z
   .object({
     url: WebhookUrl.optional(),
-    description: plainText(256).optional(),
+    description: Description.optional(),
     eventTypes: EventTypes.optional(),
     enabled: z.boolean().optional(),
   })

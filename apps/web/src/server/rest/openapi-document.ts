@@ -27,6 +27,15 @@ import {
   LoadSignalResponse,
   SetDesiredReplicasBody,
   SetDesiredReplicasResponse,
+  CreateWebhookInput,
+  ListWebhookDeliveriesQuery,
+  UpdateWebhookInput,
+  WEBHOOK_EVENT_TYPES,
+  WebhookDeliveryList,
+  WebhookDeliveryView,
+  WebhookList,
+  WebhookView,
+  WebhookWithSecret,
 } from "@thaw/core";
 import { z } from "zod";
 import { createDocument } from "zod-openapi";
@@ -68,6 +77,11 @@ const ERROR_TEXT: Record<number, string> = {
   422: "The input matches this document but a rule the operation's description states refused it; `error.details.field` names the field",
   429: "The key spent its requests for the minute; `Retry-After` says when to retry",
 };
+
+const webhookParam = z.object({
+  id: z.uuid().meta({ description: "The webhook subscription's id." }),
+});
+const WEBHOOK_RULES = `422: \`url\` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: ${WEBHOOK_EVENT_TYPES.join(", ")}. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.`;
 
 /** What every operation with a body does with input the document refuses. */
 const SCHEMA_RULES =
@@ -288,6 +302,110 @@ export function openApiDocument() {
           responses: {
             "200": json("Deleted", z.object({ registry: z.string(), deleted: z.literal(true) })),
             ...errors(400, 401, 403, 404, 429),
+          },
+        },
+      },
+      "/api/v1/webhooks": {
+        get: {
+          operationId: "listWebhooks",
+          summary:
+            "The org's webhook subscriptions: URL, event types, enabled — never the secret (scope webhooks:manage)",
+          responses: {
+            "200": json("Webhook subscriptions", WebhookList),
+            ...errors(401, 403, 429),
+          },
+        },
+        post: {
+          operationId: "createWebhook",
+          summary:
+            "Subscribe a URL to the org's events; the answer shows the signing secret (whsec_…) this once (scope webhooks:manage)",
+          description: `${SCHEMA_RULES} ${WEBHOOK_RULES}`,
+          requestBody: body(CreateWebhookInput, {
+            url: "https://hooks.example.com/thaw",
+            description: "on-call",
+            eventTypes: ["cold_start.failed", "cold_start.slow"],
+          }),
+          responses: {
+            "201": json("The subscription and its secret, shown once", WebhookWithSecret),
+            ...errors(400, 401, 403, 413, 422, 429),
+            "503": {
+              description: "Webhooks are off: THAW_CREDENTIALS_KEY is not set",
+              content: { "application/json": { schema: ErrorResponse } },
+            },
+          },
+        },
+      },
+      "/api/v1/webhooks/{id}": {
+        get: {
+          operationId: "getWebhook",
+          summary: "One webhook subscription, without its secret (scope webhooks:manage)",
+          requestParams: { path: webhookParam },
+          responses: {
+            "200": json("The subscription", WebhookView),
+            ...errors(400, 401, 403, 404, 429),
+          },
+        },
+        patch: {
+          operationId: "updateWebhook",
+          summary:
+            "Change a subscription's URL, description, event types or whether it is enabled (scope webhooks:manage)",
+          description: `${SCHEMA_RULES} ${WEBHOOK_RULES}`,
+          requestParams: { path: webhookParam },
+          requestBody: body(UpdateWebhookInput, { enabled: false }),
+          responses: {
+            "200": json("The subscription as changed", WebhookView),
+            ...errors(400, 401, 403, 404, 413, 422, 429),
+          },
+        },
+        delete: {
+          operationId: "deleteWebhook",
+          summary: "Delete a subscription and its delivery log (scope webhooks:manage)",
+          requestParams: { path: webhookParam },
+          responses: {
+            "200": json("Deleted", z.object({ id: z.string(), deleted: z.literal(true) })),
+            ...errors(400, 401, 403, 404, 429),
+          },
+        },
+      },
+      "/api/v1/webhooks/{id}/rotate-secret": {
+        post: {
+          operationId: "rotateWebhookSecret",
+          summary:
+            "A new signing secret, shown this once; the previous one keeps signing beside it for 24 hours (scope webhooks:manage)",
+          requestParams: { path: webhookParam },
+          responses: {
+            "200": json("The subscription and its new secret", WebhookWithSecret),
+            ...errors(400, 401, 403, 404, 429),
+            "503": {
+              description: "Webhooks are off: THAW_CREDENTIALS_KEY is not set",
+              content: { "application/json": { schema: ErrorResponse } },
+            },
+          },
+        },
+      },
+      "/api/v1/webhooks/{id}/deliveries": {
+        get: {
+          operationId: "listWebhookDeliveries",
+          summary:
+            "A subscription's deliveries, newest first, each with its attempts' status codes, errors and durations (scope webhooks:manage)",
+          requestParams: { path: webhookParam, query: ListWebhookDeliveriesQuery },
+          responses: {
+            "200": json("Deliveries", WebhookDeliveryList),
+            ...errors(400, 401, 403, 404, 429),
+          },
+        },
+      },
+      "/api/v1/webhook-deliveries/{id}/redeliver": {
+        post: {
+          operationId: "redeliverWebhook",
+          summary:
+            "Send a delivery again (same webhook-id, signed afresh); 409 while it is still being tried (scope webhooks:manage)",
+          requestParams: {
+            path: z.object({ id: z.uuid().meta({ description: "The delivery's id." }) }),
+          },
+          responses: {
+            "202": json("Queued again", WebhookDeliveryView),
+            ...errors(400, 401, 403, 404, 409, 429),
           },
         },
       },

@@ -12,6 +12,7 @@ import { orgRouter } from "./routers/org.ts";
 import { registryCredentialsRouter } from "./routers/registry-credentials.ts";
 import { scalingRouter } from "./routers/scaling.ts";
 import { systemRouter } from "./routers/system.ts";
+import { webhooksRouter } from "./routers/webhooks.ts";
 
 export const appRouter = router({
   me: meProcedure,
@@ -27,6 +28,7 @@ export const appRouter = router({
   analytics: analyticsRouter,
   scaling: scalingRouter,
   registryCredentials: registryCredentialsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;
