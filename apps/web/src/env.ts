@@ -7,6 +7,7 @@ import {
   queuePrefixEnv,
   redisUrlEnv,
   credentialsKeyEnv,
+  metricsTokenEnv,
   ecrEndpointEnv,
 } from "@thaw/core/env";
 
@@ -172,6 +173,8 @@ const WebEnv = z
     THAW_INSPECTION_TIMEOUT_SECONDS: z.coerce.number().min(1).max(120).default(10),
     /** Seals the orgs' registry credentials (see core's credentialsKeyEnv). */
     THAW_CREDENTIALS_KEY: credentialsKeyEnv,
+    /** The operator's bearer token for GET /api/metrics (Prometheus); unset: it answers 404. */
+    THAW_METRICS_TOKEN: metricsTokenEnv,
     THAW_ECR_ENDPOINT: ecrEndpointEnv,
     LOG_LEVEL: logLevelEnv,
   })

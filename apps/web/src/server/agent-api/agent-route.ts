@@ -5,6 +5,8 @@ import { getDb } from "../db.ts";
 import { clientAddressOf } from "../http/client-of.ts";
 import { bearerToken, errorResponse, jsonResponse, readJsonBody } from "../http/json-route.ts";
 import { consumeLimit, limitKey } from "../limits/rate-limits.ts";
+import { agentRouteLabel } from "../metrics/rest-route-label.ts";
+import { countedRoute } from "../metrics/web-metrics.ts";
 
 // The one route builder of the agent API (/api/agent/v1/*, paths in @thaw/protocol): who is
 // calling, the body (bounded, JSON, parsed with the protocol's request schema, a bad field
@@ -47,7 +49,7 @@ export function agentRoute<
   Body extends z.ZodType,
   Answer extends z.ZodType,
 >(spec: AgentRouteSpec<A, Body, Answer>): (request: Request) => Promise<Response> {
-  return async (request) => {
+  return countedRoute("agent", agentRouteLabel, async (request: Request) => {
     try {
       const caller = await authenticate(spec.authentication, request);
       const input = parseInput(spec.body, await readJsonBody(request, spec.limitBytes), "body");
@@ -56,7 +58,7 @@ export function agentRoute<
     } catch (error) {
       return errorResponse(error, request);
     }
-  };
+  });
 }
 
 async function authenticate(

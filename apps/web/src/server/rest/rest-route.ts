@@ -4,6 +4,8 @@ import { getDb } from "../db.ts";
 import { clientAddressOf } from "../http/client-of.ts";
 import { bearerToken, errorResponse, jsonResponse } from "../http/json-route.ts";
 import { consumeLimit } from "../limits/rate-limits.ts";
+import { restRouteLabel } from "../metrics/rest-route-label.ts";
+import { countedRoute } from "../metrics/web-metrics.ts";
 import { consumeRestQuota, rateLimitHeaders } from "./rate-limit.ts";
 
 // The one route builder of REST v1 (ARCHITECTURE.md §7): the client address's budget (before any
@@ -32,7 +34,7 @@ export function restRoute(
 ) {
   // Next passes no context (or one without params) to a route without dynamic segments in
   // the built server, so the route's params are whatever it got, or none.
-  return async (request: Request, context?: RouteContext): Promise<Response> => {
+  return countedRoute("rest", restRouteLabel, async (request: Request, context?: RouteContext) => {
     try {
       await consumeLimit("apiPerAddress", clientAddressOf(request));
       const db = getDb();
@@ -57,5 +59,5 @@ export function restRoute(
     } catch (error) {
       return errorResponse(error, request);
     }
-  };
+  });
 }

@@ -8,8 +8,10 @@ import {
   MAX_TRPC_BATCH_SIZE,
 } from "../../../../server/trpc/request-limits.ts";
 import { appRouter } from "../../../../server/trpc/root.ts";
+import { trpcRouteLabel } from "../../../../server/metrics/trpc-route-label.ts";
+import { countedRoute } from "../../../../server/metrics/web-metrics.ts";
 
-const handler = async (incoming: Request): Promise<Response> => {
+const handler = countedRoute("trpc", trpcRouteLabel, async (incoming: Request) => {
   const refused = crossSiteRefusal(incoming, new URL(env().BETTER_AUTH_URL).origin);
   if (refused) return refused;
   const request = boundedTrpcRequest(incoming);
@@ -26,6 +28,6 @@ const handler = async (incoming: Request): Promise<Response> => {
         log().error({ err: error.cause ?? error, path }, "tRPC procedure failed");
     },
   });
-};
+});
 
 export { handler as GET, handler as POST };

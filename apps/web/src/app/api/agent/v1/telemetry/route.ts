@@ -2,6 +2,7 @@ import { TelemetryBatch, TelemetryResponse } from "@thaw/protocol";
 import { agentRoute } from "../../../../../server/agent-api/agent-route.ts";
 import { ingestGrouped } from "../../../../../server/agent-api/telemetry-ingest.ts";
 import { followThrough } from "../../../../../server/follow-through.ts";
+import { webMetrics } from "../../../../../server/metrics/web-metrics.ts";
 
 /** POST /api/agent/v1/telemetry — phase events and outcomes of cold starts placed on this node. */
 export const POST = agentRoute({
@@ -11,6 +12,10 @@ export const POST = agentRoute({
   call: async ({ actor, input }) => {
     const outcome = await ingestGrouped({ actor, input });
     if (!outcome.ok) throw outcome.error;
-    return followThrough(outcome.value);
+    const answer = await followThrough(outcome.value);
+    const { telemetryRecords } = webMetrics();
+    telemetryRecords.inc({ result: "stored" }, answer.accepted);
+    telemetryRecords.inc({ result: "duplicate" }, answer.duplicates);
+    return answer;
   },
 });
