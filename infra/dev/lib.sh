@@ -76,6 +76,23 @@ ensure_moto() {
   export THAW_MOTO_SERVER="$DATA/moto/bin/moto_server"
 }
 
+# promtool, which checks and unit-tests infra/monitoring's Prometheus rules (the tests run it
+# from THAW_PROMTOOL). Taken out of Debian's `prometheus` package without installing it, so no
+# Prometheus server is set up or started on the machine.
+ensure_promtool() {
+  local dir="$DATA/prometheus-deb"
+  if [ ! -x "$dir/usr/bin/promtool" ]; then
+    if is_root && [ ! -f "$DATA/.apt-updated" ]; then apt-get update -qq >&2 && touch "$DATA/.apt-updated"; fi
+    say "fetching promtool (Debian's prometheus package, unpacked into .data/prometheus-deb)"
+    local tmp
+    tmp=$(mktemp -d) && chmod 755 "$tmp" # apt fetches as _apt
+    (cd "$tmp" && apt-get download -qq prometheus >&2) \
+      || die "could not download Debian's prometheus package (apt-get download prometheus); run 'sudo apt-get update' and try again."
+    rm -rf "$dir" && dpkg-deb -x "$tmp"/prometheus_*.deb "$dir" && rm -rf "$tmp"
+  fi
+  export THAW_PROMTOOL="$dir/usr/bin/promtool"
+}
+
 # schemathesis, the OpenAPI fuzzer the REST API is tested with (the fuzz test runs it from
 # THAW_SCHEMATHESIS).
 SCHEMATHESIS_VERSION=4.32.5

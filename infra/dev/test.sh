@@ -11,6 +11,7 @@ if is_root; then apt_ensure chromium containerd runc docker-registry umoci skope
 pnpm_install
 ensure_moto
 ensure_schemathesis
+ensure_promtool
 bash "$ROOT/infra/dev/services.sh"
 load_service_env
 
