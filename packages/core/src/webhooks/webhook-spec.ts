@@ -17,17 +17,27 @@ export const WEBHOOK_EVENT_TYPES = [
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
-/** An http(s) URL without credentials; where it may point is checked by webhookUrlProblem. */
+/**
+ * An http(s) URL without credentials; where it may point is checked by webhookUrlProblem. Every
+ * refusal is a rule (422): any URI the document's `format: uri` allows is refused by name.
+ */
 export const WebhookUrl = z
-  .url({ protocol: /^https?$/, error: "an absolute http(s) URL" })
+  .string()
   .max(2_048)
-  .refine((text) => {
+  .superRefine((text, ctx) => {
     const url = URL.parse(text);
-    return !url || (!url.username && !url.password);
-  }, "no credentials in the URL (put a token in its path or query, or verify the signature)")
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:"))
+      ctx.addIssue({ code: "custom", message: "an absolute http(s) URL" });
+    else if (url.username || url.password)
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "no credentials in the URL (put a token in its path or query, or verify the signature)",
+      });
+  })
   // Stored and dialled as the WHATWG parser normalises it (control characters encoded or gone).
   .transform((text) => new URL(text).toString())
-  .meta({ example: "https://hooks.example.com/thaw" });
+  .meta({ format: "uri", example: "https://hooks.example.com/thaw" });
 
 const EventTypes = z
   .array(WebhookEventType)
