@@ -7,7 +7,7 @@ import { TrpcReactProvider } from "../trpc/client.tsx";
 import { DashboardHeader } from "./dashboard-header.tsx";
 
 export type Me = Awaited<ReturnType<ReturnType<typeof createCaller>["me"]>>;
-export type NavKey = "overview" | "deploy" | "audit" | "members" | "none";
+export type NavKey = "overview" | "deploy" | "audit" | "members" | "webhooks" | "none";
 
 /**
  * Every dashboard page: a signed-out visitor goes to /sign-in; a user without an org sees
@@ -34,6 +34,7 @@ export async function DashboardShell({
           deploy: me.can.deployEndpoints,
           audit: me.can.readAudit,
           members: me.can.manageMembers,
+          webhooks: me.can.manageWebhooks,
         }}
       />
       <main className="dashboard">

@@ -22,6 +22,7 @@ export const SessionView = z.object({
     manageOwners: z.boolean(),
     manageOrgSettings: z.boolean(),
     manageRegistries: z.boolean(),
+    manageWebhooks: z.boolean(),
   }),
 });
 export type SessionView = z.infer<typeof SessionView>;
@@ -56,6 +57,7 @@ export async function describeSession({
       manageOwners: actor ? actorCan(actor, "members:manage_owners") : false,
       manageOrgSettings: actor ? actorCan(actor, "org_settings:manage") : false,
       manageRegistries: actor ? actorCan(actor, "registries:manage") : false,
+      manageWebhooks: actor ? actorCan(actor, "webhooks:manage") : false,
     },
   };
 }

@@ -47,3 +47,4 @@ export {
 export { Objective, OrgRole, StartPath } from "../vocabulary/index.ts";
 export { plainText } from "@thaw/protocol";
 export { ImageInspectionView } from "../images/image-inspection-view.ts";
+export { WEBHOOK_EVENT_TYPES, WebhookEventType } from "../webhooks/webhook-spec.ts";

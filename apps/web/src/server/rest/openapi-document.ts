@@ -326,7 +326,26 @@ export function openApiDocument() {
             eventTypes: ["cold_start.failed", "cold_start.slow"],
           }),
           responses: {
-            "201": json("The subscription and its secret, shown once", WebhookWithSecret),
+            "201": {
+              ...json("The subscription and its secret, shown once", WebhookWithSecret),
+              links: {
+                GetCreatedWebhook: {
+                  operationId: "getWebhook",
+                  parameters: { id: "$response.body#/id" },
+                  description: "The subscription just created, without its secret",
+                },
+                ListCreatedWebhookDeliveries: {
+                  operationId: "listWebhookDeliveries",
+                  parameters: { id: "$response.body#/id" },
+                  description: "Its delivery log",
+                },
+                RotateCreatedWebhookSecret: {
+                  operationId: "rotateWebhookSecret",
+                  parameters: { id: "$response.body#/id" },
+                  description: "A new secret for it",
+                },
+              },
+            },
             ...errors(400, 401, 403, 413, 422, 429),
             "503": {
               description: "Webhooks are off: THAW_CREDENTIALS_KEY is not set",
