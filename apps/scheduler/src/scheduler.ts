@@ -9,6 +9,7 @@ import {
   markLostNodes,
   parseSealingKey,
   RECONCILE_SWEEP_MS,
+  findStalledWebhookDeliveries,
 } from "@thaw/core";
 import { createDbClient } from "@thaw/db";
 import { OrgIdleTimesMemo, type WarmPoolOptions } from "@thaw/core/warm-pool";
@@ -168,6 +169,9 @@ export async function startScheduler(
     // One query: deployments a snapshot might pay off for, and captures whose job was lost.
     for (const deploymentId of await findSnapshotWork({ db }))
       await enqueue(queues, "snapshot", { deploymentId });
+    // The webhook outbox's relay: pending deliveries whose job Redis lost or never got.
+    for (const deliveryId of await findStalledWebhookDeliveries({ db }))
+      await enqueue(queues, "webhookDelivery", { deliveryId });
     if (fleet) {
       for (const orgId of await listFleetOrgs({ db, provider: fleet.provider.kind }))
         await enqueue(queues, "fleet", { orgId, reason: "sweep" });

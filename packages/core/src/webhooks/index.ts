@@ -7,6 +7,10 @@ export {
   WEBHOOK_TIMEOUT_MS,
   type DeliveryOutcome,
 } from "./deliver-webhook.ts";
+export {
+  findStalledWebhookDeliveries,
+  WEBHOOK_DELIVERY_OVERDUE_MS,
+} from "./find-stalled-webhook-deliveries.ts";
 export { getWebhookSubscription } from "./get-webhook-subscription.ts";
 export { listWebhookDeliveries } from "./list-webhook-deliveries.ts";
 export { listWebhookSubscriptions } from "./list-webhook-subscriptions.ts";

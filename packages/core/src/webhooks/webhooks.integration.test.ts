@@ -10,6 +10,7 @@ import { TEST_DEPLOYMENT } from "../testing/index.ts";
 import { createWebhookSubscription } from "./create-webhook-subscription.ts";
 import { deleteWebhookSubscription } from "./delete-webhook-subscription.ts";
 import { deliverWebhook } from "./deliver-webhook.ts";
+import { findStalledWebhookDeliveries } from "./find-stalled-webhook-deliveries.ts";
 import { listWebhookDeliveries } from "./list-webhook-deliveries.ts";
 import { listWebhookSubscriptions } from "./list-webhook-subscriptions.ts";
 import { recordColdStartWebhookEvents } from "./record-cold-start-webhook-events.ts";
@@ -235,6 +236,22 @@ describe("webhooks", () => {
     const row = await db.webhookDelivery.findUniqueOrThrow({ where: { id: finalId! } });
     const sent = receiver.received.filter((r) => r.headers["webhook-id"] === row.messageId);
     expect(sent).toHaveLength(2);
+    await deleteWebhookSubscription({ actor: admin, id: sub.id, db });
+  });
+
+  it("finds pending deliveries whose job was lost, for the sweep to enqueue again", async () => {
+    const db = database.current.db;
+    const sub = await subscribe();
+    const [fresh] = await scaleOnce();
+    expect(await findStalledWebhookDeliveries({ db })).not.toContain(fresh);
+    const later = new Date(Date.now() + 3 * 60_000);
+    expect(await findStalledWebhookDeliveries({ db, now: later })).toContain(fresh);
+    // One backing off until later is not stalled; nor is one delivered.
+    receiver.script.push({ status: 500 });
+    await deliverWebhook({ db, deliveryId: fresh!, config, retryInMs: 10 * 60_000 });
+    expect(await findStalledWebhookDeliveries({ db, now: later })).not.toContain(fresh);
+    await deliverWebhook({ db, deliveryId: fresh!, config, retryInMs: 1_000 });
+    expect(await findStalledWebhookDeliveries({ db, now: later })).not.toContain(fresh);
     await deleteWebhookSubscription({ actor: admin, id: sub.id, db });
   });
 
