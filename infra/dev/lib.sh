@@ -93,6 +93,14 @@ ensure_promtool() {
   export THAW_PROMTOOL="$dir/usr/bin/promtool"
 }
 
+# The OpenTelemetry project's generated protobuf classes for OTLP (opentelemetry-proto): the
+# tests' OTLP receiver decodes what the exporters send with them (THAW_OTLP_PYTHON runs it).
+OTLP_PROTO_VERSION=1.45.2
+ensure_otlp_proto() {
+  ensure_python_tool otlp-proto "$OTLP_PROTO_VERSION" "opentelemetry-proto==$OTLP_PROTO_VERSION" "OTLP protobuf definitions"
+  export THAW_OTLP_PYTHON="$DATA/otlp-proto/bin/python"
+}
+
 # schemathesis, the OpenAPI fuzzer the REST API is tested with (the fuzz test runs it from
 # THAW_SCHEMATHESIS).
 SCHEMATHESIS_VERSION=4.32.5

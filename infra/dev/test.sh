@@ -12,6 +12,7 @@ pnpm_install
 ensure_moto
 ensure_schemathesis
 ensure_promtool
+ensure_otlp_proto
 bash "$ROOT/infra/dev/services.sh"
 load_service_env
 

@@ -3,6 +3,8 @@ import {
   databaseUrlEnv,
   logLevelEnv,
   metricsTokenEnv,
+  otlpEndpointEnv,
+  otlpHeadersEnv,
   presentEnv,
   queuePrefixEnv,
   redisUrlEnv,
@@ -77,6 +79,10 @@ const Env = z.object({
   THAW_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9465),
   /** Distinct endpoint ids the cold-start counter labels by before they share "_other". */
   THAW_METRICS_MAX_ENDPOINTS: z.coerce.number().int().min(0).max(10_000).default(500),
+  /** Cold starts as OpenTelemetry traces, over OTLP/HTTP to this collector (unset: none). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpointEnv,
+  OTEL_EXPORTER_OTLP_HEADERS: otlpHeadersEnv,
+  OTEL_SERVICE_NAME: z.string().min(1).default("thaw-scheduler"),
   LOG_LEVEL: logLevelEnv,
 });
 export type SchedulerEnv = z.infer<typeof Env>;

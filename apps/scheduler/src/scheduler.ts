@@ -12,6 +12,7 @@ import {
   findStalledWebhookDeliveries,
 } from "@thaw/core";
 import { createDbClient } from "@thaw/db";
+import { OtlpTraceExport, parseOtlpHeaders } from "@thaw/core/traces";
 import { OrgIdleTimesMemo, type WarmPoolOptions } from "@thaw/core/warm-pool";
 import schedulerPackage from "../package.json" with { type: "json" };
 import type { SchedulerEnv } from "./env.ts";
@@ -20,6 +21,7 @@ import { OfferingAvailability } from "./fleet/offering-availability.ts";
 import type { Logger } from "./logger.ts";
 import { startMetricsServer, type RunningMetricsServer } from "./metrics/metrics-server.ts";
 import { SchedulerMetrics } from "./metrics/scheduler-metrics.ts";
+import { ColdStartTraces } from "./tracing/cold-start-traces.ts";
 import { createQueues, enqueue, enqueueSweep } from "./queues.ts";
 import { assertNoEviction, createProducerConnection, createWorkerConnection } from "./redis.ts";
 import { reportHealth } from "./tasks/report-health.ts";
@@ -121,12 +123,25 @@ export async function startScheduler(
         { maxEndpoints: env.THAW_METRICS_MAX_ENDPOINTS },
       ).withProcessMetrics()
     : undefined;
+  const traces = env.OTEL_EXPORTER_OTLP_ENDPOINT
+    ? new ColdStartTraces(
+        db,
+        new OtlpTraceExport({
+          endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+          headers: parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
+          serviceName: env.OTEL_SERVICE_NAME,
+          serviceVersion: SCHEDULER_VERSION,
+        }),
+        log,
+      )
+    : undefined;
   const workers = startWorkers({
     ctx,
     connection: workerConnection,
     prefix: env.THAW_QUEUE_PREFIX,
     log,
     ...(metrics ? { metrics } : {}),
+    ...(traces ? { traces } : {}),
   });
   let metricsServer: RunningMetricsServer | null = null;
   if (metrics && env.THAW_METRICS_TOKEN)
@@ -251,6 +266,8 @@ export async function startScheduler(
       await pruning;
       // Graceful: each worker finishes its current jobs; anything unfinished is retried.
       await Promise.all(workers.map((w) => w.close()));
+      // Then the traces those jobs closed are sent.
+      await traces?.shutdown().catch(() => undefined);
       workerConnection.disconnect();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();

@@ -8,6 +8,8 @@ import {
   redisUrlEnv,
   credentialsKeyEnv,
   metricsTokenEnv,
+  otlpEndpointEnv,
+  otlpHeadersEnv,
   ecrEndpointEnv,
 } from "@thaw/core/env";
 
@@ -175,6 +177,10 @@ const WebEnv = z
     THAW_CREDENTIALS_KEY: credentialsKeyEnv,
     /** The operator's bearer token for GET /api/metrics (Prometheus); unset: it answers 404. */
     THAW_METRICS_TOKEN: metricsTokenEnv,
+    /** REST calls as OpenTelemetry server spans, over OTLP/HTTP to this collector (unset: none). */
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpointEnv,
+    OTEL_EXPORTER_OTLP_HEADERS: otlpHeadersEnv,
+    OTEL_SERVICE_NAME: z.string().min(1).default("thaw-web"),
     THAW_ECR_ENDPOINT: ecrEndpointEnv,
     LOG_LEVEL: logLevelEnv,
   })

@@ -8,6 +8,7 @@ import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "../logger.ts";
 import type { SchedulerMetrics } from "../metrics/scheduler-metrics.ts";
+import type { ColdStartTraces } from "../tracing/cold-start-traces.ts";
 import { processDispatch } from "./dispatch-processor.ts";
 import { processFleet } from "./fleet-processor.ts";
 import { processHistory } from "./history-processor.ts";
@@ -58,6 +59,8 @@ export function startWorkers(opts: {
   only?: QueueKey[];
   /** Counts each job, and the decisions and closed starts in place's and history's results. */
   metrics?: SchedulerMetrics;
+  /** Exports each cold start the history worker closed as a trace. */
+  traces?: ColdStartTraces;
 }): Worker[] {
   const workers: Worker[] = [];
   for (const [key, processor] of Object.entries(PROCESSORS) as [
@@ -82,15 +85,17 @@ export function startWorkers(opts: {
         "job failed",
       );
     });
-    const metrics = opts.metrics;
-    if (metrics)
+    const { metrics, traces } = opts;
+    if (metrics || traces)
       worker.on("completed", (job, result: unknown) => {
-        metrics.observeJob(key, job, "completed");
+        metrics?.observeJob(key, job, "completed");
         // The processors' own results (place-processor.ts, history-processor.ts).
-        if (key === "place") metrics.observePlacement(result as PlaceReplicaResult);
+        if (key === "place") metrics?.observePlacement(result as PlaceReplicaResult);
         if (key === "history") {
           const closed = (result as ClosedColdStartHandled).closed;
-          if (closed) metrics.observeClosedColdStart(closed);
+          if (!closed) return; // already handled by an earlier run: counted and traced then
+          metrics?.observeClosedColdStart(closed);
+          void traces?.export(QUEUES.history.payload.parse(job.data).coldStartId);
         }
       });
     worker.on("error", (error) =>

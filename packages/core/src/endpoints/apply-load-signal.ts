@@ -53,12 +53,15 @@ export async function applyLoadSignal({
   input,
   db,
   now = new Date(),
+  traceparent = null,
 }: {
   actor: Actor;
   endpoint: string;
   input: unknown;
   db: DbClient;
   now?: Date;
+  /** The call's W3C trace context (checked by the transport): the cold starts it causes join its trace. */
+  traceparent?: string | null;
 }): Promise<WithFollowUps<LoadSignalResponse>> {
   assertCan(actor, "endpoints:scale");
   const body = parseInput(LoadSignalBody, input, "body");
@@ -110,6 +113,7 @@ export async function applyLoadSignal({
           reason: decision.reason.slice(0, 500),
           actorType: actor.type,
           actorId: actorIdOf(actor),
+          traceparent,
         },
       });
       deliveryIds = await recordWebhookEvents(tx, [scaledEvent(scaleEvent, row.slug)]);

@@ -40,6 +40,7 @@ export async function setDesiredReplicas({
   input,
   idempotencyKey,
   source,
+  traceparent = null,
   db,
 }: {
   actor: Actor;
@@ -47,6 +48,8 @@ export async function setDesiredReplicas({
   input: unknown;
   idempotencyKey?: string | null;
   source: "dashboard" | "api";
+  /** The call's W3C trace context (checked by the transport): the cold starts it causes join its trace. */
+  traceparent?: string | null;
   db: DbClient;
 }): Promise<WithFollowUps<SetDesiredReplicasResult>> {
   assertCan(actor, "endpoints:scale");
@@ -109,6 +112,7 @@ export async function setDesiredReplicas({
           reason: idempotencyKey ? `Idempotency-Key ${idempotencyKey}` : "",
           actorType: actor.type,
           actorId: actorIdOf(actor),
+          traceparent,
         },
       });
       await recordAudit(tx, actor, {

@@ -36,6 +36,21 @@ export const metricsTokenEnv = z
   .min(16, "must be at least 16 characters (openssl rand -hex 16)")
   .optional();
 
+/**
+ * OTEL_EXPORTER_OTLP_ENDPOINT (the OpenTelemetry standard variable): the OTLP/HTTP collector
+ * cold starts and API calls are exported to as traces (`/v1/traces` is appended). Unset: none.
+ */
+export const otlpEndpointEnv = z.url({ protocol: /^https?$/ }).optional();
+
+/** OTEL_EXPORTER_OTLP_HEADERS: `key=value,…` sent with every export (a backend's API key). */
+export const otlpHeadersEnv = z
+  .string()
+  .regex(
+    /^\s*[^=,\s]+=[^,]*(,\s*[^=,\s]+=[^,]*)*\s*$/,
+    "must be key=value pairs separated by commas",
+  )
+  .optional();
+
 /** THAW_ECR_ENDPOINT: an ECR API endpoint to trade ECR credentials at (moto in tests); unset: AWS's. */
 export const ecrEndpointEnv = z.url().optional();
 

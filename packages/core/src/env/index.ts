@@ -6,6 +6,8 @@ export {
   LogLevel,
   logLevelEnv,
   metricsTokenEnv,
+  otlpEndpointEnv,
+  otlpHeadersEnv,
   presentEnv,
   queuePrefixEnv,
   redisUrlEnv,

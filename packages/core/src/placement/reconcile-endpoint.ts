@@ -190,10 +190,15 @@ export async function reconcileEndpoint({
         // compiler, and bench:placement's 20 such reconciles held both schedulers' CPU for
         // seconds before the first placement. Ids are v7, so they sort in creation order.
         const ids = Array.from({ length: shortfall }, () => uuidV7());
+        // Each remembers the scale-up it was made for (the endpoint's newest): its cold-start
+        // trace begins at that request, under that call's trace context.
         await tx.$executeRaw`
-          INSERT INTO "Replica" (id, "orgId", "endpointId", "deploymentId", state, "updatedAt")
+          INSERT INTO "Replica" (id, "orgId", "endpointId", "deploymentId", state, "updatedAt",
+            "scaleEventId")
           SELECT id, ${endpoint.orgId}::uuid, ${endpointId}::uuid, ${deploymentId}::uuid,
-            'pending', ${new Date()}
+            'pending', ${new Date()},
+            (SELECT s.id FROM "ScaleEvent" s WHERE s."endpointId" = ${endpointId}::uuid
+               AND s.desired > s."previousDesired" ORDER BY s."createdAt" DESC LIMIT 1)
           FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS v(id, n) ORDER BY n`;
         created.push(...ids);
         await noteCapacityChange(tx, endpoint, "needed", now);

@@ -68,3 +68,11 @@ export {
   type ReceivedWebhook,
   type TestReceiver,
 } from "../webhooks/testing-receiver.ts";
+
+export {
+  hexId,
+  spanAttribute,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from "./otlp-receiver.ts";

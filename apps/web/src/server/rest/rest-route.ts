@@ -6,6 +6,7 @@ import { bearerToken, errorResponse, jsonResponse } from "../http/json-route.ts"
 import { consumeLimit } from "../limits/rate-limits.ts";
 import { restRouteLabel } from "../metrics/rest-route-label.ts";
 import { countedRoute } from "../metrics/web-metrics.ts";
+import { beginApiCallTrace } from "../tracing/api-trace.ts";
 import { consumeRestQuota, rateLimitHeaders } from "./rate-limit.ts";
 
 // The one route builder of REST v1 (ARCHITECTURE.md §7): the client address's budget (before any
@@ -18,6 +19,8 @@ export interface RestContext {
   actor: Extract<Actor, { type: "api_key" }>;
   params: Record<string, string>;
   db: DbClient;
+  /** The call's trace context, for the work it causes (tracing/api-trace.ts). */
+  traceparent: string | null;
 }
 
 /** What Next hands a route handler: params only for a route with dynamic segments. */
@@ -35,6 +38,17 @@ export function restRoute(
   // Next passes no context (or one without params) to a route without dynamic segments in
   // the built server, so the route's params are whatever it got, or none.
   return countedRoute("rest", restRouteLabel, async (request: Request, context?: RouteContext) => {
+    const trace = beginApiCallTrace(request, restRouteLabel(request));
+    const response = await respond(request, context, trace.traceparent);
+    trace.end(response.status);
+    return response;
+  });
+
+  async function respond(
+    request: Request,
+    context: RouteContext | undefined,
+    traceparent: string | null,
+  ): Promise<Response> {
     try {
       await consumeLimit("apiPerAddress", clientAddressOf(request));
       const db = getDb();
@@ -45,7 +59,7 @@ export function restRoute(
       const params = Object.fromEntries(
         Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : (v ?? "")]),
       );
-      const answer = await handler({ request, actor, params, db });
+      const answer = await handler({ request, actor, params, db, traceparent });
       if ("response" in answer) {
         for (const [name, value] of Object.entries(rateLimitHeaders(quota)))
           answer.response.headers.set(name, value);
@@ -59,5 +73,5 @@ export function restRoute(
     } catch (error) {
       return errorResponse(error, request);
     }
-  });
+  }
 }
