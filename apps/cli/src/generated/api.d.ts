@@ -275,7 +275,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to the org's events; the answer shows the signing secret (whsec_…) this once (scope webhooks:manage)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled, capacity.fallback. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -301,7 +301,7 @@ export interface paths {
         head?: never;
         /**
          * Change a subscription's URL, description, event types or whether it is enabled (scope webhooks:manage)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled, capacity.fallback. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -486,7 +486,7 @@ export interface components {
             description?: "" | string;
             /** @default true */
             enabled?: boolean;
-            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled")[];
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback")[];
             /**
              * Format: uri
              * @example https://hooks.example.com/thaw
@@ -832,7 +832,7 @@ export interface components {
         UpdateWebhook: {
             description?: "" | string;
             enabled?: boolean;
-            eventTypes?: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled")[];
+            eventTypes?: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback")[];
             /**
              * Format: uri
              * @example https://hooks.example.com/thaw
@@ -844,7 +844,7 @@ export interface components {
             createdAt: string;
             description: string;
             enabled: boolean;
-            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled")[];
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback")[];
             /** Format: uuid */
             id: string;
             previousSecretExpiresAt: string | null;
@@ -869,7 +869,7 @@ export interface components {
             createdAt: string;
             deliveredAt: string | null;
             /** @enum {string} */
-            eventType: "cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled";
+            eventType: "cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback";
             /** Format: uuid */
             id: string;
             lastError: string | null;
@@ -893,7 +893,7 @@ export interface components {
             createdAt: string;
             description: string;
             enabled: boolean;
-            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled")[];
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback")[];
             /** Format: uuid */
             id: string;
             previousSecretExpiresAt: string | null;

@@ -10,6 +10,7 @@ import {
   planFleetChange,
   planFleetGarbage,
   QUEUES,
+  recordCapacityFallback,
   recordHostLaunch,
 } from "@thaw/core";
 import { NoCapacityError } from "../fleet/host-provider.ts";
@@ -86,6 +87,21 @@ export async function processFleet(ctx: WorkerContext, data: unknown): Promise<u
         },
       });
       launched.push(result.instanceId);
+      // The planner's pick had no capacity and a fallback was launched: the org hears of it.
+      if (offeringKey(result.offering) !== offeringKey(offering)) {
+        const deliveryIds = await recordCapacityFallback({
+          db: ctx.db,
+          orgId,
+          nodeId,
+          requested: offering,
+          launched: result.offering,
+          unavailable: result.unavailable,
+        });
+        await ctx.enqueueMany(
+          "webhookDelivery",
+          deliveryIds.map((deliveryId) => ({ deliveryId })),
+        );
+      }
       ctx.log.info(
         {
           orgId,

@@ -14,6 +14,7 @@ export {
 export { getWebhookSubscription } from "./get-webhook-subscription.ts";
 export { listWebhookDeliveries } from "./list-webhook-deliveries.ts";
 export { listWebhookSubscriptions } from "./list-webhook-subscriptions.ts";
+export { recordCapacityFallback } from "./record-capacity-fallback.ts";
 export { recordColdStartWebhookEvents } from "./record-cold-start-webhook-events.ts";
 export {
   recordWebhookEvents,

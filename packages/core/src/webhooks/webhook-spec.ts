@@ -13,6 +13,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "snapshot.quarantined",
   "endpoint.scaled",
   "deployment.rolled",
+  /** The fleet launched a host on another offering than the planner's pick (no capacity there). */
+  "capacity.fallback",
 ] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;

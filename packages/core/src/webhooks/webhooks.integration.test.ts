@@ -13,6 +13,7 @@ import { deliverWebhook } from "./deliver-webhook.ts";
 import { findStalledWebhookDeliveries } from "./find-stalled-webhook-deliveries.ts";
 import { listWebhookDeliveries } from "./list-webhook-deliveries.ts";
 import { listWebhookSubscriptions } from "./list-webhook-subscriptions.ts";
+import { recordCapacityFallback } from "./record-capacity-fallback.ts";
 import { recordColdStartWebhookEvents } from "./record-cold-start-webhook-events.ts";
 import { redeliverWebhook } from "./redeliver-webhook.ts";
 import { rotateWebhookSecret } from "./rotate-webhook-secret.ts";
@@ -323,6 +324,42 @@ describe("webhooks", () => {
     });
     const laterGot = receiver.received[later]!;
     expect(laterGot.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+    await deleteWebhookSubscription({ actor: admin, id: sub.id, db });
+  });
+
+  it("records capacity.fallback once per launched host", async () => {
+    const db = database.current.db;
+    const sub = await subscribe(["capacity.fallback"]);
+    const a10g = { instanceType: "g5.xlarge", gpuModel: "A10G", gpusPerHost: 1 };
+    const requested = { ...a10g, zone: "us-east-1a", priceUsdPerHour: 1.006 };
+    const launched = { ...a10g, zone: "us-east-1b", priceUsdPerHour: 1.006 };
+    const nodeId = crypto.randomUUID();
+    const fallback = {
+      db,
+      orgId: admin.orgId,
+      nodeId,
+      requested,
+      launched,
+      unavailable: [{ offering: requested, reason: "InsufficientInstanceCapacity" }],
+    };
+    const [deliveryId, ...more] = await recordCapacityFallback(fallback);
+    expect(more).toEqual([]);
+    expect(await recordCapacityFallback(fallback)).toEqual([]);
+    const before = receiver.received.length;
+    await deliverWebhook({ db, deliveryId: deliveryId!, config, retryInMs: 1_000 });
+    const event = new Webhook(sub.secret).verify(
+      receiver.received[before]!.body,
+      receiver.received[before]!.headers,
+    );
+    expect(event).toMatchObject({
+      type: "capacity.fallback",
+      data: {
+        nodeId,
+        requested: { zone: "us-east-1a" },
+        launched: { zone: "us-east-1b" },
+        unavailable: [{ zone: "us-east-1a", reason: "InsufficientInstanceCapacity" }],
+      },
+    });
     await deleteWebhookSubscription({ actor: admin, id: sub.id, db });
   });
 
