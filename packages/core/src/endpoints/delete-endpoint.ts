@@ -3,6 +3,8 @@ import { z } from "zod";
 import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
+import { recordWebhookEvents, webhookDeliveryFollowUps } from "../webhooks/record-webhook-event.ts";
+import { scaledEvent } from "../webhooks/scaled-event.ts";
 import { EndpointRef, findEndpoint } from "./find-endpoint.ts";
 
 /** The dashboard's call: which endpoint to delete. */
@@ -28,6 +30,7 @@ export async function deleteEndpoint({
   now?: Date;
 }): Promise<WithFollowUps<{ id: string; slug: string; deletedAt: string }>> {
   assertCan(actor, "endpoints:write");
+  let deliveryIds: string[] = [];
   const deleted = await db.$transaction(async (tx) => {
     const found = await findEndpoint(tx, actor, endpoint);
     await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
@@ -41,8 +44,8 @@ export async function deleteEndpoint({
         version: { increment: 1 },
       },
     });
-    if (row.desiredReplicas !== 0)
-      await tx.scaleEvent.create({
+    if (row.desiredReplicas !== 0) {
+      const scaleEvent = await tx.scaleEvent.create({
         data: {
           orgId: actor.orgId,
           endpointId: row.id,
@@ -54,6 +57,8 @@ export async function deleteEndpoint({
           actorId: actorIdOf(actor),
         },
       });
+      deliveryIds = await recordWebhookEvents(tx, [scaledEvent(scaleEvent, row.slug)]);
+    }
     await recordAudit(tx, actor, {
       action: "endpoint.deleted",
       targetType: "endpoint",
@@ -62,5 +67,8 @@ export async function deleteEndpoint({
     });
     return { id: row.id, slug: row.slug, deletedAt: now.toISOString() };
   });
-  return { result: deleted, followUps: [reconcileSoon(deleted.id)] };
+  return {
+    result: deleted,
+    followUps: [reconcileSoon(deleted.id), ...webhookDeliveryFollowUps(deliveryIds)],
+  };
 }

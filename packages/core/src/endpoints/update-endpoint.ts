@@ -6,6 +6,8 @@ import { recordAudit } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
+import { recordWebhookEvents, webhookDeliveryFollowUps } from "../webhooks/record-webhook-event.ts";
+import { scaledEvent } from "../webhooks/scaled-event.ts";
 import {
   clampDesired,
   scalingBoundsProblem,
@@ -46,6 +48,7 @@ export async function updateEndpoint({
 }): Promise<WithFollowUps<EndpointView>> {
   assertCan(actor, "endpoints:write");
   const changes = parseInput(UpdateEndpointInput, input, where);
+  let deliveryIds: string[] = [];
   const updated = await db.$transaction(async (tx) => {
     const found = await findEndpoint(tx, actor, endpoint);
     await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${found.id}::uuid FOR UPDATE`;
@@ -78,8 +81,8 @@ export async function updateEndpoint({
         version: { increment: 1 },
       },
     });
-    if (desiredReplicas !== row.desiredReplicas)
-      await tx.scaleEvent.create({
+    if (desiredReplicas !== row.desiredReplicas) {
+      const scaleEvent = await tx.scaleEvent.create({
         data: {
           orgId: actor.orgId,
           endpointId: row.id,
@@ -91,6 +94,8 @@ export async function updateEndpoint({
           actorId: actorIdOf(actor),
         },
       });
+      deliveryIds = await recordWebhookEvents(tx, [scaledEvent(scaleEvent, row.slug)]);
+    }
     const before = Object.fromEntries(
       Object.keys(changes).map((k) => [k, row[k as keyof typeof row] as unknown]),
     );
@@ -107,5 +112,8 @@ export async function updateEndpoint({
     });
     return loadEndpointView(tx, actor.orgId, row.id);
   });
-  return { result: updated, followUps: [reconcileSoon(updated.id)] };
+  return {
+    result: updated,
+    followUps: [reconcileSoon(updated.id), ...webhookDeliveryFollowUps(deliveryIds)],
+  };
 }

@@ -4,6 +4,8 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/index.ts";
 import { createEndpoint } from "../endpoints/create-endpoint.ts";
+import { deleteEndpoint } from "../endpoints/delete-endpoint.ts";
+import { updateEndpoint } from "../endpoints/update-endpoint.ts";
 import { setDesiredReplicas } from "../endpoints/set-desired-replicas.ts";
 import type { AppError } from "../errors/index.ts";
 import { TEST_DEPLOYMENT } from "../testing/index.ts";
@@ -324,6 +326,48 @@ describe("webhooks", () => {
     });
     const laterGot = receiver.received[later]!;
     expect(laterGot.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+    await deleteWebhookSubscription({ actor: admin, id: sub.id, db });
+  });
+
+  it("records endpoint.scaled when new bounds move the desired count, and on delete", async () => {
+    const db = database.current.db;
+    const sub = await subscribe();
+    await createEndpoint({
+      actor: admin,
+      input: {
+        slug: "bounded",
+        name: "Bounded",
+        gpuType: "L40S",
+        maxReplicas: 4,
+        desiredReplicas: 3,
+        deployment: TEST_DEPLOYMENT,
+      },
+      source: "api",
+      db,
+    });
+    const updated = await updateEndpoint({
+      actor: admin,
+      endpoint: "bounded",
+      input: { maxReplicas: 2 },
+      source: "api",
+      db,
+    });
+    const deleted = await deleteEndpoint({ actor: admin, endpoint: "bounded", source: "api", db });
+    const queuedIds = [...updated.followUps, ...deleted.followUps].flatMap((f) =>
+      "queue" in f && f.queue === "webhookDelivery" ? [f.payload.deliveryId] : [],
+    );
+    const rows = await db.webhookDelivery.findMany({
+      where: { id: { in: queuedIds } },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(rows.map((r) => (r.payload as { data: { desiredReplicas: number } }).data)).toEqual([
+      expect.objectContaining({ previousReplicas: 3, desiredReplicas: 2 }),
+      expect.objectContaining({
+        previousReplicas: 2,
+        desiredReplicas: 0,
+        reason: "endpoint deleted",
+      }),
+    ]);
     await deleteWebhookSubscription({ actor: admin, id: sub.id, db });
   });
 
