@@ -52,6 +52,8 @@ export async function deliverWebhook({
   let error: string | null = null;
   let responseBody = "";
   let verdict: "succeeded" | "retry" | "failed";
+  const sentAt = now();
+  const secrets = config.sealingKey ? openSecrets(sub, config.sealingKey, sentAt) : null;
 
   if (!sub.enabled) {
     verdict = "failed";
@@ -61,17 +63,12 @@ export async function deliverWebhook({
     verdict = "retry";
     errorClass = "no_signing_key";
     error = "THAW_CREDENTIALS_KEY is not set: nothing to sign with";
+  } else if (!secrets) {
+    // Sealed under another key (THAW_CREDENTIALS_KEY changed): no retry can sign it.
+    verdict = "failed";
+    errorClass = "secret_unopenable";
+    error = "the signing secret does not open under THAW_CREDENTIALS_KEY: rotate it";
   } else {
-    const sentAt = now();
-    const secrets = [openWebhookSecret(sub.sealedSecret, config.sealingKey, sub.orgId, sub.id)];
-    if (
-      sub.previousSealedSecret &&
-      sub.previousSecretExpiresAt &&
-      sub.previousSecretExpiresAt > sentAt
-    )
-      secrets.push(
-        openWebhookSecret(sub.previousSealedSecret, config.sealingKey, sub.orgId, sub.id),
-      );
     const body = JSON.stringify(delivery.payload);
     try {
       const answer = await fetchPublic(sub.url, {
@@ -136,6 +133,28 @@ export async function deliverWebhook({
     });
   });
   return { outcome: verdict, attempt, statusCode };
+}
+
+/** The current secret, and the previous one while it still signs; null when they do not open. */
+function openSecrets(
+  sub: {
+    id: string;
+    orgId: string;
+    sealedSecret: string;
+    previousSealedSecret: string | null;
+    previousSecretExpiresAt: Date | null;
+  },
+  key: Buffer,
+  at: Date,
+): string[] | null {
+  try {
+    const secrets = [openWebhookSecret(sub.sealedSecret, key, sub.orgId, sub.id)];
+    if (sub.previousSealedSecret && sub.previousSecretExpiresAt && sub.previousSecretExpiresAt > at)
+      secrets.push(openWebhookSecret(sub.previousSealedSecret, key, sub.orgId, sub.id));
+    return secrets;
+  } catch {
+    return null;
+  }
 }
 
 /** 2xx ends it; 408, 429 and 5xx are worth another try; any other answer is final. */

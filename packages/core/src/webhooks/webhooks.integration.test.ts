@@ -258,6 +258,24 @@ describe("webhooks", () => {
     await deleteWebhookSubscription({ actor: admin, id: sub.id, db });
   });
 
+  it("fails a delivery at once when its secret does not open under the key", async () => {
+    const db = database.current.db;
+    const sub = await subscribe();
+    const [deliveryId] = await scaleOnce();
+    const result = await deliverWebhook({
+      db,
+      deliveryId: deliveryId!,
+      config: { ...config, sealingKey: randomBytes(32) },
+      retryInMs: 1_000,
+    });
+    expect(result.outcome).toBe("failed");
+    const attempt = await db.webhookAttempt.findFirstOrThrow({
+      where: { deliveryId: deliveryId! },
+    });
+    expect(attempt.errorClass).toBe("secret_unopenable");
+    await deleteWebhookSubscription({ actor: admin, id: sub.id, db });
+  });
+
   it("times out a receiver that does not answer, and retries", async () => {
     const db = database.current.db;
     const sub = await subscribe();
