@@ -15,6 +15,7 @@ export * from "./api-keys/index.ts";
 export * from "./audit/index.ts";
 export * from "./cold-starts/index.ts";
 export * from "./analytics/index.ts";
+export * from "./costs/index.ts";
 export * from "./statistics/index.ts";
 export * from "./fleet-provisioning/index.ts";
 export * from "./deployments/index.ts";

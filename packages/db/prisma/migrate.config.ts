@@ -21,6 +21,32 @@ export default defineConfig({
   adapter: async () => {
     const url = process.env.DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is not set: migrations need a database to apply to.");
-    return new PrismaPg({ connectionString: url });
+    return wholeScripts(new PrismaPg({ connectionString: url }));
   },
 });
+
+/**
+ * adapter-pg's executeScript splits a migration at every ";" and sends the pieces one by one,
+ * which breaks any statement with a semicolon inside it (a PL/pgSQL function's body). The
+ * native engine sends the script whole; so does this: one simple-protocol query, which
+ * PostgreSQL parses (dollar quotes included) and runs as one implicit transaction.
+ */
+function wholeScripts(factory: PrismaPg): PrismaPg {
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    const driver = adapter.underlyingDriver() as { query(text: string): Promise<unknown> };
+    const onError = (adapter as unknown as { onError(error: unknown): never }).onError.bind(
+      adapter,
+    );
+    adapter.executeScript = async (script: string) => {
+      try {
+        await driver.query(script);
+      } catch (error) {
+        onError(error);
+      }
+    };
+    return adapter;
+  };
+  return factory;
+}

@@ -1,0 +1,7 @@
+export {
+  getEndpointGpuCost,
+  getOrgGpuCost,
+  GpuCostQuery,
+  GpuCostReport,
+  GpuTimeCategory,
+} from "./get-gpu-cost.ts";
