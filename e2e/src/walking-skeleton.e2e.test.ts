@@ -254,6 +254,21 @@ describe("walking skeleton", () => {
       .toBeGreaterThanOrEqual(start.phases.filter((p) => (p.seconds ?? 0) > 0).length - 1);
     expect(await page.getByTestId("bottleneck-hint").count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(screenshots, "endpoint-breakdown.png"), fullPage: true });
+
+    // Its GPU time: the start and the serving since, on the page and over REST alike.
+    const cost = (await (
+      await fetch(`${stack.baseUrl}/api/v1/endpoints/${slug}/cost`, {
+        headers: { authorization: `Bearer ${key}` },
+      })
+    ).json()) as { gpuSeconds: { total: number; serving: number; starting: number } };
+    expect(cost.gpuSeconds.starting).toBeGreaterThan(0);
+    expect(cost.gpuSeconds.serving).toBeGreaterThan(0);
+    const costCard = page.getByTestId("endpoint-cost");
+    await expect
+      .poll(() => costCard.getByTestId("endpoint-cost-totals").textContent(), { timeout: 15_000 })
+      .toMatch(/GPU-(s|min|h) — .*serving \d+%.*starting \d+%/);
+    expect(await costCard.locator(".recharts-bar-rectangle").count()).toBeGreaterThan(0);
+    await costCard.screenshot({ path: join(screenshots, "endpoint-gpu-cost.png") });
     await page.goto(`${stack.baseUrl}/`);
     await page.getByTestId("endpoints-table").waitFor();
   });

@@ -364,3 +364,59 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
     }
   });
 });
+
+describe("REST v1: GPU time and cost", () => {
+  let server: WebServer;
+  let call: ReturnType<typeof restClient>;
+
+  beforeAll(async () => {
+    server = await startWebServer();
+    call = restClient(
+      server.baseUrl,
+      await newApiKey(server.database.db, server.orgId, ["endpoints:read"]),
+    );
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("answers an endpoint's and the org's GPU time by category, bucket by bucket", async () => {
+    const endpoint = await call("GET", `/api/v1/endpoints/${SLUG}/cost?bucket=hour`);
+    expect(endpoint.status).toBe(200);
+    const report = endpoint.json as {
+      gpuSeconds: Record<string, number>;
+      series: { at: string }[];
+      endpoints?: unknown;
+    };
+    expect(Object.keys(report.gpuSeconds).sort()).toEqual(
+      ["failed", "serving", "starting", "stopping", "total", "warm_idle"].sort(),
+    );
+    expect(report.series).toHaveLength(24);
+    expect(report.endpoints).toBeUndefined();
+    const org = await call(
+      "GET",
+      "/api/v1/cost?bucket=day&from=2026-11-01T00:00:00Z&to=2026-11-08T00:00:00Z",
+    );
+    expect(org.status).toBe(200);
+    expect((org.json as { series: unknown[] }).series).toHaveLength(7);
+  });
+
+  it("names the query field a bad window is in", async () => {
+    const reversed = await call(
+      "GET",
+      `/api/v1/endpoints/${SLUG}/cost?from=2026-11-27T10:00:00Z&to=2026-11-27T09:00:00Z`,
+    );
+    expect(reversed.status).toBe(422);
+    expect(ErrorResponse.parse(reversed.json).error.details).toMatchObject({ field: "query.from" });
+    const notATime = await call("GET", "/api/v1/cost?to=tomorrow");
+    expect(notATime.status).toBe(400);
+    expect(JSON.stringify(notATime.json)).toContain("query.to");
+    const tooLong = await call(
+      "GET",
+      "/api/v1/cost?from=2025-01-01T00:00:00Z&to=2026-01-01T00:00:00Z",
+    );
+    expect(tooLong.status).toBe(422);
+    const unknown = await call("GET", "/api/v1/cost?window=1h");
+    expect(unknown.status).toBe(400);
+  });
+});

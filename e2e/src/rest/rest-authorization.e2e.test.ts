@@ -139,6 +139,16 @@ const ROUTES: Record<
       }),
     },
   },
+  "endpoints/[endpoint]/cost/route.ts": {
+    GET: {
+      scope: "endpoints:read",
+      crossOrg: 404,
+      call: (f) => ({ params: { endpoint: f.stable.slug } }),
+    },
+  },
+  "cost/route.ts": {
+    GET: { scope: "endpoints:read", crossOrg: 200, call: () => ({ params: {} }) },
+  },
   "endpoints/[endpoint]/predictions/route.ts": {
     GET: {
       scope: "endpoints:read",

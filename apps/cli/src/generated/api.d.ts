@@ -19,6 +19,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The org's GPU time and cost by category, per hour or day, and each endpoint's share (scope endpoints:read) */
+        get: operations["getOrgCost"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/endpoints": {
         parameters: {
             query?: never;
@@ -71,6 +88,23 @@ export interface paths {
         };
         /** An endpoint's recent cold starts, newest first (scope endpoints:read) */
         get: operations["listEndpointColdStarts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/endpoints/{endpoint}/cost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's GPU time and cost: serving, starting (by path), warm idle, failed starts and stopping, per hour or day (scope endpoints:read) */
+        get: operations["getEndpointCost"];
         put?: never;
         post?: never;
         delete?: never;
@@ -980,6 +1014,117 @@ export interface operations {
             };
         };
     };
+    getOrgCost: {
+        parameters: {
+            query?: {
+                bucket?: "hour" | "day";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GPU-seconds and dollars by category, and by endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        bucket: "hour" | "day";
+                        endpoints?: {
+                            endpointId: string;
+                            gpuSeconds: number;
+                            slug: string;
+                            usd: number;
+                        }[];
+                        from: string;
+                        gpuSeconds: {
+                            failed: number;
+                            serving: number;
+                            starting: number;
+                            stopping: number;
+                            total: number;
+                            warm_idle: number;
+                        };
+                        series: {
+                            at: string;
+                            failed: number;
+                            serving: number;
+                            starting: number;
+                            stopping: number;
+                            warm_idle: number;
+                        }[];
+                        startsByPath: {
+                            failedGpuSeconds: number;
+                            /** @enum {string} */
+                            path: "warm" | "restore" | "lazy" | "pull";
+                            startingGpuSeconds: number;
+                        }[];
+                        to: string;
+                        unpricedGpuSeconds: number;
+                        usd: {
+                            failed: number;
+                            serving: number;
+                            starting: number;
+                            stopping: number;
+                            total: number;
+                            warm_idle: number;
+                        };
+                    };
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input matches this document but a rule the operation's description states refused it; `error.details.field` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listEndpoints: {
         parameters: {
             query?: never;
@@ -1401,6 +1546,129 @@ export interface operations {
             };
             /** @description No such endpoint (or cold start) in the key's org */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEndpointCost: {
+        parameters: {
+            query?: {
+                bucket?: "hour" | "day";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint's slug or id. */
+                endpoint: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GPU-seconds and dollars by category, with a series per bucket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        bucket: "hour" | "day";
+                        endpoints?: {
+                            endpointId: string;
+                            gpuSeconds: number;
+                            slug: string;
+                            usd: number;
+                        }[];
+                        from: string;
+                        gpuSeconds: {
+                            failed: number;
+                            serving: number;
+                            starting: number;
+                            stopping: number;
+                            total: number;
+                            warm_idle: number;
+                        };
+                        series: {
+                            at: string;
+                            failed: number;
+                            serving: number;
+                            starting: number;
+                            stopping: number;
+                            warm_idle: number;
+                        }[];
+                        startsByPath: {
+                            failedGpuSeconds: number;
+                            /** @enum {string} */
+                            path: "warm" | "restore" | "lazy" | "pull";
+                            startingGpuSeconds: number;
+                        }[];
+                        to: string;
+                        unpricedGpuSeconds: number;
+                        usd: {
+                            failed: number;
+                            serving: number;
+                            starting: number;
+                            stopping: number;
+                            total: number;
+                            warm_idle: number;
+                        };
+                    };
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input matches this document but a rule the operation's description states refused it; `error.details.field` names the field */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

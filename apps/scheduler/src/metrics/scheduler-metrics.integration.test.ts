@@ -25,6 +25,7 @@ describe("scheduler /metrics", () => {
   let stack: SchedulerTestStack;
   let scheduler: RunningScheduler;
   let endpointId: string;
+  const testStartedAt = Date.now();
 
   const db = () => testDb.current.db;
   const scaleTo = async (desired: number) => {
@@ -169,5 +170,14 @@ describe("scheduler /metrics", () => {
     expect(sumSamples(m, "thaw_fleet_gpus", { state: "warm" })).toBe(1);
     expect(sumSamples(m, "thaw_fleet_gpus", { state: "serving" })).toBe(1);
     expect(sumSamples(m, "thaw_warm_pool_idle_gpu_seconds")).toBeGreaterThanOrEqual(1.5);
+    // The last hour's GPU time: both GPUs served, the parked one is now idle; never more
+    // than the two GPUs could hold since the test began.
+    const last = (category: string) => sumSamples(m, "thaw_gpu_seconds_last_hour", { category });
+    expect(last("serving")).toBeGreaterThan(0);
+    expect(last("warm_idle")).toBeGreaterThanOrEqual(1.5);
+    expect(last("starting")).toBeGreaterThan(0);
+    expect(sumSamples(m, "thaw_gpu_seconds_last_hour")).toBeLessThanOrEqual(
+      (2 * (Date.now() - testStartedAt)) / 1000,
+    );
   });
 });

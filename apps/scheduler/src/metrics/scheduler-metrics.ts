@@ -1,6 +1,7 @@
 import {
   QUEUES,
   readFleetGauges,
+  readRecentGpuTime,
   type ClosedColdStartFacts,
   type PlacedColdStart,
   type QueueKey,
@@ -127,6 +128,18 @@ export class SchedulerMetrics {
     labelNames: ["gpu_model"] as const,
     registers: [this.registry],
   });
+  readonly gpuSecondsLastHour = new Gauge({
+    name: "thaw_gpu_seconds_last_hour",
+    help: "GPU-seconds of the last hour by what the GPUs did (serving, starting, warm_idle, failed, stopping), from the GPU-time ledger.",
+    labelNames: ["category"] as const,
+    registers: [this.registry],
+  });
+  readonly gpuCostLastHour = new Gauge({
+    name: "thaw_gpu_cost_usd_last_hour",
+    help: "What the last hour's GPU time cost at the hosts' prices, by category (hosts without a price add nothing).",
+    labelNames: ["category"] as const,
+    registers: [this.registry],
+  });
   readonly scrapeErrors = new Counter({
     name: "thaw_metrics_collect_errors_total",
     help: "Scrapes whose read of Redis or Postgres failed (the gauges keep their last values).",
@@ -212,7 +225,16 @@ export class SchedulerMetrics {
 
   private async collectFleet(): Promise<void> {
     try {
-      const gauges = await readFleetGauges({ db: this.sources.db });
+      const [gauges, recent] = await Promise.all([
+        readFleetGauges({ db: this.sources.db }),
+        readRecentGpuTime({ db: this.sources.db, windowSeconds: 3_600 }),
+      ]);
+      this.gpuSecondsLastHour.reset();
+      this.gpuCostLastHour.reset();
+      for (const c of recent) {
+        this.gpuSecondsLastHour.set({ category: c.category }, c.gpuSeconds);
+        this.gpuCostLastHour.set({ category: c.category }, c.usd);
+      }
       // Reset first: a GPU model or state that went away must not keep its last value.
       this.fleetGpus.reset();
       this.warmReplicas.reset();

@@ -3,6 +3,7 @@ import { ColdStartsCard } from "../components/cold-starts-card.tsx";
 import { DashboardShell } from "../components/dashboard-shell.tsx";
 import { EndpointsTable } from "../components/endpoints-table.tsx";
 import { FleetTable } from "../components/fleet-table.tsx";
+import { GpuCostCard } from "../components/gpu-cost-card.tsx";
 import { HealthCard } from "../components/health-card.tsx";
 import { OrgSettingsCard } from "../components/org-settings-card.tsx";
 import { QuotasCard } from "../components/quotas-card.tsx";
@@ -16,6 +17,7 @@ export default function DashboardPage() {
           <HealthCard />
           <EndpointsTable />
           <ColdStartsCard />
+          <GpuCostCard />
           <FleetTable canCreateJoinToken={me.can.createJoinToken} />
           {me.can.manageApiKeys && <ApiKeysCard />}
           {me.can.manageOrgSettings && <OrgSettingsCard />}

@@ -43,3 +43,29 @@ export const BOUND_LABELS: Record<BoundKind, string> = {
   latency: "latency",
   compile: "compile",
 };
+
+/** What a GPU was doing, as the cost card stacks it (core costs/get-gpu-cost.ts). */
+export const GPU_TIME_CATEGORIES = [
+  "serving",
+  "starting",
+  "warm_idle",
+  "failed",
+  "stopping",
+] as const;
+export type GpuTimeCategoryName = (typeof GPU_TIME_CATEGORIES)[number];
+
+export const GPU_TIME_LABELS: Record<GpuTimeCategoryName, string> = {
+  serving: "serving",
+  starting: "starting",
+  warm_idle: "warm idle",
+  failed: "failed starts",
+  stopping: "stopping",
+};
+
+export const GPU_TIME_COLORS: Record<GpuTimeCategoryName, string> = {
+  serving: "#16a34a",
+  starting: "#d97706",
+  warm_idle: "#0891b2",
+  failed: "#dc2626",
+  stopping: "#94a3b8",
+};

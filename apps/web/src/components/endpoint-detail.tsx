@@ -7,6 +7,7 @@ import { useTRPC } from "../trpc/client.tsx";
 import { ColdStartBreakdownCharts } from "./cold-start-breakdown-charts.tsx";
 import { ColdStartsCard } from "./cold-starts-card.tsx";
 import { formatAge, formatGB, formatSeconds } from "./format.ts";
+import { GpuCostCard } from "./gpu-cost-card.tsx";
 import { PathMix } from "./path-mix.tsx";
 import { errorMessage } from "./query-state.tsx";
 import { ScaleControl } from "./scale-control.tsx";
@@ -340,6 +341,8 @@ export function EndpointDetail({
       </section>
 
       <ColdStartsCard endpointId={e.id} limit={25} />
+
+      <GpuCostCard endpoint={e.slug} />
 
       <section className="card" aria-labelledby="breakdown-title">
         <h2 id="breakdown-title">

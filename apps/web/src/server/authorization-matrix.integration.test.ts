@@ -183,6 +183,12 @@ const PROCEDURES: Record<
     crossOrg: "NOT_FOUND",
     input: (f) => ({ endpoint: f.stable.slug }),
   },
+  "analytics.endpointCost": {
+    least: "viewer",
+    crossOrg: "NOT_FOUND",
+    input: (f) => ({ endpoint: f.stable.slug }),
+  },
+  "analytics.orgCost": { least: "viewer", crossOrg: "OK", input: () => ({}) },
   "analytics.deploymentBreakdown": {
     least: "viewer",
     crossOrg: "NOT_FOUND",

@@ -20,13 +20,18 @@ const MAX_BUCKETS = 24 * 31;
 
 export const GpuCostQuery = z
   .object({
-    /** ISO time; default: 24 hours before `to`. */
+    /** ISO time; default: the start of the hour 23 hours before `to`'s (bucket=day: of the UTC day 6 days before). */
     from: z.iso.datetime({ offset: true }).optional(),
     /** ISO time; default: now. */
     to: z.iso.datetime({ offset: true }).optional(),
     bucket: z.enum(["hour", "day"]).default("hour"),
   })
   .strict();
+
+/** The dashboard's: one endpoint's report (tRPC analytics.endpointCost). */
+export const GetEndpointGpuCostInput = GpuCostQuery.extend({
+  endpoint: z.string().min(1).max(100),
+}).strict();
 
 const CategorySeconds = z.object({
   serving: z.number(),
@@ -77,27 +82,25 @@ interface Row {
   usd: number | null;
 }
 
-/** An org's GPU time and cost (REST GET /api/v1/cost; the org's cost card). */
-export async function getOrgGpuCost(args: {
+/** What both reports take: the query (from, to, bucket) and where it came from, for errors. */
+interface GpuCostArgs {
   actor: Actor;
   input?: unknown;
   db: Db;
   now?: Date;
   where?: string;
-}): Promise<GpuCostReport> {
+}
+
+/** An org's GPU time and cost (REST GET /api/v1/cost; the org's cost card). */
+export async function getOrgGpuCost(args: GpuCostArgs): Promise<GpuCostReport> {
   assertCan(args.actor, "endpoints:read");
   return gpuCost({ ...args, endpointId: null });
 }
 
 /** One endpoint's GPU time and cost (REST GET /api/v1/endpoints/{endpoint}/cost; its page). */
-export async function getEndpointGpuCost(args: {
-  actor: Actor;
-  endpoint: unknown;
-  input?: unknown;
-  db: Db;
-  now?: Date;
-  where?: string;
-}): Promise<GpuCostReport> {
+export async function getEndpointGpuCost(
+  args: GpuCostArgs & { endpoint: unknown },
+): Promise<GpuCostReport> {
   assertCan(args.actor, "endpoints:read");
   const found = await findEndpoint(args.db, args.actor, args.endpoint);
   return gpuCost({ ...args, endpointId: found.id });
@@ -110,24 +113,35 @@ async function gpuCost({
   now = new Date(),
   where = "query",
   endpointId,
-}: {
-  actor: Actor;
-  input?: unknown;
-  db: Db;
-  now?: Date;
-  where?: string;
-  endpointId: string | null;
-}): Promise<GpuCostReport> {
+}: GpuCostArgs & { endpointId: string | null }): Promise<GpuCostReport> {
   const query = parseInput(GpuCostQuery, input ?? {}, where);
   const to = query.to ? new Date(query.to) : now;
-  const from = query.from ? new Date(query.from) : new Date(to.getTime() - 24 * 3600 * 1000);
   const bucketSeconds = query.bucket === "day" ? 86_400 : 3_600;
+  // By default the last 24 hours (7 days by day), from a whole hour (UTC day), so the buckets
+  // are clock hours (days) and the last one is the current, partial one.
+  const defaultBuckets = query.bucket === "day" ? 7 : 24;
+  const from = query.from
+    ? new Date(query.from)
+    : new Date(
+        (Math.floor(to.getTime() / (bucketSeconds * 1000)) - (defaultBuckets - 1)) *
+          bucketSeconds *
+          1000,
+      );
   const windowSeconds = (to.getTime() - from.getTime()) / 1000;
+  // Well-formed times that make no window: 422, as a schema-valid request is never a 400.
+  for (const [name, at] of [
+    ["from", from],
+    ["to", to],
+  ] as const)
+    if (at.getTime() < 0)
+      throw new AppError("UNPROCESSABLE", `${name} must be after 1970.`, {
+        field: `${where}.${name}`,
+      });
   if (!(windowSeconds > 0))
-    throw new AppError("BAD_REQUEST", "from must be before to.", { field: `${where}.from` });
+    throw new AppError("UNPROCESSABLE", "from must be before to.", { field: `${where}.from` });
   if (windowSeconds > MAX_WINDOW_SECONDS || windowSeconds / bucketSeconds > MAX_BUCKETS)
     throw new AppError(
-      "BAD_REQUEST",
+      "UNPROCESSABLE",
       `The window is at most 31 days and ${MAX_BUCKETS} buckets; ask for bucket=day or a shorter window.`,
       { field: `${where}.from` },
     );

@@ -225,7 +225,7 @@ describe("GPU time and cost", () => {
         input: { from: "2026-11-27T10:00:00Z", to: "2026-11-27T09:00:00Z" },
         db: t.db,
       }),
-    ).rejects.toMatchObject({ code: "BAD_REQUEST", details: { field: "query.from" } });
+    ).rejects.toMatchObject({ code: "UNPROCESSABLE", details: { field: "query.from" } });
     await expect(
       getEndpointGpuCost({
         actor,
@@ -233,10 +233,19 @@ describe("GPU time and cost", () => {
         input: { from: "2026-01-01T00:00:00Z", to: "2026-11-27T00:00:00Z" },
         db: t.db,
       }),
-    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    ).rejects.toMatchObject({ code: "UNPROCESSABLE" });
     await expect(
       getEndpointGpuCost({ actor, endpoint: endpointId, input: { from: "yesterday" }, db: t.db }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    // Year 0 exists in ISO 8601 but not in PostgreSQL: refused before any query.
+    await expect(
+      getEndpointGpuCost({
+        actor,
+        endpoint: endpointId,
+        input: { from: "0000-01-01T00:00:00Z", to: "0000-01-02T00:00:00Z" },
+        db: t.db,
+      }),
+    ).rejects.toMatchObject({ code: "UNPROCESSABLE", details: { field: "query.from" } });
     // Another org's endpoint is not found.
     await expect(
       getEndpointGpuCost({

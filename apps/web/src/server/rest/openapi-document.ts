@@ -1,4 +1,6 @@
 import {
+  GpuCostQuery,
+  GpuCostReport,
   IDEMPOTENCY_KEY_RETENTION_HOURS,
   ArtifactsInspectionView,
   InspectArtifactsRequest,
@@ -532,6 +534,33 @@ export function openApiDocument() {
               content: { "application/json": { schema: LoadSignalResponse } },
             },
             ...errors(400, 401, 403, 404, 413, 429),
+          },
+        },
+      },
+      "/api/v1/endpoints/{endpoint}/cost": {
+        get: {
+          operationId: "getEndpointCost",
+          summary:
+            "An endpoint's GPU time and cost: serving, starting (by path), warm idle, failed starts and stopping, per hour or day (scope endpoints:read)",
+          requestParams: { path: endpointParam, query: GpuCostQuery },
+          responses: {
+            "200": json(
+              "GPU-seconds and dollars by category, with a series per bucket",
+              GpuCostReport,
+            ),
+            ...errors(400, 401, 403, 404, 422, 429),
+          },
+        },
+      },
+      "/api/v1/cost": {
+        get: {
+          operationId: "getOrgCost",
+          summary:
+            "The org's GPU time and cost by category, per hour or day, and each endpoint's share (scope endpoints:read)",
+          requestParams: { query: GpuCostQuery },
+          responses: {
+            "200": json("GPU-seconds and dollars by category, and by endpoint", GpuCostReport),
+            ...errors(400, 401, 403, 422, 429),
           },
         },
       },

@@ -28,6 +28,9 @@ CREATE INDEX "GpuTime_orgId_endedAt_idx" ON "GpuTime"("orgId", "endedAt");
 -- CreateIndex
 CREATE INDEX "GpuTime_endpointId_endedAt_idx" ON "GpuTime"("endpointId", "endedAt");
 
+-- CreateIndex
+CREATE INDEX "GpuTime_endedAt_idx" ON "GpuTime"("endedAt");
+
 
 -- The GPU-time ledger: when a replica leaves a state in which it held GPUs, the interval it
 -- spent there is written to "GpuTime" — by the database, so no code path that moves a replica

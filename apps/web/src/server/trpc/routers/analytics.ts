@@ -1,4 +1,9 @@
 import {
+  getEndpointGpuCost,
+  GetEndpointGpuCostInput,
+  getOrgGpuCost,
+  GpuCostQuery,
+  GpuCostReport,
   DeploymentBreakdown,
   EndpointDetail,
   getDeploymentBreakdown,
@@ -19,4 +24,17 @@ export const analyticsRouter = router({
     .input(coreInput(GetDeploymentBreakdownInput))
     .output(DeploymentBreakdown)
     .query(({ ctx, input }) => getDeploymentBreakdown({ actor: ctx.actor, input, db: ctx.db })),
+  /** GPU-seconds and dollars by what the GPUs were doing: one endpoint's, or the org's. */
+  endpointCost: protectedProcedure
+    .input(coreInput(GetEndpointGpuCostInput))
+    .output(GpuCostReport)
+    .query(({ ctx, input: { endpoint, ...query } }) =>
+      getEndpointGpuCost({ actor: ctx.actor, endpoint, input: query, db: ctx.db, where: "input" }),
+    ),
+  orgCost: protectedProcedure
+    .input(coreInput(GpuCostQuery))
+    .output(GpuCostReport)
+    .query(({ ctx, input }) =>
+      getOrgGpuCost({ actor: ctx.actor, input, db: ctx.db, where: "input" }),
+    ),
 });
