@@ -230,8 +230,7 @@ export async function startScheduler(
       },
     })
       .then((pruned) => {
-        if (pruned.idempotencyRecords + pruned.scaleEvents + pruned.replicas > 0)
-          log.info(pruned, "pruned expired records");
+        if (Object.values(pruned).some((n) => n > 0)) log.info(pruned, "pruned expired records");
       })
       .catch((error: unknown) =>
         log.error(

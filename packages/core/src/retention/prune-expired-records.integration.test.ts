@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -79,13 +80,69 @@ describe("pruning expired records", () => {
     const youngStopped = await replica("stopped", 10 * DAY);
     const oldReady = await replica("ready", 200 * DAY);
     const unhandled = await replica("stopped", 200 * DAY, false);
+    // The cost ledger: an interval that ended before the retention goes, a recent one stays.
+    for (const endedAt of [ago(95 * DAY), ago(5 * DAY)])
+      await t.db.gpuTime.create({
+        data: {
+          orgId,
+          endpointId,
+          deploymentId,
+          replicaId: oldReady,
+          category: "serving",
+          gpus: 1,
+          startedAt: new Date(endedAt.getTime() - 3_600_000),
+          endedAt,
+        },
+      });
+    // Webhook deliveries: an old settled one goes (with its attempts); an old pending one and a
+    // young one stay.
+    const subscription = await t.db.webhookSubscription.create({
+      data: {
+        id: randomUUID(),
+        orgId,
+        url: "https://hooks.example.com/thaw",
+        eventTypes: ["endpoint.scaled"],
+        sealedSecret: "sealed",
+      },
+    });
+    const delivery = (messageId: string, status: "succeeded" | "failed" | "pending", age: number) =>
+      t.db.webhookDelivery.create({
+        data: {
+          orgId,
+          subscriptionId: subscription.id,
+          messageId,
+          eventType: "endpoint.scaled",
+          payload: {},
+          status,
+          createdAt: ago(age),
+        },
+      });
+    const oldSettled = await delivery("msg_old_settled", "succeeded", 120 * DAY);
+    await t.db.webhookAttempt.create({
+      data: { deliveryId: oldSettled.id, attempt: 1, statusCode: 200, durationMs: 12 },
+    });
+    await delivery("msg_old_failed", "failed", 91 * DAY);
+    await delivery("msg_old_pending", "pending", 120 * DAY);
+    await delivery("msg_young", "succeeded", 1 * DAY);
 
     const pruned = await pruneExpiredRecords({
       db: t.db,
       policy: { retentionDays: 90, idempotencyKeyHours: 24 },
       now,
     });
-    expect(pruned).toEqual({ idempotencyRecords: 1, scaleEvents: 2, replicas: 2 });
+    expect(pruned).toEqual({
+      idempotencyRecords: 1,
+      scaleEvents: 2,
+      replicas: 2,
+      gpuTime: 1,
+      webhookDeliveries: 2,
+    });
+    expect((await t.db.gpuTime.findMany()).map((r) => r.endedAt)).toEqual([ago(5 * DAY)]);
+    expect((await t.db.webhookDelivery.findMany()).map((d) => d.messageId).sort()).toEqual([
+      "msg_old_pending",
+      "msg_young",
+    ]);
+    expect(await t.db.webhookAttempt.count()).toBe(0);
     expect(await t.db.scaleEvent.count()).toBe(1);
     expect((await t.db.idempotencyRecord.findMany()).map((r) => r.key)).toEqual(["young"]);
     const left = new Set((await t.db.replica.findMany()).map((r) => r.id));
@@ -100,7 +157,13 @@ describe("pruning expired records", () => {
         policy: { retentionDays: 90, idempotencyKeyHours: 24 },
         now,
       }),
-    ).toEqual({ idempotencyRecords: 0, scaleEvents: 0, replicas: 0 });
+    ).toEqual({
+      idempotencyRecords: 0,
+      scaleEvents: 0,
+      replicas: 0,
+      gpuTime: 0,
+      webhookDeliveries: 0,
+    });
   });
 
   it("works a backlog off in batches", async () => {

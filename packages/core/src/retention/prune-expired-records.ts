@@ -11,6 +11,10 @@ export interface PrunedRecords {
   scaleEvents: number;
   /** Replicas deleted; their cold starts and phases go with them. */
   replicas: number;
+  /** GPU-time intervals (the cost ledger) that ended before the retention. */
+  gpuTime: number;
+  /** Webhook deliveries settled (succeeded or failed) before it, with their attempts. */
+  webhookDeliveries: number;
 }
 
 /**
@@ -59,5 +63,19 @@ export async function pruneExpiredRecords({
             SELECT 1 FROM "ColdStart" c WHERE c."replicaId" = r.id AND c."closedHandledAt" IS NULL)
         LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED)`),
   );
-  return { idempotencyRecords, scaleEvents, replicas };
+  const gpuTime = await drain(() =>
+    db.$executeRaw(Prisma.sql`
+      DELETE FROM "GpuTime" WHERE id IN (
+        SELECT id FROM "GpuTime" WHERE "endedAt" < ${cutoff.recordsBefore}
+        LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)`),
+  );
+  // A pending delivery stays whatever its age: it is still being tried (or redelivered).
+  const webhookDeliveries = await drain(() =>
+    db.$executeRaw(Prisma.sql`
+      DELETE FROM "WebhookDelivery" WHERE id IN (
+        SELECT id FROM "WebhookDelivery"
+        WHERE "createdAt" < ${cutoff.recordsBefore} AND status <> 'pending'
+        LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)`),
+  );
+  return { idempotencyRecords, scaleEvents, replicas, gpuTime, webhookDeliveries };
 }

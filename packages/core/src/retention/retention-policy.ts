@@ -6,7 +6,10 @@
 /** An Idempotency-Key is remembered this long: a retry after it is a new request (as Stripe's). */
 export const IDEMPOTENCY_KEY_RETENTION_HOURS = 24;
 
-/** Default for THAW_RETENTION_DAYS: scale events, and replicas stopped this long with their starts. */
+/**
+ * Default for THAW_RETENTION_DAYS: scale events, replicas stopped this long with their starts,
+ * the GPU-time ledger and settled webhook deliveries.
+ */
 export const DEFAULT_RETENTION_DAYS = 90;
 
 export interface RetentionPolicy {
@@ -19,6 +22,8 @@ export interface RetentionCutoffs {
   idempotencyRecordsBefore: Date;
   scaleEventsBefore: Date;
   replicasStoppedBefore: Date;
+  /** GPU-time intervals ended, and webhook deliveries made, before this go. */
+  recordsBefore: Date;
 }
 
 /** The instants before which each kind of record is deleted, at `now`. */
@@ -28,5 +33,6 @@ export function retentionCutoffs(now: Date, policy: RetentionPolicy): RetentionC
     idempotencyRecordsBefore: new Date(now.getTime() - policy.idempotencyKeyHours * 3_600_000),
     scaleEventsBefore: days,
     replicasStoppedBefore: days,
+    recordsBefore: days,
   };
 }
