@@ -58,7 +58,9 @@ export function gzipUncompressedBytes(
   expectedRatio: number,
 ): { bytes: number; ambiguous: boolean } {
   const floor = Math.max(0, compressedBytes - Math.ceil(compressedBytes / 1_000) - 1_024);
-  const ceiling = Math.max(floor, compressedBytes * MAX_PLAUSIBLE_GZIP_RATIO);
+  // Up to 20× with the compressed size's own rounding (a layer at exactly 20× whose size was
+  // rounded down by a byte must still count as a candidate).
+  const ceiling = Math.max(floor, (compressedBytes + 1) * MAX_PLAUSIBLE_GZIP_RATIO);
   let first = isize;
   while (first < floor) first += TWO_TO_32;
   const candidates = [first];
