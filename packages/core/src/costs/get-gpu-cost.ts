@@ -4,6 +4,7 @@ import { assertCan, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "../endpoints/find-endpoint.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import { StartPath } from "../vocabulary/index.ts";
+import { gpuTimeSpans } from "./gpu-time-spans.ts";
 
 // What an endpoint's (or an org's) GPUs were doing, and what that cost: GPU-seconds split into
 // serving, starting (by path), held idle for a warm handover, burnt by failed starts, and
@@ -148,34 +149,14 @@ async function gpuCost({
   // Open intervals end now, never after it (a window reaching into the future counts nothing there).
   const until = to < now ? to : now;
   const orgId = actor.orgId;
-  const endpointFilter = (column: Prisma.Sql) =>
-    endpointId ? Prisma.sql`AND ${column} = ${endpointId}::uuid` : Prisma.empty;
 
   const rows = await prismaRows(db)<Row>(Prisma.sql`
-    WITH spans AS (
-      SELECT t."endpointId", t.category::text AS category, t.path::text AS path, t.gpus,
-        t."usdPerGpuHour" AS price, t."startedAt" AS s, t."endedAt" AS e
-      FROM "GpuTime" t
-      WHERE t."orgId" = ${orgId}::uuid AND t."endedAt" > ${from} AND t."startedAt" < ${to}
-        ${endpointFilter(Prisma.sql`t."endpointId"`)}
-      UNION ALL
-      SELECT r."endpointId",
-        CASE WHEN r.state IN ('placed', 'starting') THEN 'starting'
-             WHEN r.state = 'ready' AND r.prewarm THEN 'warm_idle'
-             WHEN r.state = 'ready' THEN 'serving'
-             WHEN r.state = 'warm' THEN 'warm_idle'
-             ELSE 'stopping' END,
-        CASE WHEN r.state IN ('placed', 'starting') THEN
-          (SELECT c.path::text FROM "ColdStart" c WHERE c."replicaId" = r.id
-           ORDER BY c.attempt DESC LIMIT 1) END,
-        (SELECT count(*) FROM "GpuReservation" g WHERE g."replicaId" = r.id)::int,
-        (SELECT n."hourlyPriceUsd" / NULLIF(n."gpuCount", 0) FROM "Node" n WHERE n.id = r."nodeId"),
-        r."stateSince", ${until}::timestamp
-      FROM "Replica" r
-      WHERE r."orgId" = ${orgId}::uuid
-        AND r.state IN ('placed', 'starting', 'ready', 'warm', 'draining')
-        AND r."stateSince" < ${until}
-        ${endpointFilter(Prisma.sql`r."endpointId"`)}
+    WITH spans AS (${gpuTimeSpans({
+      since: Prisma.sql`${from}::timestamp`,
+      until: Prisma.sql`${until}::timestamp`,
+      orgId,
+      endpointId,
+    })}
     ), buckets AS (
       SELECT b FROM generate_series(${from}::timestamp, ${to}::timestamp - interval '1 millisecond',
         make_interval(secs => ${bucketSeconds})) AS b
