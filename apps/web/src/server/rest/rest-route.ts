@@ -5,7 +5,7 @@ import { clientAddressOf } from "../http/client-of.ts";
 import { bearerToken, errorResponse, jsonResponse } from "../http/json-route.ts";
 import { consumeLimit } from "../limits/rate-limits.ts";
 import { restRouteLabel } from "../metrics/rest-route-label.ts";
-import { countedRoute } from "../metrics/web-metrics.ts";
+import { observeRequest } from "../metrics/web-metrics.ts";
 import { beginApiCallTrace } from "../tracing/api-trace.ts";
 import { consumeRestQuota, rateLimitHeaders } from "./rate-limit.ts";
 
@@ -37,12 +37,21 @@ export function restRoute(
 ) {
   // Next passes no context (or one without params) to a route without dynamic segments in
   // the built server, so the route's params are whatever it got, or none.
-  return countedRoute("rest", restRouteLabel, async (request: Request, context?: RouteContext) => {
-    const trace = beginApiCallTrace(request, restRouteLabel(request));
-    const response = await respond(request, context, trace.traceparent);
-    trace.end(response.status);
-    return response;
-  });
+  return async (request: Request, context?: RouteContext): Promise<Response> => {
+    // The route template once per request, for both the metrics and the call's span.
+    const startedAt = performance.now();
+    const route = restRouteLabel(request);
+    const trace = beginApiCallTrace(request, route);
+    let status = 500;
+    try {
+      const response = await respond(request, context, trace.traceparent);
+      status = response.status;
+      return response;
+    } finally {
+      trace.end(status);
+      observeRequest("rest", route, request.method, status, startedAt);
+    }
+  };
 
   async function respond(
     request: Request,
