@@ -1,4 +1,4 @@
-import type { TraceRequest } from "../bench/replay/replay-input.ts";
+import type { TraceRequest } from "@thaw/core/replay";
 
 /**
  * Requests in flight over a trace's virtual clock, for replaying it as load signals: a

@@ -13,10 +13,16 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { frontierSvg } from "./frontier-plot.ts";
-import { checkTargets, frontiersOf, frontierTable } from "./frontier.ts";
-import type { PolicyResult } from "./replay-engine.ts";
+import {
+  allReplayPolicies,
+  checkTargets,
+  CONTRACT_POLICIES,
+  contractIndex,
+  frontiersOf,
+  frontierTable,
+  type PolicyResult,
+} from "@thaw/core/replay";
 import { InputError } from "./replay-input.ts";
-import { allReplayPolicies, CONTRACT_POLICIES, contractIndex } from "./replay-policies.ts";
 import { loadInputs, type ReplayJob, type TraceSource } from "./replay-run.ts";
 
 function fail(message: string): never {

@@ -1,4 +1,4 @@
-import type { Frontiers } from "./frontier.ts";
+import type { Frontiers } from "@thaw/core/replay";
 
 // The frontiers as an SVG a browser shows: mean wait (log scale) against idle GPU-hours, one
 // line per policy family, each point labelled with its setting. Hand-written on purpose: a

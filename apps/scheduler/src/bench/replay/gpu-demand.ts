@@ -1,4 +1,4 @@
-import type { TraceRequest } from "./replay-input.ts";
+import type { TraceRequest } from "@thaw/core/replay";
 
 // How many GPUs of each type a trace keeps busy or warm, minute by minute, if every endpoint
 // holds just the replicas its concurrent requests need and keeps each for `keepAliveSeconds`

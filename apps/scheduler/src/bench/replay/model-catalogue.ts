@@ -1,5 +1,5 @@
 import { HOST_PROFILES, PHYSICS, VLLM_ENGINE } from "@thaw/core/cold-start-model";
-import type { EndpointSpec } from "./replay-input.ts";
+import type { EndpointSpec } from "@thaw/core/replay";
 
 // Real open models from 1 to 70 B for the ServeGen workload's endpoints, with the figures a
 // cold start depends on: the safetensors bytes (what the image carries, the loader reads and

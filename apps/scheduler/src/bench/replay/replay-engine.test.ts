@@ -3,9 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { packOnto, replay } from "./replay-engine.ts";
-import { InputError, parseFleet, parseTrace, type TraceRequest } from "./replay-input.ts";
-import { clairvoyant, pullKeepAlive, thaw } from "./replay-policies.ts";
+import {
+  clairvoyant,
+  packOnto,
+  pullKeepAlive,
+  replay,
+  thaw,
+  type TraceRequest,
+} from "@thaw/core/replay";
+import { InputError, parseFleet, parseTrace } from "./replay-input.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "thaw-replay-"));
 const file = (name: string, text: string) => {

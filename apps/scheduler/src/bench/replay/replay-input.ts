@@ -2,23 +2,21 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import {
   HOST_PROFILES,
-  ScenarioEngine,
   ScenarioHost,
-  ScenarioLayer,
   scenarioHostFromProfile,
   type HostProfile,
 } from "@thaw/core/cold-start-model";
+import {
+  BUILT_IN_ENDPOINT_SPEC,
+  EndpointSpec,
+  type ReplayFleet,
+  type ReplayHost,
+  type TraceRequest,
+} from "@thaw/core/replay";
 import { z } from "zod";
 
-// Inputs of bench:replay (bench-contracts.md): a trace of request arrivals and a fleet.
-
-export interface TraceRequest {
-  /** Seconds since the trace's first request. */
-  at: number;
-  endpoint: string;
-  /** Service time once a replica is ready. */
-  seconds: number;
-}
+// bench:replay's inputs read from files (bench-contracts.md): a trace of request arrivals and
+// a fleet. The types and the engine are @thaw/core/replay's.
 
 export class InputError extends Error {}
 
@@ -76,29 +74,6 @@ export function parseTrace(
   return requests.sort((a, b) => a.at - b.at);
 }
 
-const EndpointSpec = z
-  .object({
-    gpuType: z.string(),
-    gpus: z.number().int().min(1).max(8),
-    concurrency: z.number().int().min(1).max(256),
-    image: z
-      .object({ layers: z.array(ScenarioLayer).min(1), readFraction: z.number().min(0).max(1) })
-      .strict(),
-    engine: ScenarioEngine,
-    estargz: z.boolean(),
-    snapshot: z
-      .object({
-        bytes: z.number().int().min(1),
-        sleepLevel: z.union([z.literal(0), z.literal(1), z.literal(2)]),
-      })
-      .strict()
-      .nullable(),
-    minReplicas: z.number().int().min(0),
-    maxReplicas: z.number().int().min(1),
-  })
-  .strict();
-export type EndpointSpec = z.infer<typeof EndpointSpec>;
-
 const HostGroup = z
   .object({
     profile: z.string().refine((p) => p in HOST_PROFILES, {
@@ -117,46 +92,6 @@ export const FleetFile = z
     endpoints: z.record(z.string(), EndpointSpec.partial()).optional(),
   })
   .strict();
-
-export interface ReplayHost {
-  name: string;
-  gpuModel: string;
-  gpus: number;
-  host: z.output<typeof ScenarioHost>;
-}
-
-export interface ReplayFleet {
-  hosts: ReplayHost[];
-  endpoint(name: string): EndpointSpec;
-}
-
-/** Built-in endpoint defaults: an 8B model on vLLM in a 15 GB image (field notes' figures). */
-const BUILT_IN: EndpointSpec = {
-  gpuType: "A10G",
-  gpus: 1,
-  concurrency: 8,
-  image: {
-    layers: [
-      { bytes: 15_000_000_000, compression: "gzip-6", content: "weights" },
-      { bytes: 7_000_000_000, compression: "gzip-6", content: "code" },
-    ],
-    readFraction: 0.8,
-  },
-  engine: {
-    weightsBytes: 15_000_000_000,
-    loader: "concurrent",
-    loaderConcurrency: 16,
-    initSeconds: 10,
-    compileSeconds: 27,
-    graphCaptureSeconds: 34,
-    warmupSeconds: 20,
-    warmCaches: false,
-  },
-  estargz: true,
-  snapshot: { bytes: 3_400_000_000, sleepLevel: 2 },
-  minReplicas: 0,
-  maxReplicas: 64,
-};
 
 export function parseFleet(path: string): ReplayFleet {
   let json: unknown;
@@ -182,7 +117,7 @@ export function parseFleet(path: string): ReplayFleet {
         host: { ...scenarioHostFromProfile(profile), ...group.host },
       });
   }
-  const defaults = { ...BUILT_IN, ...fleet.defaults?.endpoint };
+  const defaults = { ...BUILT_IN_ENDPOINT_SPEC, ...fleet.defaults?.endpoint };
   return {
     hosts,
     endpoint: (name) => {

@@ -1,13 +1,12 @@
 import { generateServeGenWorkload } from "./servegen-workload.ts";
+import { parseFleet, parseTrace, withEndpointSpecs } from "./replay-input.ts";
 import {
-  parseFleet,
-  parseTrace,
-  withEndpointSpecs,
+  allReplayPolicies,
+  replay,
+  type PolicyResult,
   type ReplayFleet,
   type TraceRequest,
-} from "./replay-input.ts";
-import { replay, type PolicyResult } from "./replay-engine.ts";
-import { allReplayPolicies } from "./replay-policies.ts";
+} from "@thaw/core/replay";
 
 // What one bench:replay process (or one of its workers) replays: the trace and fleet named by
 // a plain description, so every worker builds the same inputs itself (deterministically)

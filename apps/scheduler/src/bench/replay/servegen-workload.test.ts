@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POOL_MODELS, type Pool } from "./model-catalogue.ts";
-import { parseFleet, type TraceRequest } from "./replay-input.ts";
+import type { TraceRequest } from "@thaw/core/replay";
+import { parseFleet } from "./replay-input.ts";
 import {
   generateServeGenWorkload,
   stratify,

@@ -10,7 +10,8 @@ import {
   type CatalogueModel,
   type Pool,
 } from "./model-catalogue.ts";
-import { InputError, type EndpointSpec, type TraceRequest } from "./replay-input.ts";
+import type { EndpointSpec, TraceRequest } from "@thaw/core/replay";
+import { InputError } from "./replay-input.ts";
 import { sampleExponential, sampleLogGamma, sampleLogWeibull } from "./seeded-distributions.ts";
 
 // A many-tenant workload from ServeGen's client traces (../shared/data/traces/README.md):

@@ -6,7 +6,7 @@ import {
   type ColdStartScenarioInput,
   type PhaseTiming,
   type ScenarioHost,
-} from "@thaw/core/cold-start-model";
+} from "../cold-start-model/index.ts";
 import {
   chooseStartOption,
   costOptimalWindows,
@@ -27,9 +27,9 @@ import {
   type SchedulingNode,
   type SchedulingSnapshot,
   type StartOption,
-} from "@thaw/core/scheduling";
-import { quantiles } from "@thaw/core/statistics";
-import type { StartPath } from "@thaw/core/vocabulary";
+} from "../scheduling/index.ts";
+import { quantiles } from "../statistics/index.ts";
+import type { StartPath } from "../vocabulary/index.ts";
 import { EventQueue } from "./event-queue.ts";
 import type { EndpointSpec, ReplayFleet, TraceRequest } from "./replay-input.ts";
 import type { KeepAliveRule, ReplayPolicy } from "./replay-policies.ts";

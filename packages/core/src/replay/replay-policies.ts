@@ -4,8 +4,8 @@ import {
   DEFAULT_WARM_POOL_SETTINGS,
   PAPER_HYBRID_SETTINGS,
   type WarmPoolSettings,
-} from "@thaw/core/scheduling";
-import type { StartPath } from "@thaw/core/vocabulary";
+} from "../scheduling/index.ts";
+import type { StartPath } from "../vocabulary/index.ts";
 import type { EndpointSpec } from "./replay-input.ts";
 
 // The policies bench:replay compares, one object each: which start paths a policy may take,
