@@ -9,6 +9,7 @@ import {
   markLostNodes,
   parseSealingKey,
   RECONCILE_SWEEP_MS,
+  evaluateOpenAlertEpisodes,
   findStalledWebhookDeliveries,
 } from "@thaw/core";
 import { createDbClient } from "@thaw/db";
@@ -186,6 +187,9 @@ export async function startScheduler(
       await enqueue(queues, "snapshot", { deploymentId });
     // The webhook outbox's relay: pending deliveries whose job Redis lost or never got.
     for (const deliveryId of await findStalledWebhookDeliveries({ db }))
+      await enqueue(queues, "webhookDelivery", { deliveryId });
+    // SLO alerts resolve as their windows cool, whether or not the endpoint starts again.
+    for (const deliveryId of await evaluateOpenAlertEpisodes({ db }))
       await enqueue(queues, "webhookDelivery", { deliveryId });
     if (fleet) {
       for (const orgId of await listFleetOrgs({ db, provider: fleet.provider.kind }))

@@ -1,3 +1,4 @@
+export * from "./alerts/index.ts";
 export * from "./auth/index.ts";
 export * from "./crypto/index.ts";
 export * from "./endpoints/index.ts";

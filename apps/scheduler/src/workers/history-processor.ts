@@ -1,4 +1,9 @@
-import { handleClosedColdStart, QUEUES, recordColdStartWebhookEvents } from "@thaw/core";
+import {
+  evaluateColdStartAlerts,
+  handleClosedColdStart,
+  QUEUES,
+  recordColdStartWebhookEvents,
+} from "@thaw/core";
 import type { WorkerContext } from "./worker-context.ts";
 
 /** history: a closed cold start updates the predictor's cells, or retries its replica. */
@@ -21,6 +26,8 @@ export async function processHistory(ctx: WorkerContext, data: unknown): Promise
     coldStartId,
     quarantinedSnapshotId: result.quarantinedSnapshotId,
   });
+  // Then the alert rules watching its endpoint (episodes open once: a re-run adds nothing).
+  deliveryIds.push(...(await evaluateColdStartAlerts({ db: ctx.db, coldStartId })));
   await ctx.enqueueMany(
     "webhookDelivery",
     deliveryIds.map((deliveryId) => ({ deliveryId })),

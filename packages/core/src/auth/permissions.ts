@@ -15,6 +15,7 @@ export const PERMISSIONS = [
   "org_settings:manage",
   "registries:manage",
   "webhooks:manage",
+  "alerts:manage",
   "members:manage",
   "members:manage_owners",
   "audit:read",
@@ -30,6 +31,7 @@ export const API_KEY_SCOPES = [
   "fleet:read",
   "registries:manage",
   "webhooks:manage",
+  "alerts:manage",
 ] as const satisfies readonly Permission[];
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
@@ -47,6 +49,7 @@ const ADMIN: readonly Permission[] = [
   "org_settings:manage",
   "registries:manage",
   "webhooks:manage",
+  "alerts:manage",
   "audit:read",
   // Admins invite, re-role and remove members up to admin; the owner role is the owners' own.
   "members:manage",

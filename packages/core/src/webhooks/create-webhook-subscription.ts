@@ -40,6 +40,7 @@ export async function createWebhookSubscription({
         description: spec.description ?? "",
         eventTypes: spec.eventTypes,
         enabled: spec.enabled,
+        format: spec.format,
         sealedSecret: sealWebhookSecret(secret, key, actor.orgId, id),
         createdById: actorIdOf(actor),
       },

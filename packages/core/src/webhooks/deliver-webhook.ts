@@ -1,5 +1,6 @@
 import type { DbClient } from "@thaw/db";
 import { FetchRefusedError, fetchPublic } from "../net/public-fetch.ts";
+import { slackMessage } from "./slack-message.ts";
 import { openWebhookSecret, signWebhook } from "./webhook-secret.ts";
 import type { WebhookConfig } from "./webhook-url-policy.ts";
 
@@ -69,7 +70,10 @@ export async function deliverWebhook({
     errorClass = "secret_unopenable";
     error = "the signing secret does not open under THAW_CREDENTIALS_KEY: rotate it";
   } else {
-    const body = JSON.stringify(delivery.payload);
+    // A Slack-format subscription gets the event as a chat message; it is signed all the same.
+    const body = JSON.stringify(
+      sub.format === "slack" ? slackMessage(delivery.payload) : delivery.payload,
+    );
     try {
       const answer = await fetchPublic(sub.url, {
         method: "POST",

@@ -34,6 +34,7 @@ export {
   WebhookDeliveryList,
   WebhookDeliveryView,
   WebhookEventType,
+  WebhookFormat,
   WebhookId,
   WebhookList,
   WebhookUrl,

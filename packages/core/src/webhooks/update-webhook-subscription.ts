@@ -34,6 +34,7 @@ export async function updateWebhookSubscription({
         ...(change.description !== undefined && { description: change.description }),
         ...(change.eventTypes !== undefined && { eventTypes: change.eventTypes }),
         ...(change.enabled !== undefined && { enabled: change.enabled }),
+        ...(change.format !== undefined && { format: change.format }),
       },
     });
     await recordAudit(tx, actor, {

@@ -15,6 +15,10 @@ export const WEBHOOK_EVENT_TYPES = [
   "deployment.rolled",
   /** The fleet launched a host on another offering than the planner's pick (no capacity there). */
   "capacity.fallback",
+  /** An alert rule started to fire on an endpoint: an episode opened (sent once per episode). */
+  "alert.firing",
+  /** That episode ended. */
+  "alert.resolved",
 ] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
@@ -47,6 +51,14 @@ const EventTypes = z
   .max(WEBHOOK_EVENT_TYPES.length)
   .transform((types) => [...new Set(types)]);
 
+/**
+ * How deliveries are written: `standard`, the signed JSON event ({ type, timestamp, data });
+ * `slack`, a Slack-compatible incoming-webhook message ({ text, blocks }) for chat tools
+ * (Slack, Mattermost, Rocket.Chat) that show nothing else — still signed, for receivers that check.
+ */
+export const WebhookFormat = z.enum(["standard", "slack"]);
+export type WebhookFormat = z.infer<typeof WebhookFormat>;
+
 /** What the subscription is for, as its owners would name it; "" for none. */
 const Description = z.union([z.literal(""), plainText(256)]);
 
@@ -56,6 +68,7 @@ export const CreateWebhookInput = z
     description: Description.optional(),
     eventTypes: EventTypes,
     enabled: z.boolean().default(true),
+    format: WebhookFormat.default("standard"),
   })
   .strict()
   .meta({ id: "CreateWebhook" });
@@ -67,6 +80,7 @@ export const UpdateWebhookInput = z
     description: Description.optional(),
     eventTypes: EventTypes.optional(),
     enabled: z.boolean().optional(),
+    format: WebhookFormat.optional(),
   })
   .strict()
   .meta({ id: "UpdateWebhook" });
@@ -81,6 +95,7 @@ export const WebhookView = z
     description: z.string(),
     eventTypes: z.array(WebhookEventType),
     enabled: z.boolean(),
+    format: WebhookFormat,
     /** Until when the secret before the last rotation still signs too; null when none does. */
     previousSecretExpiresAt: z.iso.datetime().nullable(),
     createdAt: z.iso.datetime(),
@@ -149,6 +164,7 @@ export function toWebhookView(row: {
   description: string;
   eventTypes: string[];
   enabled: boolean;
+  format: WebhookFormat;
   previousSecretExpiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -161,6 +177,7 @@ export function toWebhookView(row: {
       (WEBHOOK_EVENT_TYPES as readonly string[]).includes(t),
     ),
     enabled: row.enabled,
+    format: row.format,
     previousSecretExpiresAt:
       row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date()
         ? row.previousSecretExpiresAt.toISOString()

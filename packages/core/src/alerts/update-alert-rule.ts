@@ -1,0 +1,100 @@
+import type { DbClient } from "@thaw/db";
+import { recordAudit } from "../audit/index.ts";
+import { assertCan, type Actor } from "../auth/index.ts";
+import { AppError, parseInput } from "../errors/index.ts";
+import { resolveAlertEpisode } from "./alert-episodes.ts";
+import {
+  ALERT_RULE_VIEW_INCLUDE,
+  toAlertRuleView,
+  UpdateAlertRuleInput,
+  type AlertRuleView,
+} from "./alert-spec.ts";
+import { findAlertRule } from "./find-alert-rule.ts";
+
+/**
+ * Renames, enables or disables a rule, or moves an SLO's threshold or objective. Disabling it
+ * resolves its open episodes (their alert.resolved says why): a rule that no longer watches
+ * must not leave an alert firing forever. Answers the rule and the deliveries to send.
+ */
+export async function updateAlertRule({
+  actor,
+  id,
+  input,
+  db,
+  where = "input",
+  now = new Date(),
+}: {
+  actor: Actor;
+  id: unknown;
+  input: unknown;
+  db: DbClient;
+  where?: string;
+  now?: Date;
+}): Promise<{ rule: AlertRuleView; deliveryIds: string[] }> {
+  assertCan(actor, "alerts:manage");
+  const change = parseInput(UpdateAlertRuleInput, input, where);
+  return db.$transaction(async (tx) => {
+    const found = await findAlertRule(tx, actor, id);
+    if (
+      found.kind !== "time_to_ready_slo" &&
+      (change.thresholdSeconds !== undefined || change.objective !== undefined)
+    ) {
+      const field = change.thresholdSeconds !== undefined ? "thresholdSeconds" : "objective";
+      throw new AppError(
+        "UNPROCESSABLE",
+        `${where}.${field}: only a time_to_ready_slo rule has one; this is a ${found.kind} rule.`,
+        { field: `${where}.${field}` },
+      );
+    }
+    const row = await tx.alertRule.update({
+      where: { id: found.id },
+      data: {
+        ...(change.name !== undefined && { name: change.name }),
+        ...(change.enabled !== undefined && { enabled: change.enabled }),
+        ...(change.thresholdSeconds !== undefined && { thresholdSeconds: change.thresholdSeconds }),
+        ...(change.objective !== undefined && { objective: change.objective }),
+      },
+      include: ALERT_RULE_VIEW_INCLUDE,
+    });
+    const deliveryIds: string[] = [];
+    if (change.enabled === false) {
+      const open = await tx.alertEpisode.findMany({
+        where: { ruleId: row.id, resolvedAt: null },
+        include: { rule: true },
+      });
+      for (const episode of open) {
+        const endpoint = await tx.endpoint.findUnique({
+          where: { id: episode.endpointId },
+          select: { id: true, slug: true },
+        });
+        deliveryIds.push(
+          ...(await resolveAlertEpisode(
+            tx,
+            {
+              orgId: row.orgId,
+              rule: { id: row.id, name: row.name, kind: row.kind },
+              endpoint: endpoint ?? { id: episode.endpointId, slug: "" },
+              severity: episode.severity,
+            },
+            { summary: "the rule was disabled", at: now },
+          )),
+        );
+      }
+    }
+    await recordAudit(tx, actor, {
+      action: "alert_rule.updated",
+      targetType: "alert_rule",
+      targetId: row.id,
+      metadata: { name: row.name, changed: Object.keys(change) },
+    });
+    return {
+      rule: toAlertRuleView(
+        await tx.alertRule.findUniqueOrThrow({
+          where: { id: row.id },
+          include: ALERT_RULE_VIEW_INCLUDE,
+        }),
+      ),
+      deliveryIds,
+    };
+  });
+}
