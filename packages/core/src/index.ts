@@ -24,4 +24,5 @@ export * from "./snapshots/index.ts";
 export * from "./retention/index.ts";
 export * from "./registry-credentials/index.ts";
 export * from "./webhooks/index.ts";
+export * from "./what-if/index.ts";
 export { parseImageReference, type ImageReference } from "./images/image-reference.ts";

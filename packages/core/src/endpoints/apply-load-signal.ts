@@ -89,6 +89,17 @@ export async function applyLoadSignal({
       state,
     });
     const changed = decision.desiredReplicas !== row.desiredReplicas;
+    // The minute's load for the what-if (what-if/): one statement under the row lock already
+    // held, so the signal path pays one round trip, and concurrent signals add up exactly.
+    const concurrency = body.inFlightRequests + body.queueDepth;
+    const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+    await tx.$executeRaw`
+      INSERT INTO "LoadSample" ("orgId", "endpointId", minute, "maxConcurrency", "sumConcurrency", signals)
+      VALUES (${actor.orgId}::uuid, ${row.id}::uuid, ${minute}, ${concurrency}, ${concurrency}, 1)
+      ON CONFLICT ("endpointId", minute) DO UPDATE SET
+        "maxConcurrency" = greatest("LoadSample"."maxConcurrency", EXCLUDED."maxConcurrency"),
+        "sumConcurrency" = "LoadSample"."sumConcurrency" + EXCLUDED."sumConcurrency",
+        signals = "LoadSample".signals + 1`;
     await tx.endpoint.update({
       where: { id: row.id },
       data: {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobOf, SWEEP_JOB_PRIORITY, sweepJobOf, type QueueKey } from "./contracts.ts";
+import { jobOf, SWEEP_JOB_PRIORITY, sweepJobOf, whatIfJobOf, type QueueKey } from "./contracts.ts";
 
 const id = "0190a3c4-0000-7000-8000-000000000001";
 
@@ -40,5 +40,24 @@ describe("sweepJobOf", () => {
     expect(sweepJobOf("warmPool", { endpointId: id }).opts.deduplication.id).not.toBe(
       jobOf("warmPool", { endpointId: id }).opts.deduplication.id,
     );
+  });
+});
+
+describe("whatIfJobOf", () => {
+  const payload = {
+    orgId: id,
+    endpointId: id,
+    from: "2026-11-20T00:00:00.000Z",
+    to: "2026-11-27T00:00:00.000Z",
+    key: "0123456789abcdef0123456789abcdef",
+  };
+  it("names the job by the run's key, so the same run is found again, and never retries it", () => {
+    const job = whatIfJobOf(payload);
+    expect(job.opts.jobId).toBe(`what-if-${id}-${payload.key}`);
+    expect(job.opts.attempts).toBe(1);
+    expect(whatIfJobOf({ ...payload, key: "f".repeat(32) }).opts.jobId).not.toBe(job.opts.jobId);
+  });
+  it("refuses a key that is not the hash's hex", () => {
+    expect(() => whatIfJobOf({ ...payload, key: "what-if:evil" })).toThrow();
   });
 });

@@ -71,6 +71,30 @@ export const QUEUES = {
      */
     jobOptions: { attempts: 8, backoff: { type: "exponential", delay: 30_000 } },
   },
+  whatIf: {
+    name: "what-if",
+    /**
+     * One endpoint's what-if over a window (what-if/): the web waits on the job. `key` names
+     * the run (endpoint, window, load and settings hashed), and is its job id, so views that
+     * ask the same share one run and its answer while it is kept.
+     */
+    payload: z
+      .object({
+        orgId: Id,
+        endpointId: Id,
+        from: z.iso.datetime(),
+        to: z.iso.datetime(),
+        key: z.string().regex(/^[0-9a-f]{32}$/),
+      })
+      .strict(),
+    jobId: (p: { endpointId: string; key: string }) => `what-if-${p.endpointId}-${p.key}`,
+    /** A replay that failed would fail again: no retry. Answers are kept 5 minutes to share. */
+    jobOptions: {
+      attempts: 1,
+      removeOnComplete: { age: 300 },
+      removeOnFail: { age: 300 },
+    },
+  },
 } as const;
 
 export type QueueKey = keyof typeof QUEUES;
@@ -113,6 +137,20 @@ export function jobOf<K extends QueueKey>(queue: K, payload: QueuePayload<K>) {
         keepLastIfActive: true,
       },
     },
+  };
+}
+
+/**
+ * A what-if job (the one queue whose job id is the contract's own): unlike entity work, a
+ * finished run with the same key is the answer wanted, so a repeated add must find it.
+ */
+export function whatIfJobOf(payload: QueuePayload<"whatIf">) {
+  const contract = QUEUES.whatIf;
+  const data = contract.payload.parse(payload);
+  return {
+    name: contract.name,
+    data,
+    opts: { ...contract.jobOptions, jobId: contract.jobId(data) },
   };
 }
 

@@ -8,6 +8,7 @@ export {
   RECONCILE_SWEEP_MS,
   SWEEP_JOB_PRIORITY,
   sweepJobOf,
+  whatIfJobOf,
   type QueueKey,
   type QueuePayload,
 } from "./contracts.ts";

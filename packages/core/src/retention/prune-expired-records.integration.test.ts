@@ -124,6 +124,11 @@ describe("pruning expired records", () => {
     await delivery("msg_old_failed", "failed", 91 * DAY);
     await delivery("msg_old_pending", "pending", 120 * DAY);
     await delivery("msg_young", "succeeded", 1 * DAY);
+    // Load samples (the what-if's input): a minute before the retention goes, a recent one stays.
+    for (const minute of [ago(91 * DAY), ago(2 * DAY)])
+      await t.db.loadSample.create({
+        data: { orgId, endpointId, minute, maxConcurrency: 3, sumConcurrency: 4, signals: 2 },
+      });
 
     const pruned = await pruneExpiredRecords({
       db: t.db,
@@ -136,7 +141,9 @@ describe("pruning expired records", () => {
       replicas: 2,
       gpuTime: 1,
       webhookDeliveries: 2,
+      loadSamples: 1,
     });
+    expect((await t.db.loadSample.findMany()).map((r) => r.minute)).toEqual([ago(2 * DAY)]);
     expect((await t.db.gpuTime.findMany()).map((r) => r.endedAt)).toEqual([ago(5 * DAY)]);
     expect((await t.db.webhookDelivery.findMany()).map((d) => d.messageId).sort()).toEqual([
       "msg_old_pending",
@@ -163,6 +170,7 @@ describe("pruning expired records", () => {
       replicas: 0,
       gpuTime: 0,
       webhookDeliveries: 0,
+      loadSamples: 0,
     });
   });
 

@@ -15,6 +15,8 @@ export interface PrunedRecords {
   gpuTime: number;
   /** Webhook deliveries settled (succeeded or failed) before it, with their attempts. */
   webhookDeliveries: number;
+  /** Per-minute load samples (the what-if's input) of minutes before it. */
+  loadSamples: number;
 }
 
 /**
@@ -77,5 +79,11 @@ export async function pruneExpiredRecords({
         WHERE "createdAt" < ${cutoff.recordsBefore} AND status <> 'pending'
         LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)`),
   );
-  return { idempotencyRecords, scaleEvents, replicas, gpuTime, webhookDeliveries };
+  const loadSamples = await drain(() =>
+    db.$executeRaw(Prisma.sql`
+      DELETE FROM "LoadSample" WHERE ("endpointId", minute) IN (
+        SELECT "endpointId", minute FROM "LoadSample" WHERE minute < ${cutoff.recordsBefore}
+        LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)`),
+  );
+  return { idempotencyRecords, scaleEvents, replicas, gpuTime, webhookDeliveries, loadSamples };
 }

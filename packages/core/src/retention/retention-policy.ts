@@ -8,7 +8,7 @@ export const IDEMPOTENCY_KEY_RETENTION_HOURS = 24;
 
 /**
  * Default for THAW_RETENTION_DAYS: scale events, replicas stopped this long with their starts,
- * the GPU-time ledger and settled webhook deliveries.
+ * the GPU-time ledger, settled webhook deliveries and per-minute load samples.
  */
 export const DEFAULT_RETENTION_DAYS = 90;
 
@@ -22,7 +22,7 @@ export interface RetentionCutoffs {
   idempotencyRecordsBefore: Date;
   scaleEventsBefore: Date;
   replicasStoppedBefore: Date;
-  /** GPU-time intervals ended, and webhook deliveries made, before this go. */
+  /** GPU-time intervals ended, webhook deliveries made and load samples taken before this go. */
   recordsBefore: Date;
 }
 

@@ -76,3 +76,4 @@ export {
   type OtlpReceiver,
   type ReceivedSpan,
 } from "./otlp-receiver.ts";
+export { syntheticLoadMinutes } from "./load-week.ts";
