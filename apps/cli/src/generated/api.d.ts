@@ -2,6 +2,69 @@
 // Do not edit: regenerate.
 
 export interface paths {
+    "/api/v1/alert-episodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alert episodes, newest first: what fired, on which endpoint, when, and whether it resolved (scope endpoints:read)
+         * @description Alerts are delivered as webhook events: subscribe a webhook to `alert.firing` and `alert.resolved` (format `slack` for a Slack-compatible incoming webhook). Each episode — a rule firing on one endpoint, per severity — sends one alert.firing when it opens and one alert.resolved when it ends.
+         */
+        get: operations["listAlertEpisodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alert-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The org's alert rules, each with its open episodes (scope endpoints:read) */
+        get: operations["listAlertRules"];
+        put?: never;
+        /**
+         * A rule on one endpoint (or, without `endpoint`, all of the org's): a cold start slower than its predicted p90, or a time-to-ready SLO evaluated by multi-window burn rates (scope alerts:manage)
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `endpoint` names no endpoint of the org, or the org keeps its most rules already. Alerts are delivered as webhook events: subscribe a webhook to `alert.firing` and `alert.resolved` (format `slack` for a Slack-compatible incoming webhook). Each episode — a rule firing on one endpoint, per severity — sends one alert.firing when it opens and one alert.resolved when it ends.
+         */
+        post: operations["createAlertRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alert-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert rule (scope endpoints:read) */
+        get: operations["getAlertRule"];
+        put?: never;
+        post?: never;
+        /** Delete a rule and its episodes (scope alerts:manage) */
+        delete: operations["deleteAlertRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, enable or disable a rule (disabling resolves its open episodes), or move an SLO's threshold or objective (scope alerts:manage)
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `thresholdSeconds` or `objective` on a slow_cold_start rule.
+         */
+        patch: operations["updateAlertRule"];
+        trace?: never;
+    };
     "/api/v1/cold-starts/{id}": {
         parameters: {
             query?: never;
@@ -309,7 +372,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to the org's events; the answer shows the signing secret (whsec_…) this once (scope webhooks:manage)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled, capacity.fallback. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled, capacity.fallback, alert.firing, alert.resolved. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -335,7 +398,7 @@ export interface paths {
         head?: never;
         /**
          * Change a subscription's URL, description, event types or whether it is enabled (scope webhooks:manage)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled, capacity.fallback. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled, capacity.fallback, alert.firing, alert.resolved. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -378,6 +441,56 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AlertEpisode: {
+            details: {
+                [key: string]: unknown;
+            };
+            endpoint: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            openedAt: string;
+            resolvedAt: string | null;
+            rule: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "slow_cold_start" | "time_to_ready_slo";
+                name: string;
+            };
+            severity: string;
+            summary: string;
+        };
+        AlertEpisodeList: {
+            episodes: components["schemas"]["AlertEpisode"][];
+        };
+        AlertRule: {
+            /** Format: date-time */
+            createdAt: string;
+            enabled: boolean;
+            endpoint: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            } | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "slow_cold_start" | "time_to_ready_slo";
+            name: string;
+            objective: number | null;
+            openEpisodes: number;
+            thresholdSeconds: number | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        AlertRuleList: {
+            rules: components["schemas"]["AlertRule"][];
+        };
         ArtifactsInspection: {
             image: components["schemas"]["ImageInspection"];
             /** @description null when no modelSource was given. */
@@ -481,6 +594,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        CreateAlertRule: components["schemas"]["CreateSlowColdStartRule"] | components["schemas"]["CreateTimeToReadySloRule"];
         CreateEndpoint: {
             /**
              * @default [
@@ -516,11 +630,42 @@ export interface components {
             /** @default 8 */
             targetConcurrency?: number;
         };
+        /** @description Fires when a cold start takes longer than its predicted p90, naming its slowest phase and that phase's bottleneck hint; resolves at the endpoint's next start within its p90. */
+        CreateSlowColdStartRule: {
+            /** @default true */
+            enabled?: boolean;
+            endpoint?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "slow_cold_start";
+            name: string;
+        };
+        /** @description A time-to-ready SLO: `objective` of cold starts ready within `thresholdSeconds` (a failed start is bad). Fires on multi-window burn rates (SRE workbook): page when 1 h and 5 min both burn faster than 14.4; page when 6 h and 30 min both burn faster than 6; ticket when 72 h and 360 min both burn faster than 1; resolves when none does. */
+        CreateTimeToReadySloRule: {
+            /** @default true */
+            enabled?: boolean;
+            endpoint?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "time_to_ready_slo";
+            name: string;
+            objective: number;
+            thresholdSeconds: number;
+        };
         CreateWebhook: {
             description?: "" | string;
             /** @default true */
             enabled?: boolean;
-            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback")[];
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "alert.firing" | "alert.resolved")[];
+            /**
+             * @default standard
+             * @enum {string}
+             */
+            format?: "standard" | "slack";
             /**
              * Format: uri
              * @example https://hooks.example.com/thaw
@@ -851,6 +996,12 @@ export interface components {
         RegistryCredentialList: {
             registryCredentials: components["schemas"]["RegistryCredential"][];
         };
+        UpdateAlertRule: {
+            enabled?: boolean;
+            name?: string;
+            objective?: number;
+            thresholdSeconds?: number;
+        };
         UpdateEndpoint: {
             allowedPaths?: ("warm" | "restore" | "lazy" | "pull")[];
             /** @description GPU-seconds of idle capacity Thaw may spend to save one second of one request's wait: the warm pool keeps a replica warm (or pre-warms one) only while the GPU time it holds costs less than the wait it saves at this price. 0 keeps nothing warm beyond minReplicas; larger values put latency first. Omitted or null: the org's default (set by its admins), else the platform's default: no more idle GPU time than a 10-minute keep-alive, spent where it saves the most wait. */
@@ -866,7 +1017,9 @@ export interface components {
         UpdateWebhook: {
             description?: "" | string;
             enabled?: boolean;
-            eventTypes?: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback")[];
+            eventTypes?: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "alert.firing" | "alert.resolved")[];
+            /** @enum {string} */
+            format?: "standard" | "slack";
             /**
              * Format: uri
              * @example https://hooks.example.com/thaw
@@ -878,7 +1031,9 @@ export interface components {
             createdAt: string;
             description: string;
             enabled: boolean;
-            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback")[];
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "alert.firing" | "alert.resolved")[];
+            /** @enum {string} */
+            format: "standard" | "slack";
             /** Format: uuid */
             id: string;
             previousSecretExpiresAt: string | null;
@@ -903,7 +1058,7 @@ export interface components {
             createdAt: string;
             deliveredAt: string | null;
             /** @enum {string} */
-            eventType: "cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback";
+            eventType: "cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "alert.firing" | "alert.resolved";
             /** Format: uuid */
             id: string;
             lastError: string | null;
@@ -927,7 +1082,9 @@ export interface components {
             createdAt: string;
             description: string;
             enabled: boolean;
-            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback")[];
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "alert.firing" | "alert.resolved")[];
+            /** @enum {string} */
+            format: "standard" | "slack";
             /** Format: uuid */
             id: string;
             previousSecretExpiresAt: string | null;
@@ -946,6 +1103,444 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listAlertEpisodes: {
+        parameters: {
+            query?: {
+                endpoint?: string;
+                limit?: number;
+                state?: "open" | "resolved" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Episodes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertEpisodeList"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAlertRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alert rules */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleList"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "time_to_ready_slo",
+                 *       "name": "ready within 2 minutes",
+                 *       "endpoint": "meta-llama-3-8b",
+                 *       "thresholdSeconds": 120,
+                 *       "objective": 0.95
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAlertRule"];
+            };
+        };
+        responses: {
+            /** @description The rule */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRule"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input matches this document but a rule the operation's description states refused it; `error.details.field` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The alert rule's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRule"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The alert rule's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        id: string;
+                    };
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The alert rule's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateAlertRule"];
+            };
+        };
+        responses: {
+            /** @description The rule as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRule"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input matches this document but a rule the operation's description states refused it; `error.details.field` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getColdStart: {
         parameters: {
             query?: never;

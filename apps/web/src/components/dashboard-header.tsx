@@ -13,13 +13,14 @@ export function DashboardHeader({
   orgName: string | null;
   role: string | null;
   active: NavKey;
-  links: { deploy: boolean; audit: boolean; members: boolean; webhooks: boolean };
+  links: { deploy: boolean; audit: boolean; members: boolean; webhooks: boolean; alerts: boolean };
 }) {
   const nav: { key: NavKey; href: string; label: string; shown: boolean }[] = [
     { key: "overview", href: "/", label: "Overview", shown: true },
     { key: "deploy", href: "/endpoints/new", label: "Deploy endpoint", shown: links.deploy },
     { key: "audit", href: "/audit", label: "Audit log", shown: links.audit },
     { key: "members", href: "/members", label: "Members", shown: links.members },
+    { key: "alerts", href: "/alerts", label: "Alerts", shown: links.alerts },
     { key: "webhooks", href: "/webhooks", label: "Webhooks", shown: links.webhooks },
   ];
   return (

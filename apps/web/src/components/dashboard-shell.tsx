@@ -7,7 +7,7 @@ import { TrpcReactProvider } from "../trpc/client.tsx";
 import { DashboardHeader } from "./dashboard-header.tsx";
 
 export type Me = Awaited<ReturnType<ReturnType<typeof createCaller>["me"]>>;
-export type NavKey = "overview" | "deploy" | "audit" | "members" | "webhooks" | "none";
+export type NavKey = "overview" | "deploy" | "audit" | "members" | "webhooks" | "alerts" | "none";
 
 /**
  * Every dashboard page: a signed-out visitor goes to /sign-in; a user without an org sees
@@ -35,6 +35,7 @@ export async function DashboardShell({
           audit: me.can.readAudit,
           members: me.can.manageMembers,
           webhooks: me.can.manageWebhooks,
+          alerts: true,
         }}
       />
       <main className="dashboard">

@@ -9,7 +9,7 @@ import { errorMessage } from "./query-state.tsx";
 import { QueryTable } from "./query-table.tsx";
 import { WebhookDeliveries } from "./webhook-deliveries.tsx";
 
-const COLUMNS = ["URL", "Events", "Enabled", "Created", ""];
+const COLUMNS = ["URL", "Events", "Format", "Enabled", "Created", ""];
 
 /**
  * The org's webhook subscriptions: create (the signing secret is shown once), enable or
@@ -24,6 +24,7 @@ export function WebhooksCard() {
   const [url, setUrl] = useState("");
   const [description, setDescription] = useState("");
   const [types, setTypes] = useState<string[]>(["cold_start.failed", "cold_start.slow"]);
+  const [format, setFormat] = useState<"standard" | "slack">("standard");
   const [shown, setShown] = useState<{ url: string; secret: string } | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const create = useMutation(
@@ -63,8 +64,10 @@ export function WebhooksCard() {
         </div>
         <p className="muted small">
           Events are POSTed as JSON and signed per Standard Webhooks (webhook-id, webhook-timestamp,
-          webhook-signature); failed deliveries are retried with backoff for about an hour. URLs
-          must be https on a public host.
+          webhook-signature), or, in the Slack format, as a chat message for a Slack-compatible
+          incoming webhook; failed deliveries are retried with backoff for about an hour. URLs must
+          be https on a public host. Alerts arrive as <code>alert.firing</code> and{" "}
+          <code>alert.resolved</code>.
         </p>
         <form
           className="api-key-form"
@@ -74,6 +77,7 @@ export function WebhooksCard() {
             create.mutate({
               url,
               eventTypes: types as (typeof WEBHOOK_EVENT_TYPES)[number][],
+              format,
               ...(description ? { description } : {}),
             });
           }}
@@ -95,6 +99,17 @@ export function WebhooksCard() {
               value={description}
               onChange={(e) => setDescription(e.target.value)}
             />
+          </label>
+          <label>
+            Format{" "}
+            <select
+              name="webhook-format"
+              value={format}
+              onChange={(e) => setFormat(e.target.value as "standard" | "slack")}
+            >
+              <option value="standard">Standard Webhooks JSON</option>
+              <option value="slack">Slack-compatible message</option>
+            </select>
           </label>
           <fieldset>
             <legend>Events</legend>
@@ -159,6 +174,7 @@ export function WebhooksCard() {
                   {w.description && <div className="muted small">{w.description}</div>}
                 </td>
                 <td className="small">{w.eventTypes.join(", ")}</td>
+                <td className="small">{w.format}</td>
                 <td>
                   <input
                     type="checkbox"

@@ -239,8 +239,11 @@ describe("alerts", () => {
       input: { enabled: false },
       db,
     });
-    expect(await eventTypes(disabled.deliveryIds)).toEqual(["alert.resolved", "alert.resolved"]);
-    expect(disabled.rule.openEpisodes).toBe(0);
+    const resolvedIds = disabled.followUps.flatMap((f) =>
+      "queue" in f && f.queue === "webhookDelivery" ? [f.payload.deliveryId] : [],
+    );
+    expect(await eventTypes(resolvedIds)).toEqual(["alert.resolved", "alert.resolved"]);
+    expect(disabled.result.openEpisodes).toBe(0);
     await deleteAlertRule({ actor: admin, id: rule.id, db });
     await db.webhookSubscription.deleteMany({ where: { id: { in: [standard.id, slack.id] } } });
   });

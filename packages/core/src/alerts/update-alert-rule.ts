@@ -10,11 +10,13 @@ import {
   type AlertRuleView,
 } from "./alert-spec.ts";
 import { findAlertRule } from "./find-alert-rule.ts";
+import type { WithFollowUps } from "../queues/follow-ups.ts";
+import { webhookDeliveryFollowUps } from "../webhooks/record-webhook-event.ts";
 
 /**
  * Renames, enables or disables a rule, or moves an SLO's threshold or objective. Disabling it
  * resolves its open episodes (their alert.resolved says why): a rule that no longer watches
- * must not leave an alert firing forever. Answers the rule and the deliveries to send.
+ * must not leave an alert firing forever. Answers the rule; the follow-ups send the deliveries.
  */
 export async function updateAlertRule({
   actor,
@@ -30,7 +32,7 @@ export async function updateAlertRule({
   db: DbClient;
   where?: string;
   now?: Date;
-}): Promise<{ rule: AlertRuleView; deliveryIds: string[] }> {
+}): Promise<WithFollowUps<AlertRuleView>> {
   assertCan(actor, "alerts:manage");
   const change = parseInput(UpdateAlertRuleInput, input, where);
   return db.$transaction(async (tx) => {
@@ -88,13 +90,13 @@ export async function updateAlertRule({
       metadata: { name: row.name, changed: Object.keys(change) },
     });
     return {
-      rule: toAlertRuleView(
+      result: toAlertRuleView(
         await tx.alertRule.findUniqueOrThrow({
           where: { id: row.id },
           include: ALERT_RULE_VIEW_INCLUDE,
         }),
       ),
-      deliveryIds,
+      followUps: webhookDeliveryFollowUps(deliveryIds),
     };
   });
 }

@@ -23,6 +23,7 @@ export const SessionView = z.object({
     manageOrgSettings: z.boolean(),
     manageRegistries: z.boolean(),
     manageWebhooks: z.boolean(),
+    manageAlerts: z.boolean(),
   }),
 });
 export type SessionView = z.infer<typeof SessionView>;
@@ -58,6 +59,7 @@ export async function describeSession({
       manageOrgSettings: actor ? actorCan(actor, "org_settings:manage") : false,
       manageRegistries: actor ? actorCan(actor, "registries:manage") : false,
       manageWebhooks: actor ? actorCan(actor, "webhooks:manage") : false,
+      manageAlerts: actor ? actorCan(actor, "alerts:manage") : false,
     },
   };
 }

@@ -1,4 +1,10 @@
 import {
+  AlertEpisodeList,
+  AlertRuleList,
+  AlertRuleView,
+  CreateAlertRuleInput,
+  ListAlertEpisodesQuery,
+  UpdateAlertRuleInput,
   GpuCostQuery,
   GpuCostReport,
   IDEMPOTENCY_KEY_RETENTION_HOURS,
@@ -84,6 +90,12 @@ const webhookParam = z.object({
   id: z.uuid().meta({ description: "The webhook subscription's id." }),
 });
 const WEBHOOK_RULES = `422: \`url\` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: ${WEBHOOK_EVENT_TYPES.join(", ")}. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.`;
+
+const alertRuleParam = z.object({
+  id: z.uuid().meta({ description: "The alert rule's id." }),
+});
+const ALERT_RULES =
+  "Alerts are delivered as webhook events: subscribe a webhook to `alert.firing` and `alert.resolved` (format `slack` for a Slack-compatible incoming webhook). Each episode — a rule firing on one endpoint, per severity — sends one alert.firing when it opens and one alert.resolved when it ends.";
 
 /** What every operation with a body does with input the document refuses. */
 const SCHEMA_RULES =
@@ -427,6 +439,92 @@ export function openApiDocument() {
           responses: {
             "202": json("Queued again", WebhookDeliveryView),
             ...errors(400, 401, 403, 404, 409, 429),
+          },
+        },
+      },
+      "/api/v1/alert-rules": {
+        get: {
+          operationId: "listAlertRules",
+          summary: "The org's alert rules, each with its open episodes (scope endpoints:read)",
+          responses: {
+            "200": json("Alert rules", AlertRuleList),
+            ...errors(401, 403, 429),
+          },
+        },
+        post: {
+          operationId: "createAlertRule",
+          summary:
+            "A rule on one endpoint (or, without `endpoint`, all of the org's): a cold start slower than its predicted p90, or a time-to-ready SLO evaluated by multi-window burn rates (scope alerts:manage)",
+          description: `${SCHEMA_RULES} 422: \`endpoint\` names no endpoint of the org, or the org keeps its most rules already. ${ALERT_RULES}`,
+          requestBody: body(CreateAlertRuleInput, {
+            kind: "time_to_ready_slo",
+            name: "ready within 2 minutes",
+            endpoint: "meta-llama-3-8b",
+            thresholdSeconds: 120,
+            objective: 0.95,
+          }),
+          responses: {
+            "201": {
+              ...json("The rule", AlertRuleView),
+              links: {
+                GetCreatedAlertRule: {
+                  operationId: "getAlertRule",
+                  parameters: { id: "$response.body#/id" },
+                  description: "The rule just created",
+                },
+                UpdateCreatedAlertRule: {
+                  operationId: "updateAlertRule",
+                  parameters: { id: "$response.body#/id" },
+                  description: "Change it",
+                },
+              },
+            },
+            ...errors(400, 401, 403, 413, 422, 429),
+          },
+        },
+      },
+      "/api/v1/alert-rules/{id}": {
+        get: {
+          operationId: "getAlertRule",
+          summary: "One alert rule (scope endpoints:read)",
+          requestParams: { path: alertRuleParam },
+          responses: {
+            "200": json("The rule", AlertRuleView),
+            ...errors(400, 401, 403, 404, 429),
+          },
+        },
+        patch: {
+          operationId: "updateAlertRule",
+          summary:
+            "Rename, enable or disable a rule (disabling resolves its open episodes), or move an SLO's threshold or objective (scope alerts:manage)",
+          description: `${SCHEMA_RULES} 422: \`thresholdSeconds\` or \`objective\` on a slow_cold_start rule.`,
+          requestParams: { path: alertRuleParam },
+          requestBody: body(UpdateAlertRuleInput, { enabled: false }),
+          responses: {
+            "200": json("The rule as changed", AlertRuleView),
+            ...errors(400, 401, 403, 404, 413, 422, 429),
+          },
+        },
+        delete: {
+          operationId: "deleteAlertRule",
+          summary: "Delete a rule and its episodes (scope alerts:manage)",
+          requestParams: { path: alertRuleParam },
+          responses: {
+            "200": json("Deleted", z.object({ id: z.string(), deleted: z.literal(true) })),
+            ...errors(400, 401, 403, 404, 429),
+          },
+        },
+      },
+      "/api/v1/alert-episodes": {
+        get: {
+          operationId: "listAlertEpisodes",
+          summary:
+            "Alert episodes, newest first: what fired, on which endpoint, when, and whether it resolved (scope endpoints:read)",
+          description: ALERT_RULES,
+          requestParams: { query: ListAlertEpisodesQuery },
+          responses: {
+            "200": json("Episodes", AlertEpisodeList),
+            ...errors(400, 401, 403, 404, 429),
           },
         },
       },

@@ -1,3 +1,4 @@
+import { alertsRouter } from "./routers/alerts.ts";
 import { createCallerFactory, router } from "./init.ts";
 import { analyticsRouter } from "./routers/analytics.ts";
 import { apiKeysRouter } from "./routers/api-keys.ts";
@@ -29,6 +30,7 @@ export const appRouter = router({
   scaling: scalingRouter,
   registryCredentials: registryCredentialsRouter,
   webhooks: webhooksRouter,
+  alerts: alertsRouter,
 });
 
 export type AppRouter = typeof appRouter;
