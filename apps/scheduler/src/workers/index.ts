@@ -17,6 +17,7 @@ import { processReconcile } from "./reconcile-processor.ts";
 import { processWarmPool } from "./warm-pool-processor.ts";
 import { processSnapshot } from "./snapshot-processor.ts";
 import { processWebhookDelivery } from "./webhook-delivery-processor.ts";
+import { processWhatIf } from "./what-if-processor.ts";
 import type { WorkerContext } from "./worker-context.ts";
 
 // The registry of queue processors this process runs, one file each. Concurrency is per
@@ -40,6 +41,8 @@ export const PROCESSORS: Partial<Record<QueueKey, { run: Processor; concurrency:
     run: (ctx, data, job) => processWebhookDelivery(ctx, data, job),
     concurrency: 16,
   },
+  // CPU-bound replays (what-if-processor.ts): one at a time per process.
+  whatIf: { run: processWhatIf, concurrency: 1 },
 };
 
 /**
