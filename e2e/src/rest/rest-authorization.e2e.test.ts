@@ -30,6 +30,8 @@ interface Fixtures {
   /** A fresh webhook subscription of org A, and a fresh failed delivery of one. */
   webhookId: () => Promise<string>;
   webhookDeliveryId: () => Promise<string>;
+  /** A fresh alert rule of org A. */
+  alertRuleId: () => Promise<string>;
 }
 
 const deployment = TEST_DEPLOYMENT;
@@ -230,6 +232,34 @@ const ROUTES: Record<
       call: async (f) => ({ params: { id: await f.webhookDeliveryId() } }),
     },
   },
+  "alert-rules/route.ts": {
+    GET: { scope: "endpoints:read", crossOrg: 200, call: () => ({ params: {} }) },
+    POST: {
+      scope: "alerts:manage",
+      crossOrg: 200,
+      call: () => ({ params: {}, body: { kind: "slow_cold_start", name: "slow" } }),
+    },
+  },
+  "alert-rules/[id]/route.ts": {
+    GET: {
+      scope: "endpoints:read",
+      crossOrg: 404,
+      call: async (f) => ({ params: { id: await f.alertRuleId() } }),
+    },
+    PATCH: {
+      scope: "alerts:manage",
+      crossOrg: 404,
+      call: async (f) => ({ params: { id: await f.alertRuleId() }, body: { enabled: false } }),
+    },
+    DELETE: {
+      scope: "alerts:manage",
+      crossOrg: 404,
+      call: async (f) => ({ params: { id: await f.alertRuleId() } }),
+    },
+  },
+  "alert-episodes/route.ts": {
+    GET: { scope: "endpoints:read", crossOrg: 200, call: () => ({ params: {} }) },
+  },
   "stream/route.ts": {
     GET: { scope: "endpoints:read", crossOrg: 200, call: () => ({ params: {} }) },
   },
@@ -279,6 +309,7 @@ describe("REST v1 authorization matrix, through the built server", () => {
     registryCredentials: await db().registryCredential.count(),
     webhooks: await db().webhookSubscription.aggregate({ _max: { updatedAt: true }, _count: true }),
     webhookDeliveries: await db().webhookDelivery.count({ where: { status: "pending" } }),
+    alertRules: await db().alertRule.aggregate({ _max: { updatedAt: true }, _count: true }),
   });
 
   beforeAll(async () => {
@@ -362,6 +393,12 @@ describe("REST v1 authorization matrix, through the built server", () => {
         return host;
       },
       webhookId,
+      alertRuleId: async () =>
+        (
+          await db().alertRule.create({
+            data: { orgId: orgAId, kind: "slow_cold_start", name: `authz ${++serial}` },
+          })
+        ).id,
       webhookDeliveryId: async () =>
         (
           await db().webhookDelivery.create({

@@ -36,6 +36,8 @@ interface Fixtures {
   /** A fresh webhook subscription of org A, and a fresh failed delivery of one. */
   webhookId: () => Promise<string>;
   webhookDeliveryId: () => Promise<string>;
+  /** A fresh alert rule of org A. */
+  alertRuleId: () => Promise<string>;
 }
 
 const deployment = TEST_DEPLOYMENT;
@@ -162,6 +164,23 @@ const PROCEDURES: Record<
     least: "admin",
     crossOrg: "NOT_FOUND",
     input: async (f) => ({ deliveryId: await f.webhookDeliveryId() }),
+  },
+  "alerts.rules": { least: "viewer", crossOrg: "OK" },
+  "alerts.episodes": { least: "viewer", crossOrg: "OK", input: () => ({}) },
+  "alerts.create": {
+    least: "admin",
+    crossOrg: "OK",
+    input: () => ({ kind: "slow_cold_start", name: "slow" }),
+  },
+  "alerts.update": {
+    least: "admin",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ id: await f.alertRuleId(), change: { enabled: false } }),
+  },
+  "alerts.delete": {
+    least: "admin",
+    crossOrg: "NOT_FOUND",
+    input: async (f) => ({ id: await f.alertRuleId() }),
   },
   "audit.list": { least: "admin", crossOrg: "OK", input: () => ({}) },
   "coldStarts.list": { least: "viewer", crossOrg: "OK", input: () => ({}) },
@@ -391,6 +410,12 @@ describe("authorization matrix", () => {
         return host;
       },
       webhookId,
+      alertRuleId: async () =>
+        (
+          await t.db.alertRule.create({
+            data: { orgId: orgAId, kind: "slow_cold_start", name: `authz ${++serial}` },
+          })
+        ).id,
       webhookDeliveryId: async () =>
         (
           await t.db.webhookDelivery.create({
