@@ -97,6 +97,10 @@ const WebEnv = z
     THAW_LIVE_STREAMS_PER_PRINCIPAL: z.coerce.number().int().min(1).max(10_000).default(8),
     /** Live streams one org may hold open at once, over all its users and keys. */
     THAW_LIVE_STREAMS_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(200),
+    /** What-ifs (endpoint pages, GET …/what-if) one org may have replaying at once. */
+    THAW_WHAT_IF_PER_ORG: z.coerce.number().int().min(1).max(100).default(2),
+    /** How long a what-if request waits for the scheduler's replay before a 503. */
+    THAW_WHAT_IF_TIMEOUT_SECONDS: z.coerce.number().min(1).max(300).default(30),
     /** How often an open live stream re-checks that its user or key still has access. */
     THAW_LIVE_RECHECK_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
     /**

@@ -148,6 +148,14 @@ const ROUTES: Record<
       call: (f) => ({ params: { endpoint: f.stable.slug } }),
     },
   },
+  // No load recorded for the stable endpoint: answered without the scheduler (no_load).
+  "endpoints/[endpoint]/what-if/route.ts": {
+    GET: {
+      scope: "endpoints:read",
+      crossOrg: 404,
+      call: (f) => ({ params: { endpoint: f.stable.slug } }),
+    },
+  },
   "cost/route.ts": {
     GET: { scope: "endpoints:read", crossOrg: 200, call: () => ({ params: {} }) },
   },

@@ -268,6 +268,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/endpoints/{endpoint}/what-if": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What-if: the endpoint's recorded load (its load signals, per minute) replayed through the scheduler's own decisions under thaw at today's price of waiting, a sweep of prices and the default objective, and fixed pull and lazy keep-alives — each a point of mean and p99 wait against idle GPU-hours and cost, today's setting marked, and what PATCH sets to apply a thaw point (scope endpoints:read)
+         * @description `from`/`to` are taken to the minute; default the last 7 days, at most 14. 422: `to` not after `from` by a minute, a window longer than 14 days, `from` in the future or before 1970, or an endpoint without an active deployment. No load recorded in the window: status `no_load`, no points, and a message saying to send load signals. The replays run in the scheduler: 429 when the org already has THAW_WHAT_IF_PER_ORG (2) what-ifs replaying (`Retry-After`), 503 when no scheduler answers in time.
+         */
+        get: operations["getEndpointWhatIf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/inspections": {
         parameters: {
             query?: never;
@@ -1093,6 +1113,54 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             url: string;
+        };
+        WhatIfPoint: {
+            apply: {
+                gpuSecondsPerWaitSecond: number | null;
+            } | null;
+            coldStartFraction: number;
+            costUsd: number | null;
+            current: boolean;
+            /** @enum {string} */
+            family: "thaw" | "pull-keepalive" | "lazy-keepalive";
+            gpuHours: number;
+            gpuSecondsPerWaitSecond: number | null;
+            idleGpuHours: number;
+            meanWaitSeconds: number;
+            p99WaitSeconds: number;
+            setting: string;
+        };
+        WhatIfReport: {
+            current: {
+                gpuSecondsPerWaitSecond: number | null;
+                /** @enum {string} */
+                source: "endpoint" | "org" | "platform";
+            };
+            /** Format: uuid */
+            endpointId: string;
+            fleet: {
+                gpuModel: string;
+                hosts: number;
+                profile: string;
+                /** @enum {string} */
+                source: "nodes" | "default";
+                usdPerGpuHour: number | null;
+            };
+            from: string;
+            load: {
+                meanConcurrency: number;
+                minutes: number;
+                peakConcurrency: number;
+                replayedRequests: number;
+                unit: number;
+            };
+            message: string;
+            points: components["schemas"]["WhatIfPoint"][];
+            replaySeconds: number;
+            slug: string;
+            /** @enum {string} */
+            status: "ok" | "no_load";
+            to: string;
         };
     };
     responses: never;
@@ -2771,6 +2839,95 @@ export interface operations {
             };
             /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEndpointWhatIf: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint's slug or id. */
+                endpoint: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The frontier's points, today's setting marked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhatIfReport"];
+                };
+            };
+            /** @description The input does not match this document (wrong type, unknown field, out of range, malformed JSON); `error.details.field` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No, malformed, unknown, revoked or expired API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint (or cold start) in the key's org */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The input matches this document but a rule the operation's description states refused it; `error.details.field` names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key spent its requests for the minute; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No scheduler answered within THAW_WHAT_IF_TIMEOUT_SECONDS, or Redis is unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

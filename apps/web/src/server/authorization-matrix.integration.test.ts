@@ -208,6 +208,12 @@ const PROCEDURES: Record<
     input: (f) => ({ endpoint: f.stable.slug }),
   },
   "analytics.orgCost": { least: "viewer", crossOrg: "OK", input: () => ({}) },
+  // No load recorded for the stable endpoint: answered without the scheduler (no_load).
+  "analytics.endpointWhatIf": {
+    least: "viewer",
+    crossOrg: "NOT_FOUND",
+    input: (f) => ({ endpoint: f.stable.slug }),
+  },
   "analytics.deploymentBreakdown": {
     least: "viewer",
     crossOrg: "NOT_FOUND",

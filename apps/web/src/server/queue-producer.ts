@@ -50,7 +50,8 @@ export async function readyWebRedis(timeoutMs = 1_000): Promise<Redis | undefine
   return redis;
 }
 
-function queueFor(key: QueueKey): Queue | undefined {
+/** The producer of one queue on the web app's connection; undefined without REDIS_URL. */
+export function queueFor(key: QueueKey): Queue | undefined {
   const { THAW_QUEUE_PREFIX } = env();
   if (!webRedis()) return undefined;
   const { redis, queues } = holder.__thawQueues!;

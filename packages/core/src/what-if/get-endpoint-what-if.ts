@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Db } from "@thaw/db";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "../endpoints/find-endpoint.ts";
+import { AppError } from "../errors/index.ts";
 import type { QueuePayload } from "../queues/contracts.ts";
 import { effectiveWaitPrice } from "../scheduling/index.ts";
 import type { WhatIfReport } from "./what-if-schemas.ts";
@@ -56,6 +57,12 @@ export async function getEndpointWhatIf({
       window,
       current: effectiveWaitPrice(row.gpuSecondsPerWaitSecond, org.gpuSecondsPerWaitSecond),
     });
+  if (!row.activeDeploymentId)
+    throw new AppError(
+      "UNPROCESSABLE",
+      "The endpoint has no active deployment: there is nothing to start in a replay.",
+      { field: "endpoint" },
+    );
   // Everything the replay reads that a person may change between two views.
   const key = createHash("sha256")
     .update(

@@ -7,6 +7,8 @@ import {
   UpdateAlertRuleInput,
   GpuCostQuery,
   GpuCostReport,
+  WhatIfQuery,
+  WhatIfReport,
   IDEMPOTENCY_KEY_RETENTION_HOURS,
   ArtifactsInspectionView,
   InspectArtifactsRequest,
@@ -127,6 +129,7 @@ function linksFromEndpoint(slug: string) {
     "getEndpointStatus",
     "postLoadSignal",
     "getEndpointPredictions",
+    "getEndpointWhatIf",
     "deleteEndpoint",
   ];
   return Object.fromEntries(
@@ -647,6 +650,25 @@ export function openApiDocument() {
               GpuCostReport,
             ),
             ...errors(400, 401, 403, 404, 422, 429),
+          },
+        },
+      },
+      "/api/v1/endpoints/{endpoint}/what-if": {
+        get: {
+          operationId: "getEndpointWhatIf",
+          summary:
+            "What-if: the endpoint's recorded load (its load signals, per minute) replayed through the scheduler's own decisions under thaw at today's price of waiting, a sweep of prices and the default objective, and fixed pull and lazy keep-alives — each a point of mean and p99 wait against idle GPU-hours and cost, today's setting marked, and what PATCH sets to apply a thaw point (scope endpoints:read)",
+          description:
+            "`from`/`to` are taken to the minute; default the last 7 days, at most 14. 422: `to` not after `from` by a minute, a window longer than 14 days, `from` in the future or before 1970, or an endpoint without an active deployment. No load recorded in the window: status `no_load`, no points, and a message saying to send load signals. The replays run in the scheduler: 429 when the org already has THAW_WHAT_IF_PER_ORG (2) what-ifs replaying (`Retry-After`), 503 when no scheduler answers in time.",
+          requestParams: { path: endpointParam, query: WhatIfQuery },
+          responses: {
+            "200": json("The frontier's points, today's setting marked", WhatIfReport),
+            ...errors(400, 401, 403, 404, 422, 429),
+            "503": {
+              description:
+                "No scheduler answered within THAW_WHAT_IF_TIMEOUT_SECONDS, or Redis is unavailable",
+              content: { "application/json": { schema: ErrorResponse } },
+            },
           },
         },
       },

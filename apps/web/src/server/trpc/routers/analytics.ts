@@ -10,8 +10,12 @@ import {
   GetDeploymentBreakdownInput,
   getEndpointDetail,
   GetEndpointDetailInput,
+  getEndpointWhatIf,
+  GetEndpointWhatIfInput,
+  WhatIfReport,
 } from "@thaw/core";
 import { coreInput } from "../core-input.ts";
+import { runWhatIfInScheduler } from "../../what-if-runner.ts";
 import { protectedProcedure, router } from "../init.ts";
 
 /** The read side of the dashboard: an endpoint's page and where its cold starts' seconds went. */
@@ -30,6 +34,20 @@ export const analyticsRouter = router({
     .output(GpuCostReport)
     .query(({ ctx, input: { endpoint, ...query } }) =>
       getEndpointGpuCost({ actor: ctx.actor, endpoint, input: query, db: ctx.db, where: "input" }),
+    ),
+  /** The endpoint's recorded load replayed under thaw's prices and fixed keep-alives (the scheduler replays). */
+  endpointWhatIf: protectedProcedure
+    .input(coreInput(GetEndpointWhatIfInput))
+    .output(WhatIfReport)
+    .query(({ ctx, input: { endpoint, ...query } }) =>
+      getEndpointWhatIf({
+        actor: ctx.actor,
+        endpoint,
+        input: query,
+        db: ctx.db,
+        run: runWhatIfInScheduler,
+        where: "input",
+      }),
     ),
   orgCost: protectedProcedure
     .input(coreInput(GpuCostQuery))
