@@ -7,7 +7,8 @@ import {
   LONGEST_BURN_WINDOW_SECONDS,
 } from "./burn-rate-conditions.ts";
 
-const hours = (s: number) => (s >= 3600 ? `${s / 3600} h` : `${s / 60} min`);
+const hours = (s: number) =>
+  s >= 86_400 ? `${s / 86_400} d` : s >= 3600 ? `${s / 3600} h` : `${s / 60} min`;
 
 /**
  * A time-to-ready SLO rule on one endpoint, now: its closed starts of the longest window
