@@ -8,6 +8,7 @@ import { ColdStartBreakdownCharts } from "./cold-start-breakdown-charts.tsx";
 import { ColdStartsCard } from "./cold-starts-card.tsx";
 import { formatAge, formatGB, formatSeconds } from "./format.ts";
 import { GpuCostCard } from "./gpu-cost-card.tsx";
+import { WhatIfCard } from "./what-if-card.tsx";
 import { PathMix } from "./path-mix.tsx";
 import { errorMessage } from "./query-state.tsx";
 import { ScaleControl } from "./scale-control.tsx";
@@ -343,6 +344,8 @@ export function EndpointDetail({
       <ColdStartsCard endpointId={e.id} limit={25} />
 
       <GpuCostCard endpoint={e.slug} />
+
+      <WhatIfCard slug={e.slug} canApply={canEdit} />
 
       <section className="card" aria-labelledby="breakdown-title">
         <h2 id="breakdown-title">
