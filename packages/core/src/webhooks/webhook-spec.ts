@@ -32,7 +32,14 @@ export const WebhookUrl = z
   .max(2_048)
   .superRefine((text, ctx) => {
     const url = URL.parse(text);
-    if (!url || (url.protocol !== "https:" && url.protocol !== "http:"))
+    // The document says `format: uri` (RFC 3986): printable ASCII only. The WHATWG parser
+    // would percent-encode the rest and accept it, answering 201 for a body the document refuses.
+    if (/[^\x21-\x7E]/.test(text))
+      ctx.addIssue({
+        code: "custom",
+        message: "a URI of printable ASCII (percent-encode spaces and other characters)",
+      });
+    else if (!url || (url.protocol !== "https:" && url.protocol !== "http:"))
       ctx.addIssue({ code: "custom", message: "an absolute http(s) URL" });
     else if (url.username || url.password)
       ctx.addIssue({
