@@ -24,10 +24,29 @@ import { errorMessage } from "./query-state.tsx";
 type Point = WhatIfReport["points"][number];
 type Family = Point["family"];
 
-const FAMILIES: { family: Family; label: string; color: string }[] = [
-  { family: "thaw", label: "Thaw (price of waiting)", color: "#2563eb" },
-  { family: "pull-keepalive", label: "Fixed keep-alive, pull", color: "#dc2626" },
-  { family: "lazy-keepalive", label: "Fixed keep-alive, lazy", color: "#d97706" },
+/** One series per family; the fixed ones dashed with their own marks (they often overlap). */
+const FAMILIES: {
+  family: Family;
+  label: string;
+  color: string;
+  shape: "circle" | "triangle" | "square";
+  dash?: string;
+}[] = [
+  { family: "thaw", label: "Thaw (price of waiting)", color: "#2563eb", shape: "circle" },
+  {
+    family: "pull-keepalive",
+    label: "Fixed keep-alive, pull",
+    color: "#dc2626",
+    shape: "triangle",
+    dash: "6 3",
+  },
+  {
+    family: "lazy-keepalive",
+    label: "Fixed keep-alive, lazy",
+    color: "#d97706",
+    shape: "square",
+    dash: "2 3",
+  },
 ];
 const LABEL: Record<Family, string> = {
   thaw: "Thaw",
@@ -120,10 +139,12 @@ function WhatIfResult({
   const costOf = (p: Point) => (priced ? (p.costUsd ?? 0) : p.gpuHours);
   const costUnit = priced ? "$" : "GPU-h";
   const series = (x: (p: Point) => number) =>
-    FAMILIES.map(({ family, label, color }) => ({
+    FAMILIES.map(({ family, label, color, shape, dash }) => ({
       family,
       label,
       color,
+      shape,
+      dash,
       data: report.points
         .filter((p) => p.family === family)
         .map((p) => ({ x: x(p), y: p.meanWaitSeconds, setting: p.setting }))
@@ -133,7 +154,12 @@ function WhatIfResult({
     <ResponsiveContainer width="100%" height={260}>
       <ScatterChart margin={{ top: 8, right: 16, bottom: 16, left: 8 }}>
         <CartesianGrid strokeDasharray="3 3" />
-        <XAxis type="number" dataKey="x" name={unit} unit={` ${unit}`} />
+        <XAxis
+          type="number"
+          dataKey="x"
+          name={unit}
+          tickFormatter={(v: number) => (unit === "$" ? `$${v}` : `${v} ${unit}`)}
+        />
         <YAxis type="number" dataKey="y" name="mean wait" unit=" s" width={64} />
         <Tooltip cursor={{ strokeDasharray: "3 3" }} />
         <Legend />
@@ -143,7 +169,9 @@ function WhatIfResult({
             name={s.label}
             data={s.data}
             fill={s.color}
-            line
+            shape={s.shape}
+            legendType={s.shape}
+            line={{ stroke: s.color, strokeDasharray: s.dash }}
             isAnimationActive={false}
           />
         ))}

@@ -2,7 +2,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { AppError, WhatIfReport, whatIfJobOf, type RunWhatIf } from "@thaw/core";
 import { Job } from "bullmq";
 import { env } from "../env.ts";
-import { releaseStreamSlot, takeStreamSlot, type SlotHolder } from "./live/stream-slots.ts";
 import { queueFor, readyWebRedis } from "./queue-producer.ts";
 
 // The web app's side of a what-if (core's getEndpointWhatIf hands it the job): the replays run
@@ -14,6 +13,20 @@ import { queueFor, readyWebRedis } from "./queue-producer.ts";
 // what-if queue: past it, a 429.
 
 const POLL_MS = 100;
+
+/**
+ * Takes the org's slot for run ARGV[3] (KEYS[1]: the org's sorted set, scored by when each
+ * slot lapses; ARGV: now, lapse, run, cap). A run that holds one already is joined (1), not
+ * counted twice; a full set refuses (0); else the slot is taken (2).
+ */
+const TAKE = `
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[3]) then return 1 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', KEYS[1], tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) - now)
+return 2`;
 
 export const runWhatIfInScheduler: RunWhatIf = async (payload) => {
   const e = env();
@@ -28,31 +41,35 @@ export const runWhatIfInScheduler: RunWhatIf = async (payload) => {
       },
     );
   const job = whatIfJobOf(payload);
+  const id = job.opts.jobId;
   const timeoutMs = e.THAW_WHAT_IF_TIMEOUT_SECONDS * 1000;
-  const holders: SlotHolder[] = [
-    {
-      key: `${e.THAW_QUEUE_PREFIX}:what-if:org:${payload.orgId}`,
-      cap: e.THAW_WHAT_IF_PER_ORG,
-      who: "this org",
-    },
-  ];
+  const slots = `${e.THAW_QUEUE_PREFIX}:what-if:org:${payload.orgId}`;
   let slot = false;
   try {
-    if (!(await Job.fromId(queue, job.opts.jobId))) {
-      const full = await takeStreamSlot(redis, holders, job.opts.jobId, timeoutMs + 5_000);
-      if (full)
+    if (!(await Job.fromId(queue, id))) {
+      const now = Date.now();
+      const taken = (await redis.eval(
+        TAKE,
+        1,
+        slots,
+        now,
+        now + timeoutMs + 5_000,
+        id,
+        e.THAW_WHAT_IF_PER_ORG,
+      )) as number;
+      if (taken === 0)
         throw new AppError(
           "RATE_LIMITED",
-          `${full.cap} what-if(s) of this org are replaying; retry in a few seconds.`,
-          { retryAfterSeconds: 5, concurrentWhatIfsLimit: full.cap },
+          `${e.THAW_WHAT_IF_PER_ORG} what-if(s) of this org are replaying; retry in a few seconds.`,
+          { retryAfterSeconds: 5, concurrentWhatIfsLimit: e.THAW_WHAT_IF_PER_ORG },
         );
-      slot = true;
-      // A job with this id already added (another view, a moment ago) is left as it is.
+      slot = taken === 2;
+      // A job with this id added meanwhile (another view, a moment ago) is left as it is.
       await queue.add(job.name, job.data, job.opts);
     }
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const current = await Job.fromId(queue, job.opts.jobId);
+      const current = await Job.fromId(queue, id);
       if (current?.finishedOn) {
         if (current.failedReason)
           throw new AppError("INTERNAL", `The what-if's replay failed: ${current.failedReason}`);
@@ -62,10 +79,10 @@ export const runWhatIfInScheduler: RunWhatIf = async (payload) => {
     }
     throw new AppError(
       "UNAVAILABLE",
-      `No scheduler answered the what-if within ${e.THAW_WHAT_IF_TIMEOUT_SECONDS} s (is one running?); it stays queued, so retrying later may find it done.`,
+      `No scheduler answered the what-if within ${e.THAW_WHAT_IF_TIMEOUT_SECONDS} s (is one running?); it stays queued, so a later retry may find it done.`,
       { retryAfterSeconds: 10 },
     );
   } finally {
-    if (slot) await releaseStreamSlot(redis, holders, job.opts.jobId).catch(() => undefined);
+    if (slot) await redis.zrem(slots, id).catch(() => undefined);
   }
 };
