@@ -1148,6 +1148,7 @@ export interface components {
             };
             from: string;
             load: {
+                manualScaleEvents: number;
                 meanConcurrency: number;
                 minutes: number;
                 peakConcurrency: number;

@@ -20,7 +20,8 @@ import { noLoadReport, whatIfWindow } from "./what-if-window.ts";
  * replayed through the replay engine — the scheduler's own decision functions in virtual
  * time — under thaw at today's price, the price sweep and the default objective, and the
  * fixed pull and lazy keep-alives; each run a point of wait against idle GPU-hours and cost.
- * The endpoint runs as the live scheduler would start it: its active deployment's image,
+ * Its desired counts set by hand or over REST are not replayed (counted in the answer). The
+ * endpoint runs as the live scheduler would start it: its active deployment's image,
  * engine figures and snapshot (a ready one's, else the size a capture would have when the
  * platform takes snapshots), its paths, GPUs, bounds and target concurrency; on its org's
  * hosts of its GPU model (what-if-fleet.ts). CPU-bound for about a second on a week: the
@@ -130,6 +131,18 @@ export async function buildEndpointWhatIf({
     maxReplicas: spec.maxReplicas,
   });
 
+  // A person's (or a key's) desired counts in the window are not replayed: the what-if judges
+  // each policy on the load alone. The answer says how many there were, so a reader knows when
+  // today's live figures had help the replay does not give.
+  const manualScaleEvents = await db.scaleEvent.count({
+    where: {
+      orgId: actor.orgId,
+      endpointId: row.id,
+      source: { in: ["dashboard", "api"] },
+      createdAt: { gte: window.from, lt: window.to },
+    },
+  });
+
   const started = performance.now();
   const points: WhatIfPoint[] = [];
   for (const { run, result } of replayWhatIf({
@@ -162,6 +175,10 @@ export async function buildEndpointWhatIf({
       : `The org has no ${row.gpuType} host: replayed on the published ${fleet.profile} profile, without a price.`,
     "Each minute's recorded peak arrives at the minute's start and shares the minute's mean load.",
   ];
+  if (manualScaleEvents > 0)
+    notes.push(
+      `${manualScaleEvents} desired count(s) set by hand or over REST in the window are not replayed: each setting is judged on the load alone.`,
+    );
   if (load.unit > 1)
     notes.push(`Each replayed request stands for ${load.unit} concurrent ones (a large load).`);
   return {
@@ -178,6 +195,7 @@ export async function buildEndpointWhatIf({
       meanConcurrency: Math.round((slotMinutes / windowMinutes) * 1000) / 1000,
       replayedRequests: load.requests.length,
       unit: load.unit,
+      manualScaleEvents,
     },
     fleet: {
       gpuModel: row.gpuType,

@@ -74,6 +74,8 @@ export const WhatIfReport = z
       /** Requests the replay ran per policy, each holding a slot; `unit` concurrent requests each. */
       replayedRequests: z.number().int(),
       unit: z.number().int(),
+      /** Desired counts a person or a key set in the window (dashboard, REST): not replayed, as every policy is judged on the load alone. */
+      manualScaleEvents: z.number().int(),
     }),
     fleet: z.object({
       gpuModel: z.string(),

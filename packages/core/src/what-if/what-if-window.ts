@@ -73,7 +73,14 @@ export function noLoadReport(o: {
     status: "no_load",
     message: NO_LOAD_MESSAGE,
     current: { gpuSecondsPerWaitSecond: o.current.value, source: o.current.source },
-    load: { minutes: 0, peakConcurrency: 0, meanConcurrency: 0, replayedRequests: 0, unit: 1 },
+    load: {
+      minutes: 0,
+      peakConcurrency: 0,
+      meanConcurrency: 0,
+      replayedRequests: 0,
+      unit: 1,
+      manualScaleEvents: 0,
+    },
     fleet: {
       gpuModel: o.endpoint.gpuType,
       source: "default",

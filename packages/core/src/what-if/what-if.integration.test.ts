@@ -123,6 +123,24 @@ describe("an endpoint's what-if", () => {
         endpointId,
       })),
     });
+    // A desired count set over REST in the window (counted, not replayed); the autoscaler's own
+    // and one before the window are not counted.
+    for (const [source, at] of [
+      ["api", new Date(now.getTime() - 86_400_000)],
+      ["signal", new Date(now.getTime() - 86_400_000)],
+      ["dashboard", new Date(from.getTime() - 60_000)],
+    ] as const)
+      await t.db.scaleEvent.create({
+        data: {
+          orgId,
+          endpointId,
+          source,
+          previousDesired: 0,
+          desired: 1,
+          actorType: "system",
+          createdAt: at,
+        },
+      });
     const report = await buildEndpointWhatIf({
       actor: { type: "system", orgId },
       endpoint: endpointId,
@@ -130,6 +148,8 @@ describe("an endpoint's what-if", () => {
       now,
       snapshotsEnabled: true,
     });
+    expect(report.load.manualScaleEvents).toBe(1);
+    expect(report.message).toMatch(/1 desired count\(s\) set by hand or over REST/);
     expect(report.status).toBe("ok");
     expect(report.from).toBe(from.toISOString());
     expect(report.fleet).toMatchObject({ source: "nodes", gpuModel: "A10G", usdPerGpuHour: 1.006 });
