@@ -133,6 +133,15 @@ describe("fleet worker with the aws provider (moto)", () => {
 
   it("stops at the org's spend cap and says so on the waiting replicas", async () => {
     await db().org.update({ where: { id: orgId }, data: { spendCapUsdPerHour: 1.5 } });
+    const hook = await db().webhookSubscription.create({
+      data: {
+        id: crypto.randomUUID(),
+        orgId,
+        url: "https://hooks.example.com/cap",
+        eventTypes: ["spend_cap.reached"],
+        sealedSecret: "v1.x",
+      },
+    });
     const replica = await waiting();
     const result = (await processFleet(ctx, { orgId, reason: "sweep" })) as {
       launched: string[];
@@ -145,6 +154,14 @@ describe("fleet worker with the aws provider (moto)", () => {
     expect(replicaReasonText(blocked)).toMatch(
       /^waiting for a A10G host: spend cap \$1\.5\/h reached/,
     );
+    // The org hears of it once, however many sweeps find the cap reached.
+    await processFleet(ctx, { orgId, reason: "sweep" });
+    const deliveries = await db().webhookDelivery.findMany({ where: { subscriptionId: hook.id } });
+    expect(deliveries.map((d) => d.eventType)).toEqual(["spend_cap.reached"]);
+    expect(deliveries[0]!.payload).toMatchObject({
+      data: { capUsdPerHour: 1.5, heldBack: [{ gpuModel: "A10G" }] },
+    });
+    await db().webhookSubscription.delete({ where: { id: hook.id } });
     await db().org.update({ where: { id: orgId }, data: { spendCapUsdPerHour: null } });
   });
 

@@ -12,6 +12,7 @@ import {
   QUEUES,
   recordCapacityFallback,
   recordHostLaunch,
+  recordSpendCapState,
 } from "@thaw/core";
 import { NoCapacityError } from "../fleet/host-provider.ts";
 import type { FleetRuntime, WorkerContext } from "./worker-context.ts";
@@ -148,6 +149,17 @@ export async function processFleet(ctx: WorkerContext, data: unknown): Promise<u
     await markHostLaunchBlocked({ db: ctx.db, orgId, gpuModel, blockedBy: reason });
     ctx.log.warn({ orgId, gpuModel, reason }, "fleet growth blocked");
   }
+  // The spend cap's episode: spend_cap.reached once when a run first holds back at it.
+  const capDeliveries = await recordSpendCapState({
+    db: ctx.db,
+    orgId,
+    capUsdPerHour: snapshot.spendCapUsdPerHour ?? policy.defaultSpendCapUsdPerHour,
+    heldBack: plan.blocked.filter((b) => b.cause === "spend_cap"),
+  });
+  await ctx.enqueueMany(
+    "webhookDelivery",
+    capDeliveries.map((deliveryId) => ({ deliveryId })),
+  );
   return { launched, retired, blocked: plan.blocked };
 }
 

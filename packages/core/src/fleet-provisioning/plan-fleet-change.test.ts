@@ -88,12 +88,18 @@ describe("planFleetChange", () => {
     });
     expect(change.launch).toHaveLength(1);
     expect(change.blocked[0]!.reason).toMatch(/spend cap \$4\/h/);
+    expect(change.blocked[0]!.cause).toBe("spend_cap");
   });
 
   it("says so when no offering carries the GPU", () => {
     const change = planFleetChange({ ...base, pending: [{ gpuModel: "H100", gpus: 8 }] });
     expect(change.blocked).toEqual([
-      { gpuModel: "H100", gpus: 8, reason: "no offering provides H100 GPUs" },
+      {
+        gpuModel: "H100",
+        gpus: 8,
+        cause: "no_offering",
+        reason: "no offering provides H100 GPUs",
+      },
     ]);
   });
 

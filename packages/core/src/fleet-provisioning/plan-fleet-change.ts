@@ -53,7 +53,13 @@ export interface FleetChange {
   launch: { offering: Offering; reason: string }[];
   retire: { nodeId: string; reason: string }[];
   /** Demand left unserved, and why — shown as the pending replicas' reason. */
-  blocked: { gpuModel: string; gpus: number; reason: string }[];
+  blocked: {
+    gpuModel: string;
+    gpus: number;
+    /** What stopped it, as data (the spend cap's episodes are keyed on it); reason: in words. */
+    cause: "launch_limit" | "no_capacity" | "no_offering" | "spend_cap";
+    reason: string;
+  }[];
 }
 
 export const offeringKey = (o: Pick<Offering, "instanceType" | "zone">) =>
@@ -87,16 +93,19 @@ export function planFleetChange(input: FleetChangeInput): FleetChange {
         blocked.push({
           gpuModel: demand.gpuModel,
           gpus: missing,
+          cause: "launch_limit",
           reason: `launch limit of ${input.maxLaunches} hosts per decision reached`,
         });
         break;
       }
       const offering = usable[0];
       if (!offering) {
+        const offered = input.offerings.some((o) => o.gpuModel === demand.gpuModel);
         blocked.push({
           gpuModel: demand.gpuModel,
           gpus: missing,
-          reason: input.offerings.some((o) => o.gpuModel === demand.gpuModel)
+          cause: offered ? "no_capacity" : "no_offering",
+          reason: offered
             ? `every ${demand.gpuModel} offering is out of capacity for now`
             : `no offering provides ${demand.gpuModel} GPUs`,
         });
@@ -109,6 +118,7 @@ export function planFleetChange(input: FleetChangeInput): FleetChange {
         blocked.push({
           gpuModel: demand.gpuModel,
           gpus: missing,
+          cause: "spend_cap",
           reason: `spend cap $${input.spendCapUsdPerHour}/h reached ($${spend.toFixed(2)}/h running)`,
         });
         break;

@@ -16,6 +16,7 @@ export { listWebhookDeliveries } from "./list-webhook-deliveries.ts";
 export { listWebhookSubscriptions } from "./list-webhook-subscriptions.ts";
 export { recordCapacityFallback } from "./record-capacity-fallback.ts";
 export { recordColdStartWebhookEvents } from "./record-cold-start-webhook-events.ts";
+export { recordSpendCapState } from "./record-spend-cap-state.ts";
 export {
   recordWebhookEvents,
   webhookDeliveryFollowUps,

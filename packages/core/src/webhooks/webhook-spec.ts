@@ -15,6 +15,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "deployment.rolled",
   /** The fleet launched a host on another offering than the planner's pick (no capacity there). */
   "capacity.fallback",
+  /** The fleet held back a launch at the org's spend cap: once per episode (until a run holds back none). */
+  "spend_cap.reached",
   /** An alert rule started to fire on an endpoint: an episode opened (sent once per episode). */
   "alert.firing",
   /** That episode ended. */

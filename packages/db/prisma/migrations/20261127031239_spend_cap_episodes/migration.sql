@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Org" ADD COLUMN     "spendCapReachedAt" TIMESTAMP(3);
+
