@@ -392,7 +392,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to the org's events; the answer shows the signing secret (whsec_…) this once (scope webhooks:manage)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled, capacity.fallback, alert.firing, alert.resolved. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled, capacity.fallback, spend_cap.reached, alert.firing, alert.resolved. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -418,7 +418,7 @@ export interface paths {
         head?: never;
         /**
          * Change a subscription's URL, description, event types or whether it is enabled (scope webhooks:manage)
-         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled, capacity.fallback, alert.firing, alert.resolved. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
+         * @description Input that does not match this document is a 400 naming the field (`error.details.field`). 422: `url` is not https, or names a loopback, private, link-local or metadata address (unless the operator trusts the host: THAW_WEBHOOK_TRUSTED_HOSTS); every address the name resolves to is checked again when a delivery is sent. Event types: cold_start.succeeded, cold_start.failed, cold_start.slow, snapshot.quarantined, endpoint.scaled, deployment.rolled, capacity.fallback, spend_cap.reached, alert.firing, alert.resolved. Deliveries are POSTed as {type, timestamp, data}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), and retried with exponential backoff (8 attempts over about an hour) after a 408, 429, 5xx, timeout (10 s) or network error.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -680,7 +680,7 @@ export interface components {
             description?: "" | string;
             /** @default true */
             enabled?: boolean;
-            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "alert.firing" | "alert.resolved")[];
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "spend_cap.reached" | "alert.firing" | "alert.resolved")[];
             /**
              * @default standard
              * @enum {string}
@@ -1037,7 +1037,7 @@ export interface components {
         UpdateWebhook: {
             description?: "" | string;
             enabled?: boolean;
-            eventTypes?: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "alert.firing" | "alert.resolved")[];
+            eventTypes?: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "spend_cap.reached" | "alert.firing" | "alert.resolved")[];
             /** @enum {string} */
             format?: "standard" | "slack";
             /**
@@ -1051,7 +1051,7 @@ export interface components {
             createdAt: string;
             description: string;
             enabled: boolean;
-            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "alert.firing" | "alert.resolved")[];
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "spend_cap.reached" | "alert.firing" | "alert.resolved")[];
             /** @enum {string} */
             format: "standard" | "slack";
             /** Format: uuid */
@@ -1078,7 +1078,7 @@ export interface components {
             createdAt: string;
             deliveredAt: string | null;
             /** @enum {string} */
-            eventType: "cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "alert.firing" | "alert.resolved";
+            eventType: "cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "spend_cap.reached" | "alert.firing" | "alert.resolved";
             /** Format: uuid */
             id: string;
             lastError: string | null;
@@ -1102,7 +1102,7 @@ export interface components {
             createdAt: string;
             description: string;
             enabled: boolean;
-            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "alert.firing" | "alert.resolved")[];
+            eventTypes: ("cold_start.succeeded" | "cold_start.failed" | "cold_start.slow" | "snapshot.quarantined" | "endpoint.scaled" | "deployment.rolled" | "capacity.fallback" | "spend_cap.reached" | "alert.firing" | "alert.resolved")[];
             /** @enum {string} */
             format: "standard" | "slack";
             /** Format: uuid */
