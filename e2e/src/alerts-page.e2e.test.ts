@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createAlertRule, evaluateColdStartAlerts } from "@thaw/core";
+import { testNodeRow } from "@thaw/core/testing";
 import { DEMO_USER } from "@thaw/db/seed";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -55,25 +56,7 @@ describe("the Alerts page", () => {
     const endpoint = await db.endpoint.findFirstOrThrow({
       where: { orgId: server.orgId, deletedAt: null, activeDeploymentId: { not: null } },
     });
-    const node = await db.node.create({
-      data: {
-        orgId: server.orgId,
-        name: "gp3-default",
-        provider: "sim",
-        runtime: "sim",
-        instanceType: "g5.xlarge",
-        gpuModel: "A10G",
-        gpuCount: 1,
-        vcpus: 4,
-        networkGbps: 10,
-        diskReadMiBps: 125,
-        diskWriteMiBps: 125,
-        pcieGBps: 12,
-        state: "ready",
-        lastHeartbeatAt: new Date(),
-        agentUrl: "http://127.0.0.1:9/agent",
-      },
-    });
+    const node = await db.node.create({ data: testNodeRow(server.orgId, { name: "gp3-default" }) });
     const replica = await db.replica.create({
       data: {
         orgId: server.orgId,

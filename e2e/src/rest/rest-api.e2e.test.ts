@@ -7,6 +7,7 @@ import {
   TIME_TO_READY_WINDOW,
   type TimeToReadySummary,
 } from "@thaw/core";
+import { testNodeRow } from "@thaw/core/testing";
 import { DEMO_USER } from "@thaw/db/seed";
 import { Queue } from "bullmq";
 import superjson from "superjson";
@@ -200,22 +201,7 @@ describe("REST v1: endpoints/{endpoint}/replicas and /status", () => {
 
   it("predicts each path's time-to-ready on the node that would serve it best now", async () => {
     await server.database.db.node.create({
-      data: {
-        orgId,
-        name: "g5-1",
-        provider: "sim",
-        runtime: "sim",
-        instanceType: "g5.xlarge",
-        gpuModel: "A10G",
-        gpuCount: 1,
-        vcpus: 4,
-        networkGbps: 10,
-        diskReadMiBps: 125,
-        diskWriteMiBps: 125,
-        pcieGBps: 12,
-        state: "ready",
-        lastHeartbeatAt: new Date(),
-      },
+      data: testNodeRow(orgId, { name: "g5-1", agentUrl: null }),
     });
     const response = await api("GET", predictions, SLUG, { key: keys.read });
     expect(response.status).toBe(200);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/index.ts";
 import { createEndpoint } from "../endpoints/create-endpoint.ts";
 import type { AppError } from "../errors/index.ts";
-import { TEST_DEPLOYMENT } from "../testing/index.ts";
+import { TEST_DEPLOYMENT, testNodeRow } from "../testing/index.ts";
 import { createWebhookSubscription } from "../webhooks/create-webhook-subscription.ts";
 import { deliverWebhook } from "../webhooks/deliver-webhook.ts";
 import { startTestReceiver, type TestReceiver } from "../webhooks/testing-receiver.ts";
@@ -72,25 +72,7 @@ describe("alerts", () => {
     const endpoint = await db.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
     deploymentId = endpoint.activeDeploymentId!;
     // A host on the default 125 MiB/s disk: the hint for a slow weights read names it.
-    const node = await db.node.create({
-      data: {
-        orgId: a.id,
-        name: "slow-disk",
-        provider: "sim",
-        runtime: "sim",
-        instanceType: "g5.xlarge",
-        gpuModel: "A10G",
-        gpuCount: 1,
-        vcpus: 4,
-        networkGbps: 10,
-        diskReadMiBps: 125,
-        diskWriteMiBps: 125,
-        pcieGBps: 12,
-        state: "ready",
-        lastHeartbeatAt: new Date(),
-        agentUrl: "http://127.0.0.1:9/agent",
-      },
-    });
+    const node = await db.node.create({ data: testNodeRow(a.id, { name: "slow-disk" }) });
     nodeId = node.id;
     replicaId = (
       await db.replica.create({

@@ -16,6 +16,30 @@ export const G5_XLARGE_JOIN_FIGURES = {
   registryRttMs: 3,
 };
 
+/**
+ * A ready simulated g5.xlarge's Node row for tests that need a host to read figures from (its
+ * disk on the default gp3 125 MiB/s unless overridden): spread into `db.node.create({ data })`.
+ */
+export function testNodeRow(orgId: string, overrides: Record<string, unknown> & { name: string }) {
+  return {
+    orgId,
+    provider: "sim" as const,
+    runtime: "sim" as const,
+    instanceType: G5_XLARGE_JOIN_FIGURES.instanceType,
+    gpuModel: G5_XLARGE_JOIN_FIGURES.gpuModel,
+    gpuCount: G5_XLARGE_JOIN_FIGURES.gpuCount,
+    vcpus: G5_XLARGE_JOIN_FIGURES.vcpus,
+    networkGbps: G5_XLARGE_JOIN_FIGURES.networkGbps,
+    diskReadMiBps: 125,
+    diskWriteMiBps: 125,
+    pcieGBps: G5_XLARGE_JOIN_FIGURES.pcieGBps,
+    state: "ready" as const,
+    lastHeartbeatAt: new Date(),
+    agentUrl: "http://127.0.0.1:9/agent",
+    ...overrides,
+  };
+}
+
 /** The heartbeat of a one-GPU host that holds nothing. */
 export const IDLE_HEARTBEAT = {
   agentVersion: "test",
