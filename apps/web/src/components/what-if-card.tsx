@@ -158,6 +158,7 @@ function WhatIfResult({
           type="number"
           dataKey="x"
           name={unit}
+          domain={["auto", "auto"]}
           tickFormatter={(v: number) => (unit === "$" ? `$${v}` : `${v} ${unit}`)}
         />
         <YAxis type="number" dataKey="y" name="mean wait" unit=" s" width={64} />
