@@ -290,6 +290,7 @@ function WhatIfResult({
                       type="button"
                       className="button"
                       data-testid="what-if-apply"
+                      aria-label={`Apply ${settingText(p)}`}
                       disabled={applying}
                       onClick={() => onApply(p.apply!.gpuSecondsPerWaitSecond)}
                     >
