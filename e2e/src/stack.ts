@@ -82,18 +82,30 @@ export async function startStack({
     ),
   );
   for (const [i, name] of ["web", "scheduler", "agent"].entries()) named.set(name, children[i]!);
-  await waitFor(
-    "every sim host joining",
-    async () => (await database.db.node.count({ where: { state: "ready" } })) === count,
-    60_000,
-    logs,
-  );
-  await waitFor(
-    "the scheduler reporting healthy",
-    async () => (await database.db.serviceHeartbeat.count()) > 0,
-    30_000,
-    logs,
-  );
+  const stopAll = async () => {
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.all(children.map(exited));
+    await web.stop();
+  };
+  try {
+    await waitFor(
+      "every sim host joining",
+      async () => (await database.db.node.count({ where: { state: "ready" } })) === count,
+      60_000,
+      logs,
+    );
+    await waitFor(
+      "the scheduler reporting healthy",
+      async () => (await database.db.serviceHeartbeat.count()) > 0,
+      30_000,
+      logs,
+    );
+  } catch (error) {
+    // A stack that never came up still stops: its agent would otherwise hold the sim port
+    // (and its scheduler the queues) for every later run on this machine.
+    await stopAll();
+    throw error;
+  }
 
   return {
     baseUrl,
@@ -120,10 +132,6 @@ export async function startStack({
           `${name} did not stop cleanly (${child.signalCode ?? child.exitCode}). Last output:\n${lastOutput()}`,
         );
     },
-    async stop() {
-      for (const child of children) child.kill("SIGTERM");
-      await Promise.all(children.map(exited));
-      await web.stop();
-    },
+    stop: stopAll,
   };
 }
