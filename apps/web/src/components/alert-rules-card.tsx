@@ -1,6 +1,6 @@
 "use client";
 
-import { BURN_RATE_CONDITIONS } from "@thaw/core/schemas";
+import { BURN_RATE_CONDITIONS, formatBurnWindow } from "@thaw/core/schemas";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../trpc/client.tsx";
@@ -8,8 +8,6 @@ import { errorMessage } from "./query-state.tsx";
 import { QueryTable } from "./query-table.tsx";
 
 const COLUMNS = ["Name", "Kind", "Endpoint", "Condition", "Firing", "Enabled", ""];
-const span = (s: number) => (s >= 3600 ? `${s / 3600} h` : `${s / 60} min`);
-
 /**
  * The org's alert rules: a slow-start rule (a start past its predicted p90, named by its
  * slowest phase and that phase's bottleneck hint) or a time-to-ready SLO (multi-window burn
@@ -50,7 +48,7 @@ export function AlertRulesCard({ canManage }: { canManage: boolean }) {
         {BURN_RATE_CONDITIONS.filter((c) => c.severity === "page")
           .map(
             (c) =>
-              `${span(c.longSeconds)} and ${span(c.shortSeconds)} burn faster than ${c.burnRate}×`,
+              `${formatBurnWindow(c.longSeconds)} and ${formatBurnWindow(c.shortSeconds)} burn faster than ${c.burnRate}×`,
           )
           .join(", or ")}
         , and opens a ticket on a slow burn (the SRE workbook&apos;s multi-window method).

@@ -24,6 +24,12 @@ export const BURN_RATE_WINDOWS_SECONDS: readonly number[] = [
 /** The longest window: starts older than this never matter. */
 export const LONGEST_BURN_WINDOW_SECONDS = BURN_RATE_WINDOWS_SECONDS[0]!;
 
+/** A window as people say it: "5 min", "6 h", "3 d". */
+export function formatBurnWindow(seconds: number): string {
+  if (seconds >= 86_400) return `${seconds / 86_400} d`;
+  return seconds >= 3_600 ? `${seconds / 3_600} h` : `${seconds / 60} min`;
+}
+
 export interface WindowCount {
   windowSeconds: number;
   total: number;

@@ -1,14 +1,13 @@
-import type { Db } from "@thaw/db";
+import { Prisma, type Db } from "@thaw/db";
 import { openAlertEpisode, resolveAlertEpisode } from "./alert-episodes.ts";
 import {
+  BURN_RATE_WINDOWS_SECONDS,
   BURN_SEVERITIES,
-  countStartsInWindows,
   evaluateBurnRates,
+  formatBurnWindow,
   LONGEST_BURN_WINDOW_SECONDS,
+  type WindowCount,
 } from "./burn-rate-conditions.ts";
-
-const hours = (s: number) =>
-  s >= 86_400 ? `${s / 86_400} d` : s >= 3600 ? `${s / 3600} h` : `${s / 60} min`;
 
 /**
  * A time-to-ready SLO rule on one endpoint, now: its closed starts of the longest window
@@ -30,19 +29,25 @@ export async function evaluateSloRule(
 ): Promise<string[]> {
   if (rule.thresholdSeconds === null || rule.objective === null) return [];
   const threshold = rule.thresholdSeconds;
-  const closed = await db.coldStart.findMany({
-    where: {
-      endpointId: endpoint.id,
-      status: { in: ["succeeded", "failed"] },
-      finishedAt: { gt: new Date(now.getTime() - LONGEST_BURN_WINDOW_SECONDS * 1000), lte: now },
-    },
-    select: { finishedAt: true, status: true, actualSeconds: true },
-  });
-  const starts = closed.map((s) => ({
-    at: s.finishedAt!,
-    good: s.status === "succeeded" && s.actualSeconds !== null && s.actualSeconds <= threshold,
-  }));
-  const evaluation = evaluateBurnRates(countStartsInWindows(starts, now), rule.objective);
+  // Counted in PostgreSQL, one row per window: this runs at every closed start of a watched
+  // endpoint, and a busy one closes thousands of starts in the longest window. (The same
+  // count as countStartsInWindows, which the burn-rate tests use as their reference.)
+  const counts = await db.$queryRaw<WindowCount[]>(Prisma.sql`
+    WITH closed AS (
+      SELECT "finishedAt",
+             COALESCE(status = 'succeeded' AND "actualSeconds" <= ${threshold}, false) AS good
+      FROM "ColdStart"
+      WHERE "endpointId" = ${endpoint.id}::uuid
+        AND status IN ('succeeded', 'failed')
+        AND "finishedAt" > ${new Date(now.getTime() - LONGEST_BURN_WINDOW_SECONDS * 1000)}
+        AND "finishedAt" <= ${now})
+    SELECT w.seconds AS "windowSeconds",
+           count(*)::int AS total,
+           (count(*) FILTER (WHERE NOT closed.good))::int AS bad
+    FROM unnest(${[...BURN_RATE_WINDOWS_SECONDS]}::int[]) AS w(seconds)
+    JOIN closed ON closed."finishedAt" > ${now}::timestamp - w.seconds * interval '1 second'
+    GROUP BY w.seconds`);
+  const evaluation = evaluateBurnRates(counts, rule.objective);
   const deliveries: string[] = [];
   for (const severity of BURN_SEVERITIES) {
     const target = {
@@ -59,7 +64,7 @@ export async function evaluateSloRule(
       const budget = `${(rule.objective * 100).toFixed(2).replace(/\.?0+$/, "")} % within ${threshold} s`;
       deliveries.push(
         ...(await openAlertEpisode(db, target, {
-          summary: `time-to-ready SLO (${budget}) burning ${long.burnRate.toFixed(1)}× over ${hours(firing.longSeconds)} (${long.bad} of ${long.total} starts bad) and ${short.burnRate.toFixed(1)}× over ${hours(firing.shortSeconds)}: past ${firing.threshold}×`,
+          summary: `time-to-ready SLO (${budget}) burning ${long.burnRate.toFixed(1)}× over ${formatBurnWindow(firing.longSeconds)} (${long.bad} of ${long.total} starts bad) and ${short.burnRate.toFixed(1)}× over ${formatBurnWindow(firing.shortSeconds)}: past ${firing.threshold}×`,
           details: { condition: firing, readings: evaluation.readings },
           at: now,
         })),

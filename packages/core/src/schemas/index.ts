@@ -48,4 +48,4 @@ export { Objective, OrgRole, StartPath } from "../vocabulary/index.ts";
 export { plainText } from "@thaw/protocol";
 export { ImageInspectionView } from "../images/image-inspection-view.ts";
 export { WEBHOOK_EVENT_TYPES, WebhookEventType } from "../webhooks/webhook-spec.ts";
-export { BURN_RATE_CONDITIONS } from "../alerts/burn-rate-conditions.ts";
+export { BURN_RATE_CONDITIONS, formatBurnWindow } from "../alerts/burn-rate-conditions.ts";
