@@ -48,6 +48,35 @@ export async function updateAlertRule({
         { field: `${where}.${field}` },
       );
     }
+    // Disabling resolves first, so the rule answered counts no open episode.
+    const deliveryIds: string[] = [];
+    if (change.enabled === false) {
+      const open = await tx.alertEpisode.findMany({
+        where: { ruleId: found.id, resolvedAt: null },
+      });
+      const slugs = new Map(
+        (
+          await tx.endpoint.findMany({
+            where: { id: { in: [...new Set(open.map((e) => e.endpointId))] } },
+            select: { id: true, slug: true },
+          })
+        ).map((e) => [e.id, e.slug]),
+      );
+      const rule = { id: found.id, name: change.name ?? found.name, kind: found.kind };
+      for (const episode of open)
+        deliveryIds.push(
+          ...(await resolveAlertEpisode(
+            tx,
+            {
+              orgId: found.orgId,
+              rule,
+              endpoint: { id: episode.endpointId, slug: slugs.get(episode.endpointId) ?? "" },
+              severity: episode.severity,
+            },
+            { summary: "the rule was disabled", at: now },
+          )),
+        );
+    }
     const row = await tx.alertRule.update({
       where: { id: found.id },
       data: {
@@ -58,31 +87,6 @@ export async function updateAlertRule({
       },
       include: ALERT_RULE_VIEW_INCLUDE,
     });
-    const deliveryIds: string[] = [];
-    if (change.enabled === false) {
-      const open = await tx.alertEpisode.findMany({
-        where: { ruleId: row.id, resolvedAt: null },
-        include: { rule: true },
-      });
-      for (const episode of open) {
-        const endpoint = await tx.endpoint.findUnique({
-          where: { id: episode.endpointId },
-          select: { id: true, slug: true },
-        });
-        deliveryIds.push(
-          ...(await resolveAlertEpisode(
-            tx,
-            {
-              orgId: row.orgId,
-              rule: { id: row.id, name: row.name, kind: row.kind },
-              endpoint: endpoint ?? { id: episode.endpointId, slug: "" },
-              severity: episode.severity,
-            },
-            { summary: "the rule was disabled", at: now },
-          )),
-        );
-      }
-    }
     await recordAudit(tx, actor, {
       action: "alert_rule.updated",
       targetType: "alert_rule",
@@ -90,12 +94,7 @@ export async function updateAlertRule({
       metadata: { name: row.name, changed: Object.keys(change) },
     });
     return {
-      result: toAlertRuleView(
-        await tx.alertRule.findUniqueOrThrow({
-          where: { id: row.id },
-          include: ALERT_RULE_VIEW_INCLUDE,
-        }),
-      ),
+      result: toAlertRuleView(row),
       followUps: webhookDeliveryFollowUps(deliveryIds),
     };
   });
