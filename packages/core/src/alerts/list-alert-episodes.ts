@@ -1,4 +1,5 @@
 import type { DbClient } from "@thaw/db";
+import { asAttributes } from "../analytics/get-deployment-breakdown.ts";
 import { assertCan, orgScope, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "../endpoints/find-endpoint.ts";
 import { parseInput } from "../errors/index.ts";
@@ -41,10 +42,7 @@ export async function listAlertEpisodes({
   );
   return {
     episodes: rows.map((r) => {
-      const details =
-        r.details && typeof r.details === "object" && !Array.isArray(r.details)
-          ? (r.details as Record<string, unknown>)
-          : {};
+      const details = asAttributes(r.details);
       return {
         id: r.id,
         rule: r.rule,
