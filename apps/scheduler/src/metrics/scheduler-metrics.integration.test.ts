@@ -92,6 +92,16 @@ describe("scheduler /metrics", () => {
         { timeout: 45_000 },
       )
       .toBe(2);
+    // A history job commits closedHandledAt, then does the start's webhook and alert work; its
+    // metrics are counted when the job completes. Wait for every handled start's to be.
+    await expect
+      .poll(
+        async () =>
+          sumSamples(await families(), "thaw_cold_starts_total", { endpoint: endpointId }) -
+          (await db().coldStart.count({ where: { endpointId, closedHandledAt: { not: null } } })),
+        { timeout: 15_000 },
+      )
+      .toBe(0);
     const starts = await db().coldStart.findMany({
       where: { endpointId },
       include: { phases: true },

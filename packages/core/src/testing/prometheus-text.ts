@@ -35,7 +35,9 @@ function parseLabels(text: string, line: string): Record<string, string> {
 function parseValue(text: string, line: string): number {
   if (text === "+Inf") return Number.POSITIVE_INFINITY;
   if (text === "-Inf") return Number.NEGATIVE_INFINITY;
-  if (text === "NaN") return Number.NaN;
+  // Prometheus reads values with Go's ParseFloat, which takes NaN in any case; prom-client
+  // writes its event-loop lag as "Nan" before the first sample.
+  if (text.toLowerCase() === "nan") return Number.NaN;
   const value = Number(text);
   if (Number.isNaN(value)) throw new Error(`malformed value in: ${line}`);
   return value;
