@@ -119,6 +119,10 @@ export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
               `${CRIU_CONFIG_ANNOTATION}=${spec.checkpointable.criuConfigPath}`,
             ]
           : []),
+        // ctr's flag parser (urfave/cli v1) moves flags found after the positional arguments
+        // to the front: without the terminator, an engine's `--port 8000` or `sh -c …` was
+        // read as ctr's own flags and the create failed.
+        "--",
         spec.imageRef,
         spec.id,
         ...(spec.args ?? []),

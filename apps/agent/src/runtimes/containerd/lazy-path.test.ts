@@ -54,7 +54,7 @@ describe("lazy path (fake ctr-remote and ctr)", () => {
         "--snapshotter", "stargz",
         "--label", `thaw.replica-id=${req.replicaId}`, "--label", `thaw.cold-start-id=${req.coldStartId}`,
         "--env", "HF_HOME=/cache/hf", "--gpus", "0", "--gpus", "1",
-        ESTARGZ, req.replicaId],
+        "--", ESTARGZ, req.replicaId],
       ["ctr", ...G, "tasks", "start", "-d", "--log-uri", `file://${fake.logDir}/${req.replicaId}.log`,
         req.replicaId],
     ]);

@@ -137,7 +137,7 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
         "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SYS_PTRACE", "--cap-add", "CAP_CHECKPOINT_RESTORE",
         "--cap-add", "CAP_NET_ADMIN", "--cap-add", "CAP_SYS_TIME", "--cap-add", "CAP_SYS_RESOURCE",
         "--cap-add", "CAP_DAC_READ_SEARCH", "--annotation", `org.criu.config=${criuConfig}`,
-        BASE, req.replicaId],
+        "--", BASE, req.replicaId],
       ["ctr", ...G, "containers", "delete", req.replicaId],
       ["ctr", ...G, "containers", "restore", "--live", "--rw", req.replicaId, checkpoint.ref],
       ["cuda-checkpoint", "--get-state", "--pid", "4242"],

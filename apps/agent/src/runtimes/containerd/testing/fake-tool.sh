@@ -66,6 +66,7 @@ case "$group $verb" in
     created=""
     while [[ "$1" == --* ]]; do
       case "$1" in
+        --) shift; break ;;
         --net-host | --seccomp) created="$created $1"; shift ;;
         --label) shift 2 ;;
         *) created="$created $1 $2"; shift 2 ;;
