@@ -154,6 +154,68 @@ describe.skipIf(!isRoot)("containerd runtime, real containerd", () => {
     await runtime.stopReplica(req.replicaId);
   });
 
+  it("pulls over containerd's API into what ctr would hold: complete, unpacked, kept by GC once its lease is gone", async () => {
+    const ref = pinnedReference(stack.image.ref, stack.image.digest);
+    await ctr("images", "rm", "--sync", ref).catch(() => undefined);
+    expect((await ctr("content", "ls", "-q")).trim()).toBe("");
+
+    const pulled = await runtime.host.apiPull(ref, undefined, undefined);
+    expect(pulled).toMatchObject({
+      root: { digest: stack.image.digest },
+      fetchedBytes: stack.image.bytes,
+      layers: 1,
+      credential: false,
+    });
+    // The pull's lease is gone; a synchronous GC (deleting a lease with --sync runs one) keeps
+    // every blob and the snapshot only if the GC labels tie them to the image record.
+    expect((await ctr("leases", "ls", "-q")).trim()).toBe("");
+    const lease = (await ctr("leases", "create")).trim().split(/\s+/)[0]!;
+    await ctr("leases", "rm", "--sync", lease);
+    expect((await ctr("images", "check", "-q", `name==${ref}`)).trim()).toBe(ref);
+    const contents = (await ctr("content", "ls", "-q")).trim().split("\n");
+    expect(contents.sort()).toEqual(pulled.blobs.map((b) => b.digest).sort());
+
+    // A writer racing a pull that committed first gets containerd's refusal before its body
+    // is read (the blob exists): that is done, not a failure, and not a write left hanging.
+    const layer = pulled.blobs.at(-1)!;
+    await expect(
+      runtime.host.api.writeContent(`race-${layer.digest}`, layer, [Buffer.alloc(layer.size)], {}),
+    ).resolves.toBeUndefined();
+
+    // A second pull finds everything and writes nothing.
+    const again = await runtime.host.apiPull(ref, undefined, undefined);
+    expect(again.fetchedBytes).toBe(0);
+  });
+
+  it("fails the start phase early, with the container's last log lines, when the task exits", async () => {
+    const req = request({
+      warmup: undefined,
+      deployment: {
+        imageRef: stack.image.ref,
+        imageDigest: stack.image.digest,
+        args: [
+          "/bin/busybox",
+          "sh",
+          "-c",
+          "echo 'RuntimeError: CUDA error: no device' >&2; exit 3",
+        ],
+      },
+      readiness: {
+        port: stack.image.httpPort,
+        path: stack.image.readinessPath,
+        timeoutSeconds: 60,
+      },
+    });
+    const t0 = performance.now();
+    const error = await runtime.startReplica(req, () => undefined).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PhaseFailedError);
+    expect((error as PhaseFailedError).phase).toBe("start");
+    expect((error as Error).message).toContain("the container's task exited before it was ready");
+    expect((error as Error).message).toContain("RuntimeError: CUDA error: no device");
+    expect(performance.now() - t0).toBeLessThan(30_000);
+    expect(await ctr("containers", "ls", "-q")).not.toContain(req.replicaId);
+  });
+
   it("parks a replica and hands it over on the warm path (real pause/resume)", async () => {
     const first = request({ warmup: undefined });
     await runtime.startReplica(first, () => undefined);

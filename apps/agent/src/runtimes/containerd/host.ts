@@ -24,9 +24,14 @@ import {
   credentialFor,
   pullAuthorization,
   repositoryOf,
+  secretsOf,
   withPullHostsDir,
 } from "./registry-auth.ts";
+import { type ApiPullResult, pullImage } from "./api/api-pull.ts";
+import { ContainerdApi } from "./api/containerd-api.ts";
+import { RegistryError } from "./api/registry-client.ts";
 import {
+  redactor,
   runTool,
   ToolError,
   type RunToolOptions,
@@ -38,16 +43,118 @@ type RunOptions = Omit<RunToolOptions, "timeoutMs" | "env" | "what"> & {
   timeout?: keyof ContainerdTimeouts;
 };
 
+/**
+ * How the shared steps start a container's task and read its state: through `ctr` processes
+ * (the lazy path, whose commands the unit tests pin) or containerd's API (the pull path).
+ */
+export interface TaskControl {
+  /** Starts the task with stdout/stderr going to `logPath`; answers the seconds it took. */
+  start(containerId: string, logPath: string, signal: AbortSignal | undefined): Promise<number>;
+  status(containerId: string, signal?: AbortSignal): Promise<TaskStatus | undefined>;
+}
+
 /** The containerd host as the start paths see it: tools, queries and the shared steps. */
 export class ContainerdHost {
   readonly ctr: CtrCommands;
   readonly criu: ReturnType<typeof criuCommands>;
   readonly cuda: ReturnType<typeof cudaCheckpointCommands>;
+  private apiClient: ContainerdApi | undefined;
 
   constructor(readonly config: ResolvedContainerdConfig) {
     this.ctr = ctrCommands(config.tools, { address: config.address, namespace: config.namespace });
     this.criu = criuCommands(config.tools);
     this.cuda = cudaCheckpointCommands(config.tools);
+  }
+
+  /** containerd's gRPC API on the same socket ctr uses (one connection, opened on first use). */
+  get api(): ContainerdApi {
+    this.apiClient ??=
+      this.config.api ??
+      new ContainerdApi(
+        this.config.address,
+        this.config.namespace,
+        this.config.timeouts.querySeconds * 1000,
+      );
+    return this.apiClient;
+  }
+
+  readonly ctrTasks: TaskControl = {
+    start: async (containerId, logPath, signal) => {
+      const started = await this.run(this.ctr.taskStart(containerId, logPath), "start the task", {
+        timeout: "taskStartSeconds",
+        ...opt(signal),
+        hint: `Container log: ${logPath}`,
+      });
+      return started.seconds;
+    },
+    status: async (containerId, signal) => (await this.tasks(signal)).get(containerId)?.status,
+  };
+
+  /** What `ctr tasks start -d --log-uri file://…` does (containerd's client NewTask + Start). */
+  readonly apiTasks: TaskControl = {
+    start: async (containerId, logPath, signal) => {
+      const t0 = performance.now();
+      const call = { ...opt(signal), timeoutMs: this.config.timeouts.taskStartSeconds * 1000 };
+      try {
+        const container = await this.api.container(containerId, call);
+        if (!container) throw new Error(`container ${containerId} does not exist`);
+        const rootfs = container.snapshot_key
+          ? await this.api.snapshotMounts(container.snapshotter, container.snapshot_key, call)
+          : [];
+        await this.api.createTask(containerId, rootfs, `file://${logPath}`, call);
+        await this.api.startTask(containerId, call);
+      } catch (error) {
+        throw new Error(
+          `start the task: ${error instanceof Error ? error.message : String(error)}. Container log: ${logPath}`,
+          { cause: error },
+        );
+      }
+      return (performance.now() - t0) / 1000;
+    },
+    status: (containerId, signal) => this.api.taskStatus(containerId, opt(signal)),
+  };
+
+  /**
+   * The pull path's pull over containerd's API (api/api-pull.ts), with the start's credential
+   * for the image's registry if it carries one. A failure says what to do, and never contains
+   * the secret.
+   */
+  async apiPull(
+    ref: string,
+    auths: readonly RegistryAuth[] | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ApiPullResult & { credential: boolean }> {
+    const credential = credentialFor(ref, auths);
+    const registry = registryHost(ref);
+    const deadline = AbortSignal.timeout(this.config.timeouts.pullSeconds * 1000);
+    try {
+      const pulled = await pullImage(this.api, ref, {
+        plainHttp: this.plainHttp(ref),
+        ...(credential ? { credential } : {}),
+        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+        leaseSeconds: this.config.timeouts.pullSeconds,
+        ...(this.config.registryGet ? { get: this.config.registryGet } : {}),
+      });
+      return { ...pulled, credential: credential !== undefined };
+    } catch (error) {
+      const redact = redactor(credential ? secretsOf(credential) : []);
+      const message = redact(error instanceof Error ? error.message : String(error));
+      const status = error instanceof RegistryError ? error.status : undefined;
+      if (status === 401 || status === 403) {
+        const refused = status === 401 ? "401 Unauthorized" : "403 Forbidden";
+        // eslint-disable-next-line preserve-caught-error -- the cause's message is the unredacted one
+        throw new Error(
+          credential
+            ? `registry ${registry} refused the credential this start carried for it (${refused}): check the org's registry credential for ${registry}. ${message}`
+            : `registry ${registry} wants credentials to pull ${ref} (${refused}) and this start carried none: add a registry credential for ${registry} to the org. ${message}`,
+        );
+      }
+      const timedOut = deadline.aborted && !signal?.aborted;
+      // eslint-disable-next-line preserve-caught-error -- the cause's message is the unredacted one
+      throw new Error(
+        `pull the image: ${status === 404 ? `${ref} not found: ` : ""}${timedOut ? `not done within pullSeconds (${this.config.timeouts.pullSeconds} s): ` : ""}${message}. Check that the node reaches the registry and the reference exists; a registry on plain HTTP must be listed in plainHttpRegistries`,
+      );
+    }
   }
 
   run(command: ToolCommand, what: string, options: RunOptions = {}): Promise<ToolResult> {
@@ -176,6 +283,7 @@ export class ContainerdHost {
     warmup: ReplicaWarmup | undefined,
     signal: AbortSignal | undefined,
     onCreated: () => void,
+    tasks: TaskControl = this.ctrTasks,
   ): Promise<ProbeResult> {
     await rec.run("create", async (scope) => {
       const result = await this.run(this.ctr.containerCreate(spec), "create the container", {
@@ -189,20 +297,12 @@ export class ContainerdHost {
       scope.attributes.ctrSeconds = result.seconds;
     });
     const probe = await rec.run("start", async (scope) => {
-      const started = await this.run(
-        this.ctr.taskStart(spec.id, this.logPath(spec.id)),
-        "start the task",
-        {
-          timeout: "taskStartSeconds",
-          ...opt(signal),
-          hint: `Container log: ${this.logPath(spec.id)}`,
-        },
-      );
-      scope.attributes.taskStartSeconds = started.seconds;
-      const result = await this.probe(spec.id, readiness, signal);
+      const startSeconds = await tasks.start(spec.id, this.logPath(spec.id), signal);
+      scope.attributes.taskStartSeconds = startSeconds;
+      const result = await this.probe(spec.id, readiness, signal, tasks);
       scope.attributes.probeAttempts = result.attempts;
       if (result.firstAnswerSeconds !== undefined) {
-        scope.attributes.firstAnswerSeconds = started.seconds + result.firstAnswerSeconds;
+        scope.attributes.firstAnswerSeconds = startSeconds + result.firstAnswerSeconds;
       }
       return result;
     });
@@ -215,16 +315,17 @@ export class ContainerdHost {
     containerId: string,
     readiness: { port: number; path: string; timeoutSeconds: number },
     signal: AbortSignal | undefined,
+    tasks: TaskControl = this.ctrTasks,
   ): Promise<ProbeResult> {
     try {
       return await probeUntilReady({
         ...readiness,
         ...opt(signal),
         onWaiting: async () => {
-          const task = (await this.tasks(signal)).get(containerId);
-          if (!task || task.status === "STOPPED") {
+          const status = await tasks.status(containerId, signal);
+          if (!status || status === "STOPPED") {
             throw new Error(
-              `the container's task ${task ? "exited" : "disappeared"} before it was ready`,
+              `the container's task ${status ? "exited" : "disappeared"} before it was ready`,
             );
           }
         },

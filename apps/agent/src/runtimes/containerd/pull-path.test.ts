@@ -5,13 +5,14 @@ import { type StartReplicaRequestInput } from "@thaw/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type PhaseEvent } from "../runtime.ts";
 import { CHECKPOINT_CAPABILITIES } from "./commands.ts";
-import { fakeDigest, fakeManifest } from "./testing/fake-tools.ts";
+import { fakeDigest, fakeManifest, manifestDigest } from "./testing/fake-tools.ts";
 import { type FakeSetup, G, setupFakeRuntime } from "./testing/fake-runtime.ts";
 
-// The pull path runs for real in containerd-runtime.integration.test.ts; this pins its command
-// lines and the options that only matter on GPU hosts (GPUs, checkpointable containers).
+// The pull path runs for real in containerd-runtime.integration.test.ts; this pins its calls
+// (containerd API calls and ctr command lines) and the options that only matter on GPU hosts
+// (GPUs, checkpointable containers).
 
-describe("pull path command lines (fake ctr)", () => {
+describe("pull path calls (fake containerd API, fake ctr)", () => {
   let fake: FakeSetup;
   beforeEach(async () => {
     fake = await setupFakeRuntime();
@@ -28,14 +29,13 @@ describe("pull path command lines (fake ctr)", () => {
     ...overrides,
   });
 
-  it("pulls by digest over TLS, and creates a checkpointable GPU container", async () => {
-    const digest = fakeDigest("7");
+  it("pulls by digest over the API, and creates a checkpointable GPU container", async () => {
+    const layer = { digest: fakeDigest("8"), size: 100 };
+    const manifest = fakeManifest(5, [layer]);
+    const digest = manifestDigest(manifest);
     const pinned = `ghcr.io/thaw/llama@${digest}`;
-    await fake.tools.publish({
-      ref: pinned,
-      digest,
-      manifest: fakeManifest(5, [{ digest: fakeDigest("8"), size: 100 }]),
-    });
+    await fake.tools.publish({ ref: pinned, digest, manifest });
+    const config = (JSON.parse(manifest) as { config: { digest: string } }).config.digest;
     const req = request({
       deployment: {
         imageRef: "ghcr.io/thaw/llama:v1",
@@ -50,7 +50,13 @@ describe("pull path command lines (fake ctr)", () => {
     expect(events.map((e) => e.phase)).toEqual(["pull", "create", "start", "ready"]);
     // prettier-ignore
     expect(await fake.actions()).toEqual([
-      ["ctr", ...G, "images", "pull", pinned],
+      // The layer, unpacked under its chain ID; then the config and manifest (parents after
+      // children, with their GC labels); the image record last.
+      ["api", "Content.Write", layer.digest],
+      ["api", "Snapshots.Commit", layer.digest],
+      ["api", "Content.Write", config],
+      ["api", "Content.Write", digest],
+      ["api", "Images.Create", pinned],
       // Checkpointable, and confined all the same: the default seccomp profile (issue 23).
       ["ctr", ...G, "containers", "create", "--net-host", "--cap-drop", "CAP_NET_RAW", "--seccomp",
         "--label", `thaw.replica-id=${req.replicaId}`, "--label", `thaw.cold-start-id=${req.coldStartId}`,
@@ -58,14 +64,41 @@ describe("pull path command lines (fake ctr)", () => {
         "--gpus", "3",
         ...CHECKPOINT_CAPABILITIES.flatMap((cap) => ["--cap-add", cap]),
         "--annotation", "org.criu.config=/etc/thaw/criu/runc.conf",
-        pinned, req.replicaId, "vllm", "serve", "--port", "8000"],
-      ["ctr", ...G, "tasks", "start", "-d", "--log-uri", `file://${fake.logDir}/${req.replicaId}.log`,
-        req.replicaId],
+        "--", pinned, req.replicaId, "vllm", "serve", "--port", "8000"],
+      ["api", "Tasks.Create", req.replicaId],
+      ["api", "Tasks.Start", req.replicaId],
     ]);
     expect(events[0]).toMatchObject({
-      bytes: events[0]!.attributes!.imageBytes,
-      attributes: { unpackSeconds: 0.0015 },
+      bytes: Buffer.byteLength(manifest) + 5 + 100,
+      attributes: {
+        imageDigest: digest,
+        imageBytes: Buffer.byteLength(manifest) + 5 + 100,
+        layers: 1,
+        cached: false,
+        registryCredential: false,
+      },
     });
+
+    // The node holds it now: a second start writes nothing and moves no bytes.
+    await fake.tools.forgetCalls();
+    const again: PhaseEvent[] = [];
+    await fake.runtime.startReplica({ ...req, replicaId: randomUUID() }, (e) => again.push(e));
+    expect((await fake.actions()).filter((a) => a[1] === "Content.Write")).toEqual([]);
+    expect(again[0]).toMatchObject({ bytes: 0, attributes: { cached: true } });
+  });
+
+  it("fails the pull with the registry's words and what to do, before creating anything", async () => {
+    const error = await fake.runtime
+      .startReplica(
+        request({ deployment: { imageRef: "ghcr.io/thaw/missing:v1" } }),
+        () => undefined,
+      )
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ phase: "pull" });
+    expect((error as Error).message).toMatch(
+      /pull the image: ghcr\.io\/thaw\/missing:v1 not found: .*404.*MANIFEST_UNKNOWN.*Check that the node reaches the registry/,
+    );
+    expect((await fake.actions()).filter((a) => a[0] === "ctr")).toEqual([]);
   });
 
   it("rejects a request whose strings could be read as options", async () => {
@@ -81,10 +114,11 @@ describe("pull path command lines (fake ctr)", () => {
   it("fails the start phase early, with the container's last log lines, when the task exits", async () => {
     const crashing = await setupFakeRuntime({ taskExits: true });
     try {
+      const manifest = fakeManifest(5, []);
       await crashing.tools.publish({
         ref: "ghcr.io/thaw/llama:v1",
-        digest: fakeDigest("7"),
-        manifest: fakeManifest(5, []),
+        digest: manifestDigest(manifest),
+        manifest,
       });
       const req = request({ readiness: { port: 1, path: "/health", timeoutSeconds: 60 } });
       await mkdir(crashing.logDir, { recursive: true });

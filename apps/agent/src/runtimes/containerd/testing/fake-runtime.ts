@@ -1,7 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { ContainerdApi } from "../api/containerd-api.ts";
+import { fetchHttpGet } from "../api/http-get.ts";
 import { type ContainerdRuntimeConfig } from "../config.ts";
 import { ContainerdRuntime } from "../containerd-runtime.ts";
+import { fakeRegistryFetch, startFakeContainerdApi } from "./fake-containerd-api.ts";
 import { startFakeEngine, type FakeEngine } from "./fake-engine.ts";
 import { installFakeTools, type FakeTools } from "./fake-tools.ts";
 
@@ -29,6 +32,19 @@ const QUERIES = new Set([
   "containers ls",
   "containers info",
 ]);
+/** containerd API calls that only read (the pull's checks, the probe's task state). */
+const API_QUERIES = new Set([
+  "Content.Info",
+  "Content.Update",
+  "Snapshots.Stat",
+  "Snapshots.Mounts",
+  "Snapshots.Prepare",
+  "Diff.Apply",
+  "Leases.Create",
+  "Leases.Delete",
+  "Containers.Get",
+  "Tasks.Get",
+]);
 
 export async function setupFakeRuntime(
   options: Parameters<typeof installFakeTools>[0] & {
@@ -41,8 +57,13 @@ export async function setupFakeRuntime(
   await mkdir(path.join(procSysDir, "kernel"), { recursive: true });
   await writeFile(path.join(procSysDir, "kernel", "io_uring_disabled"), "2\n");
   const logDir = path.join(tools.dir, "logs");
+  const state = tools.env.FAKE_STATE!;
+  const containerd = await startFakeContainerdApi(state, tools.env);
+  const api = new ContainerdApi(containerd.socket, "thaw");
   const runtime = new ContainerdRuntime({
     address: FAKE_SOCKET,
+    api,
+    registryGet: fetchHttpGet(fakeRegistryFetch(state)),
     toolEnv: tools.env,
     logDir,
     procSysDir,
@@ -59,11 +80,14 @@ export async function setupFakeRuntime(
     async actions() {
       return (await tools.calls()).filter((call) => {
         const [tool, ...args] = call;
+        if (tool === "api") return !API_QUERIES.has(args[0] ?? "");
         if (tool !== "ctr") return true;
         return !QUERIES.has(args.slice(4, 6).join(" "));
       });
     },
     async dispose() {
+      api.close();
+      await containerd.close();
       await engine.close();
       await tools.remove();
     },

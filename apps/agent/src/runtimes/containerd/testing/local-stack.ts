@@ -38,6 +38,7 @@ export interface ProbeImage {
   digest: string;
   /** Sum of the manifest, config and layer blobs as the registry serves them. */
   bytes: number;
+  layers: number;
   httpPort: number;
   readinessPath: string;
 }
@@ -113,7 +114,12 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startLocalStack(
-  options: { imageName?: string; basicAuth?: RegistryBasicAuth } = {},
+  options: {
+    imageName?: string;
+    basicAuth?: RegistryBasicAuth;
+    /** Extra layers on top of the probe's, each one file of this many random bytes. */
+    payloadLayers?: readonly number[];
+  } = {},
 ): Promise<LocalStack> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "thaw-ctd-"));
   const namespace = `thaw-it-${randomBytes(4).toString("hex")}`;
@@ -138,6 +144,7 @@ export async function startLocalStack(
       registry.host,
       options.imageName ?? "thaw/probe",
       options.basicAuth,
+      options.payloadLayers ?? [],
     );
     const logDir = path.join(dir, "logs");
     await mkdir(logDir, { recursive: true });
@@ -230,7 +237,8 @@ async function buildAndPushProbeImage(
   dir: string,
   registryHost: string,
   name: string,
-  basicAuth?: RegistryBasicAuth,
+  basicAuth: RegistryBasicAuth | undefined,
+  payloadLayers: readonly number[],
 ): Promise<ProbeImage> {
   const httpPort = await freePort();
   const rootfs = path.join(dir, "image-rootfs");
@@ -245,6 +253,22 @@ async function buildAndPushProbeImage(
   await run("umoci", ["init", "--layout", layout], "create the OCI layout");
   await run("umoci", ["new", "--image", image], "create the image");
   await run("umoci", ["insert", "--image", image, rootfs, "/"], "add the rootfs layer");
+  // Incompressible payload (like model weights), one layer per entry.
+  for (const [i, bytes] of payloadLayers.entries()) {
+    const file = path.join(dir, `payload-${i}.bin`);
+    const handle = await open(file, "w");
+    for (let written = 0; written < bytes; written += 1 << 20) {
+      await handle.write(randomBytes(Math.min(1 << 20, bytes - written)));
+    }
+    await handle.close();
+    await run(
+      "umoci",
+      ["insert", "--image", image, file, `/payload/${i}.bin`],
+      `add payload layer ${i}`,
+      300_000,
+    );
+    await rm(file);
+  }
   await run(
     "umoci",
     [
@@ -289,7 +313,7 @@ async function buildAndPushProbeImage(
   };
   const bytes =
     manifest.body.length + body.config.size + body.layers.reduce((s, l) => s + l.size, 0);
-  return { ref, digest, bytes, httpPort, readinessPath: "/ready" };
+  return { ref, digest, bytes, layers: body.layers.length, httpPort, readinessPath: "/ready" };
 }
 
 function authHeader(basicAuth: RegistryBasicAuth | undefined): Record<string, string> {
