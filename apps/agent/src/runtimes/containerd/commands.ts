@@ -66,14 +66,50 @@ export interface ContainerSpec {
 /** A pull's private hosts directory: how a registry credential reaches ctr (registry-auth.ts). */
 const hostsDir = (dir: string | undefined) => (dir ? ["--hosts-dir", dir] : []);
 
+/** The container a start makes: its spec flags, then image, id and the engine's arguments. */
+function containerArgs(spec: ContainerSpec): string[] {
+  const labelFlags = (labels: Record<string, string>) =>
+    Object.entries(labels).flatMap(([k, v]) => ["--label", `${k}=${v}`]);
+  const env = { ...(spec.checkpointable ? CHECKPOINT_ENV : {}), ...spec.env };
+  return [
+    "--net-host",
+    // Tenant code runs here: no raw sockets (ARP/ICMP spoofing on the host network), and
+    // the runtime's default seccomp profile, checkpointable containers included. ctr
+    // builds containerd's default profile from the final capability set, so the
+    // capabilities CRIU needs (CHECKPOINT_CAPABILITIES) bring exactly their syscalls
+    // (ptrace, process_vm_readv, kcmp, setns, mount, ...) and nothing else; CRIU dumps a
+    // filtered task with PTRACE_O_SUSPEND_SECCOMP and restores its filter (Linux >= 4.3).
+    // NoNewPrivileges is on by default (ctr's --allow-new-privs is never passed).
+    "--cap-drop",
+    "CAP_NET_RAW",
+    "--seccomp",
+    ...(spec.snapshotter ? ["--snapshotter", spec.snapshotter] : []),
+    ...labelFlags(spec.labels),
+    ...Object.entries(env).flatMap(([k, v]) => ["--env", `${k}=${v}`]),
+    ...spec.gpus.flatMap((gpu) => ["--gpus", String(gpu)]),
+    ...(spec.checkpointable
+      ? [
+          ...CHECKPOINT_CAPABILITIES.flatMap((cap) => ["--cap-add", cap]),
+          "--annotation",
+          `${CRIU_CONFIG_ANNOTATION}=${spec.checkpointable.criuConfigPath}`,
+        ]
+      : []),
+    // ctr's flag parser (urfave/cli v1) moves flags found after the positional arguments
+    // to the front: without the terminator, an engine's `--port 8000` or `sh -c …` was
+    // read as ctr's own flags and the create failed.
+    "--",
+    spec.imageRef,
+    spec.id,
+    ...(spec.args ?? []),
+  ];
+}
+
 export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
   const ctr = (...args: string[]): ToolCommand => ({
     file: tools.ctr,
     args: ["-a", target.address, "-n", target.namespace, ...args],
   });
   const plain = (plainHttp: boolean) => (plainHttp ? ["--plain-http"] : []);
-  const labelFlags = (labels: Record<string, string>) =>
-    Object.entries(labels).flatMap(([k, v]) => ["--label", `${k}=${v}`]);
 
   return {
     // --- images and content --------------------------------------------------------------
@@ -92,42 +128,13 @@ export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
 
     // --- containers and tasks ------------------------------------------------------------
     /** Host networking: the readiness probe and the engine calls go to 127.0.0.1:<port>. */
-    containerCreate: (spec: ContainerSpec) => {
-      const env = { ...(spec.checkpointable ? CHECKPOINT_ENV : {}), ...spec.env };
-      return ctr(
-        "containers",
-        "create",
-        "--net-host",
-        // Tenant code runs here: no raw sockets (ARP/ICMP spoofing on the host network), and
-        // the runtime's default seccomp profile, checkpointable containers included. ctr
-        // builds containerd's default profile from the final capability set, so the
-        // capabilities CRIU needs (CHECKPOINT_CAPABILITIES) bring exactly their syscalls
-        // (ptrace, process_vm_readv, kcmp, setns, mount, ...) and nothing else; CRIU dumps a
-        // filtered task with PTRACE_O_SUSPEND_SECCOMP and restores its filter (Linux >= 4.3).
-        // NoNewPrivileges is on by default (ctr's --allow-new-privs is never passed).
-        "--cap-drop",
-        "CAP_NET_RAW",
-        "--seccomp",
-        ...(spec.snapshotter ? ["--snapshotter", spec.snapshotter] : []),
-        ...labelFlags(spec.labels),
-        ...Object.entries(env).flatMap(([k, v]) => ["--env", `${k}=${v}`]),
-        ...spec.gpus.flatMap((gpu) => ["--gpus", String(gpu)]),
-        ...(spec.checkpointable
-          ? [
-              ...CHECKPOINT_CAPABILITIES.flatMap((cap) => ["--cap-add", cap]),
-              "--annotation",
-              `${CRIU_CONFIG_ANNOTATION}=${spec.checkpointable.criuConfigPath}`,
-            ]
-          : []),
-        // ctr's flag parser (urfave/cli v1) moves flags found after the positional arguments
-        // to the front: without the terminator, an engine's `--port 8000` or `sh -c …` was
-        // read as ctr's own flags and the create failed.
-        "--",
-        spec.imageRef,
-        spec.id,
-        ...(spec.args ?? []),
-      );
-    },
+    containerCreate: (spec: ContainerSpec) => ctr("containers", "create", ...containerArgs(spec)),
+    /**
+     * `containers create` + `tasks start -d` in one process (the pull path): the same container
+     * and spec, its task started detached with stdout/stderr in `logPath`.
+     */
+    containerRun: (spec: ContainerSpec, logPath: string) =>
+      ctr("run", "--detach", "--log-uri", `file://${logPath}`, ...containerArgs(spec)),
     /** Detached, with the container's stdout/stderr kept in a file for failure reports. */
     taskStart: (id: string, logPath: string) =>
       ctr("tasks", "start", "-d", "--log-uri", `file://${logPath}`, id),

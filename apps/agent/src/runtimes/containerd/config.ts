@@ -1,7 +1,6 @@
 import os from "node:os";
 import path from "node:path";
 import { type ContainerdApi } from "./api/containerd-api.ts";
-import { type HttpGet } from "./api/http-get.ts";
 import { DEFAULT_TOOL_PATHS, type ToolPaths } from "./commands.ts";
 
 /** The stargz-snapshotter settings the agent's own deadlines must agree with (field notes §2). */
@@ -58,8 +57,6 @@ export interface ContainerdRuntimeConfig {
   timeouts?: Partial<ContainerdTimeouts>;
   /** containerd's API client, when it is made elsewhere (unit tests: a fake containerd). */
   api?: ContainerdApi;
-  /** How the agent's own pulls reach registries (unit tests: the fake tools' registry). */
-  registryGet?: HttpGet;
 }
 
 export interface ResolvedContainerdConfig {
@@ -76,7 +73,6 @@ export interface ResolvedContainerdConfig {
   stopGraceSeconds: number;
   timeouts: ContainerdTimeouts;
   api: ContainerdApi | undefined;
-  registryGet: HttpGet | undefined;
 }
 
 /** The tuned values of infra/agent/containerd-stargz-grpc/config.toml (a test keeps them equal). */
@@ -135,6 +131,5 @@ export function resolveContainerdConfig(config: ContainerdRuntimeConfig): Resolv
     stopGraceSeconds: config.stopGraceSeconds ?? 10,
     timeouts,
     api: config.api,
-    registryGet: config.registryGet,
   };
 }

@@ -154,37 +154,25 @@ describe.skipIf(!isRoot)("containerd runtime, real containerd", () => {
     await runtime.stopReplica(req.replicaId);
   });
 
-  it("pulls over containerd's API into what ctr would hold: complete, unpacked, kept by GC once its lease is gone", async () => {
+  it("reads over containerd's API what ctr reads: content, image, container snapshot, task state", async () => {
+    const req = request({ warmup: undefined });
+    await runtime.startReplica(req, () => undefined);
+    const { api } = runtime.host;
     const ref = pinnedReference(stack.image.ref, stack.image.digest);
-    await ctr("images", "rm", "--sync", ref).catch(() => undefined);
-    expect((await ctr("content", "ls", "-q")).trim()).toBe("");
-
-    const pulled = await runtime.host.apiPull(ref, undefined, undefined);
-    expect(pulled).toMatchObject({
-      root: { digest: stack.image.digest },
-      fetchedBytes: stack.image.bytes,
-      layers: 1,
-      credential: false,
+    const ctrContent = (await ctr("content", "ls", "-q")).trim().split("\n").sort();
+    expect([...(await api.contentDigests())].sort()).toEqual(ctrContent);
+    expect((await api.image(ref))?.target.digest).toBe(stack.image.digest);
+    expect(await api.image(`${stack.registryHost}/thaw/none:v1`)).toBeUndefined();
+    const manifest = await api.readContent(stack.image.digest);
+    expect(manifest.toString("utf8")).toBe(await ctr("content", "get", stack.image.digest));
+    expect(await api.container(req.replicaId)).toMatchObject({
+      snapshotter: "overlayfs",
+      snapshot_key: req.replicaId,
     });
-    // The pull's lease is gone; a synchronous GC (deleting a lease with --sync runs one) keeps
-    // every blob and the snapshot only if the GC labels tie them to the image record.
-    expect((await ctr("leases", "ls", "-q")).trim()).toBe("");
-    const lease = (await ctr("leases", "create")).trim().split(/\s+/)[0]!;
-    await ctr("leases", "rm", "--sync", lease);
-    expect((await ctr("images", "check", "-q", `name==${ref}`)).trim()).toBe(ref);
-    const contents = (await ctr("content", "ls", "-q")).trim().split("\n");
-    expect(contents.sort()).toEqual(pulled.blobs.map((b) => b.digest).sort());
-
-    // A writer racing a pull that committed first gets containerd's refusal before its body
-    // is read (the blob exists): that is done, not a failure, and not a write left hanging.
-    const layer = pulled.blobs.at(-1)!;
-    await expect(
-      runtime.host.api.writeContent(`race-${layer.digest}`, layer, [Buffer.alloc(layer.size)], {}),
-    ).resolves.toBeUndefined();
-
-    // A second pull finds everything and writes nothing.
-    const again = await runtime.host.apiPull(ref, undefined, undefined);
-    expect(again.fetchedBytes).toBe(0);
+    expect(await api.taskStatus(req.replicaId)).toBe("RUNNING");
+    expect(parseTaskList(await ctr("tasks", "ls")).get(req.replicaId)?.status).toBe("RUNNING");
+    await runtime.stopReplica(req.replicaId);
+    expect(await api.taskStatus(req.replicaId)).toBeUndefined();
   });
 
   it("fails the start phase early, with the container's last log lines, when the task exits", async () => {

@@ -7,6 +7,7 @@ import { probeUntilReady, replicaRequest, type ProbeResult } from "../replica-ht
 import {
   type ContainerSpec,
   ctrCommands,
+  LABEL_COLD_START,
   type CtrCommands,
   cudaCheckpointCommands,
   criuCommands,
@@ -24,14 +25,10 @@ import {
   credentialFor,
   pullAuthorization,
   repositoryOf,
-  secretsOf,
   withPullHostsDir,
 } from "./registry-auth.ts";
-import { type ApiPullResult, pullImage } from "./api/api-pull.ts";
 import { ContainerdApi } from "./api/containerd-api.ts";
-import { RegistryError } from "./api/registry-client.ts";
 import {
-  redactor,
   runTool,
   ToolError,
   type RunToolOptions,
@@ -43,15 +40,8 @@ type RunOptions = Omit<RunToolOptions, "timeoutMs" | "env" | "what"> & {
   timeout?: keyof ContainerdTimeouts;
 };
 
-/**
- * How the shared steps start a container's task and read its state: through `ctr` processes
- * (the lazy path, whose commands the unit tests pin) or containerd's API (the pull path).
- */
-export interface TaskControl {
-  /** Starts the task with stdout/stderr going to `logPath`; answers the seconds it took. */
-  start(containerId: string, logPath: string, signal: AbortSignal | undefined): Promise<number>;
-  status(containerId: string, signal?: AbortSignal): Promise<TaskStatus | undefined>;
-}
+/** A task's state as the readiness probe checks it (undefined: there is no task). */
+type TaskStatusOf = (containerId: string, signal?: AbortSignal) => Promise<TaskStatus | undefined>;
 
 /** The containerd host as the start paths see it: tools, queries and the shared steps. */
 export class ContainerdHost {
@@ -78,84 +68,12 @@ export class ContainerdHost {
     return this.apiClient;
   }
 
-  readonly ctrTasks: TaskControl = {
-    start: async (containerId, logPath, signal) => {
-      const started = await this.run(this.ctr.taskStart(containerId, logPath), "start the task", {
-        timeout: "taskStartSeconds",
-        ...opt(signal),
-        hint: `Container log: ${logPath}`,
-      });
-      return started.seconds;
-    },
-    status: async (containerId, signal) => (await this.tasks(signal)).get(containerId)?.status,
-  };
+  private readonly ctrTaskStatus: TaskStatusOf = async (containerId, signal) =>
+    (await this.tasks(signal)).get(containerId)?.status;
 
-  /** What `ctr tasks start -d --log-uri file://…` does (containerd's client NewTask + Start). */
-  readonly apiTasks: TaskControl = {
-    start: async (containerId, logPath, signal) => {
-      const t0 = performance.now();
-      const call = { ...opt(signal), timeoutMs: this.config.timeouts.taskStartSeconds * 1000 };
-      try {
-        const container = await this.api.container(containerId, call);
-        if (!container) throw new Error(`container ${containerId} does not exist`);
-        const rootfs = container.snapshot_key
-          ? await this.api.snapshotMounts(container.snapshotter, container.snapshot_key, call)
-          : [];
-        await this.api.createTask(containerId, rootfs, `file://${logPath}`, call);
-        await this.api.startTask(containerId, call);
-      } catch (error) {
-        throw new Error(
-          `start the task: ${error instanceof Error ? error.message : String(error)}. Container log: ${logPath}`,
-          { cause: error },
-        );
-      }
-      return (performance.now() - t0) / 1000;
-    },
-    status: (containerId, signal) => this.api.taskStatus(containerId, opt(signal)),
-  };
-
-  /**
-   * The pull path's pull over containerd's API (api/api-pull.ts), with the start's credential
-   * for the image's registry if it carries one. A failure says what to do, and never contains
-   * the secret.
-   */
-  async apiPull(
-    ref: string,
-    auths: readonly RegistryAuth[] | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<ApiPullResult & { credential: boolean }> {
-    const credential = credentialFor(ref, auths);
-    const registry = registryHost(ref);
-    const deadline = AbortSignal.timeout(this.config.timeouts.pullSeconds * 1000);
-    try {
-      const pulled = await pullImage(this.api, ref, {
-        plainHttp: this.plainHttp(ref),
-        ...(credential ? { credential } : {}),
-        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-        leaseSeconds: this.config.timeouts.pullSeconds,
-        ...(this.config.registryGet ? { get: this.config.registryGet } : {}),
-      });
-      return { ...pulled, credential: credential !== undefined };
-    } catch (error) {
-      const redact = redactor(credential ? secretsOf(credential) : []);
-      const message = redact(error instanceof Error ? error.message : String(error));
-      const status = error instanceof RegistryError ? error.status : undefined;
-      if (status === 401 || status === 403) {
-        const refused = status === 401 ? "401 Unauthorized" : "403 Forbidden";
-        // eslint-disable-next-line preserve-caught-error -- the cause's message is the unredacted one
-        throw new Error(
-          credential
-            ? `registry ${registry} refused the credential this start carried for it (${refused}): check the org's registry credential for ${registry}. ${message}`
-            : `registry ${registry} wants credentials to pull ${ref} (${refused}) and this start carried none: add a registry credential for ${registry} to the org. ${message}`,
-        );
-      }
-      const timedOut = deadline.aborted && !signal?.aborted;
-      // eslint-disable-next-line preserve-caught-error -- the cause's message is the unredacted one
-      throw new Error(
-        `pull the image: ${status === 404 ? `${ref} not found: ` : ""}${timedOut ? `not done within pullSeconds (${this.config.timeouts.pullSeconds} s): ` : ""}${message}. Check that the node reaches the registry and the reference exists; a registry on plain HTTP must be listed in plainHttpRegistries`,
-      );
-    }
-  }
+  /** A task's state over the API: one call, where `ctr tasks ls` is a process. */
+  readonly apiTaskStatus: TaskStatusOf = (containerId, signal) =>
+    this.api.taskStatus(containerId, opt(signal));
 
   run(command: ToolCommand, what: string, options: RunOptions = {}): Promise<ToolResult> {
     const { timeout = "querySeconds", ...rest } = options;
@@ -283,7 +201,6 @@ export class ContainerdHost {
     warmup: ReplicaWarmup | undefined,
     signal: AbortSignal | undefined,
     onCreated: () => void,
-    tasks: TaskControl = this.ctrTasks,
   ): Promise<ProbeResult> {
     await rec.run("create", async (scope) => {
       const result = await this.run(this.ctr.containerCreate(spec), "create the container", {
@@ -297,12 +214,65 @@ export class ContainerdHost {
       scope.attributes.ctrSeconds = result.seconds;
     });
     const probe = await rec.run("start", async (scope) => {
-      const startSeconds = await tasks.start(spec.id, this.logPath(spec.id), signal);
-      scope.attributes.taskStartSeconds = startSeconds;
-      const result = await this.probe(spec.id, readiness, signal, tasks);
+      const started = await this.run(
+        this.ctr.taskStart(spec.id, this.logPath(spec.id)),
+        "start the task",
+        {
+          timeout: "taskStartSeconds",
+          ...opt(signal),
+          hint: `Container log: ${this.logPath(spec.id)}`,
+        },
+      );
+      scope.attributes.taskStartSeconds = started.seconds;
+      const result = await this.probe(spec.id, readiness, signal);
       scope.attributes.probeAttempts = result.attempts;
       if (result.firstAnswerSeconds !== undefined) {
-        scope.attributes.firstAnswerSeconds = startSeconds + result.firstAnswerSeconds;
+        scope.attributes.firstAnswerSeconds = started.seconds + result.firstAnswerSeconds;
+      }
+      return result;
+    });
+    await this.warmupAndReady(rec, readiness.port, warmup, signal);
+    return probe;
+  }
+
+  /**
+   * create → start → (warmup) → ready for the pull path, with the plain-ctr cost: one process
+   * (`ctr run -d`: container, task, start) where createAndStart runs two, and the probe's task
+   * checks over the API. `create` runs to the task's start; `start` from there to the probe's
+   * first 200.
+   */
+  async runAndProbe(
+    rec: PhaseRecorder,
+    spec: ContainerSpec,
+    readiness: { port: number; path: string; timeoutSeconds: number },
+    warmup: ReplicaWarmup | undefined,
+    signal: AbortSignal | undefined,
+    onCreated: () => void,
+  ): Promise<ProbeResult> {
+    const logPath = this.logPath(spec.id);
+    await rec.run("create", async (scope) => {
+      try {
+        const result = await this.run(this.ctr.containerRun(spec, logPath), "run the container", {
+          timeout: "createSeconds",
+          ...opt(signal),
+          hint: `If a container ${spec.id} already exists, stop that replica first. Container log: ${logPath}`,
+        });
+        scope.attributes.ctrSeconds = result.seconds;
+      } catch (error) {
+        // ctr may have made the container before failing to start its task: a container of
+        // this very start (its cold-start label) is then this start's to remove.
+        const made = await this.api.container(spec.id, opt(signal)).catch(() => undefined);
+        if (made?.labels[LABEL_COLD_START] === spec.labels[LABEL_COLD_START]) onCreated();
+        throw error;
+      }
+      onCreated();
+      scope.attributes.containerId = spec.id;
+    });
+    const probe = await rec.run("start", async (scope) => {
+      const result = await this.probe(spec.id, readiness, signal, this.apiTaskStatus);
+      scope.attributes.probeAttempts = result.attempts;
+      if (result.firstAnswerSeconds !== undefined) {
+        scope.attributes.firstAnswerSeconds = result.firstAnswerSeconds;
       }
       return result;
     });
@@ -315,14 +285,14 @@ export class ContainerdHost {
     containerId: string,
     readiness: { port: number; path: string; timeoutSeconds: number },
     signal: AbortSignal | undefined,
-    tasks: TaskControl = this.ctrTasks,
+    taskStatus: TaskStatusOf = this.ctrTaskStatus,
   ): Promise<ProbeResult> {
     try {
       return await probeUntilReady({
         ...readiness,
         ...opt(signal),
         onWaiting: async () => {
-          const status = await tasks.status(containerId, signal);
+          const status = await taskStatus(containerId, signal);
           if (!status || status === "STOPPED") {
             throw new Error(
               `the container's task ${status ? "exited" : "disappeared"} before it was ready`,

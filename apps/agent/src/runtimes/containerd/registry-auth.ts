@@ -54,9 +54,6 @@ export function repositoryOf(ref: string): string {
 const basic = (auth: RegistryAuth) =>
   Buffer.from(`${auth.username}:${auth.password}`, "utf8").toString("base64");
 
-/** The credential as a Basic Authorization header value. */
-export const basicAuthorization = (auth: RegistryAuth) => `Basic ${basic(auth)}`;
-
 /** Every form of the secret that could show up somewhere: what error messages must not contain. */
 export function secretsOf(auth: RegistryAuth): string[] {
   return [auth.password, basic(auth)];

@@ -183,11 +183,16 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
       warmup: undefined,
     });
     await fake.runtime.startReplica(pull, () => undefined);
-    const creates = (await fake.actions()).filter((c) => c[6] === "create");
-    expect(creates).toHaveLength(2);
+    const actions = await fake.actions();
+    const creates = actions.filter((c) => c[5] === "containers" && c[6] === "create");
+    const runs = actions.filter((c) => c[5] === "run");
+    expect([creates.length, runs.length]).toEqual([1, 1]);
+    // The pull path runs its container (`ctr run --detach --log-uri <uri> …`): past its own
+    // three flags, the same arguments as the restore's `containers create`.
+    expect(runs[0]!.slice(6, 8)).toEqual(["--detach", "--log-uri"]);
     const withoutIds = (c: string[], r: StartReplicaRequestInput) =>
       c.map((a) => a.replace(r.replicaId, "<replica>").replace(r.coldStartId, "<start>"));
-    expect(withoutIds(creates[0]!, restore)).toEqual(withoutIds(creates[1]!, pull));
+    expect(withoutIds(creates[0]!.slice(7), restore)).toEqual(withoutIds(runs[0]!.slice(9), pull));
   });
 
   it("refuses a checkpoint the snapshot store serves under another digest", async () => {

@@ -2,24 +2,22 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { ContentWriteError, ContentWriter } from "./content-writer.ts";
 
 // containerd's own gRPC API, spoken from the agent's process (issue 22, part 4): each call is a
 // request on one HTTP/2 connection to the socket instead of a `ctr` process (a Go binary that
-// starts, dials the same socket, makes the same call and exits: 10–20 ms each). Client:
+// starts, dials the same socket, makes the same call and exits: 10–25 ms each). Client:
 // @grpc/grpc-js, the gRPC project's own Node implementation, with @grpc/proto-loader reading
 // containerd's published .proto files (vendored under ./proto from
 // github.com/containerd/containerd/api v1.8.0, Apache-2.0; the v1 services are wire-compatible
-// with the containerd 1.6 that Debian ships and the GPU hosts run).
+// with the containerd 1.6 that Debian ships and the GPU hosts run). The pull path uses it for
+// everything but the two processes that carry containerd's own client logic: the pull (bytes
+// at Go's speed) and the create (containerd's spec builder and default seccomp profile).
 
 const PROTO_ROOT = fileURLToPath(new URL("./proto", import.meta.url));
 const API = "github.com/containerd/containerd/api";
 const PROTO_FILES = [
   "services/content/v1/content.proto",
   "services/images/v1/images.proto",
-  "services/snapshots/v1/snapshots.proto",
-  "services/diff/v1/diff.proto",
-  "services/leases/v1/leases.proto",
   "services/tasks/v1/tasks.proto",
   "services/containers/v1/containers.proto",
 ].map((f) => path.join(API, f));
@@ -29,13 +27,6 @@ export interface Descriptor {
   digest: string;
   size: number;
   annotations?: Record<string, string>;
-}
-
-export interface Mount {
-  type: string;
-  source: string;
-  target?: string;
-  options: string[];
 }
 
 /** containerd's task states (types/task/task.proto), as the agent's TaskStatus names them. */
@@ -90,9 +81,6 @@ export function containerdServices(): Record<string, Service> {
   services = {
     Content: s.content!.v1.Content!,
     Images: s.images!.v1.Images!,
-    Snapshots: s.snapshots!.v1.Snapshots!,
-    Diff: s.diff!.v1.Diff!,
-    Leases: s.leases!.v1.Leases!,
     Tasks: s.tasks!.v1.Tasks!,
     Containers: s.containers!.v1.Containers!,
   };
@@ -101,8 +89,6 @@ export function containerdServices(): Record<string, Service> {
 
 export interface CallOptions {
   signal?: AbortSignal;
-  /** Resources written under this lease are kept from containerd's GC until it is deleted. */
-  lease?: string;
   timeoutMs?: number;
 }
 
@@ -110,8 +96,6 @@ export interface CallOptions {
 export class ContainerdApi {
   private readonly clients = new Map<string, GrpcClient>();
   private readonly target: string;
-  private readonly socketPath: string;
-  private writer: ContentWriter | undefined;
 
   constructor(
     /** containerd's gRPC socket (an absolute path). */
@@ -119,8 +103,7 @@ export class ContainerdApi {
     readonly namespace: string,
     private readonly defaultTimeoutMs = 30_000,
   ) {
-    this.socketPath = path.resolve(address);
-    this.target = `unix://${this.socketPath}`;
+    this.target = `unix://${path.resolve(address)}`;
   }
 
   private client(service: string): GrpcClient {
@@ -137,10 +120,9 @@ export class ContainerdApi {
     return client;
   }
 
-  private metadata(o: CallOptions): grpc.Metadata {
+  private metadata(): grpc.Metadata {
     const m = new grpc.Metadata();
     m.set("containerd-namespace", this.namespace);
-    if (o.lease) m.set("containerd-lease", o.lease);
     return m;
   }
 
@@ -165,7 +147,7 @@ export class ContainerdApi {
       const call = fn.call(
         client,
         request,
-        this.metadata(o),
+        this.metadata(),
         this.callOptions(o),
         (err: grpc.ServiceError | null, res: Res) => {
           o.signal?.removeEventListener("abort", cancel);
@@ -186,7 +168,7 @@ export class ContainerdApi {
       md: grpc.Metadata,
       opts: grpc.CallOptions,
     ) => grpc.ClientReadableStream<{ offset: number; data: Buffer }>;
-    const stream = read.call(client, { digest, offset: 0, size: 0 }, this.metadata(o), {
+    const stream = read.call(client, { digest, offset: 0, size: 0 }, this.metadata(), {
       ...this.callOptions(o),
     });
     const cancel = () => stream.cancel();
@@ -202,76 +184,30 @@ export class ContainerdApi {
     return Buffer.concat(chunks);
   }
 
-  /**
-   * Content.Write: streams `data` into the content store under `ref` and commits it as
-   * `expected` (containerd checks digest and size). A blob another writer committed first is
-   * not an error: the store holds it either way.
-   */
-  async writeContent(
-    ref: string,
-    expected: { digest: string; size: number },
-    data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-    labels: Record<string, string>,
-    o: CallOptions = {},
-  ): Promise<void> {
-    this.writer ??= new ContentWriter(
-      this.socketPath,
-      containerdServices().Content!.service.Write!,
-    );
-    try {
-      const last = await this.writer.write(
-        {
-          "containerd-namespace": this.namespace,
-          ...(o.lease ? { "containerd-lease": o.lease } : {}),
-        },
-        ref,
-        expected,
-        data,
-        labels,
-        {
-          ...(o.signal ? { signal: o.signal } : {}),
-          timeoutMs: o.timeoutMs ?? this.defaultTimeoutMs,
-        },
-      );
-      if (last?.digest && last.digest !== expected.digest) {
-        throw new Error(`containerd stored ${last.digest} for ${expected.digest}`);
-      }
-    } catch (error) {
-      if (error instanceof ContentWriteError) {
-        const code = grpc.status[error.code] ?? String(error.code);
-        // Another writer committed the blob first: the store holds it either way.
-        if (code === "ALREADY_EXISTS") return;
-        throw new ContainerdApiError("Content.Write", code, error.details);
-      }
-      throw error;
-    }
-  }
-
   // --- typed calls the pull path makes ------------------------------------------------------
 
-  async contentInfo(
-    digest: string,
-    o: CallOptions = {},
-  ): Promise<{ size: number; labels: Record<string, string> } | undefined> {
-    return this.unary<{ info: { size: number; labels: Record<string, string> } }>(
-      "Content",
-      "Info",
-      { digest },
-      o,
-    ).then((r) => r.info, orUndefinedIfNotFound);
-  }
-
-  /** Sets these labels on a blob, leaving its others as they are. */
-  async labelContent(digest: string, labels: Record<string, string>, o: CallOptions = {}) {
-    await this.unary(
-      "Content",
-      "Update",
-      {
-        info: { digest, labels },
-        update_mask: { paths: Object.keys(labels).map((k) => `labels.${k}`) },
-      },
-      o,
-    );
+  /** Every blob digest in the namespace's content store (Content.List). */
+  async contentDigests(o: CallOptions = {}): Promise<Set<string>> {
+    const client = this.client("Content");
+    const list = client.List as (
+      req: object,
+      md: grpc.Metadata,
+      opts: grpc.CallOptions,
+    ) => grpc.ClientReadableStream<{ info: { digest: string }[] }>;
+    const stream = list.call(client, { filters: [] }, this.metadata(), this.callOptions(o));
+    const cancel = () => stream.cancel();
+    o.signal?.addEventListener("abort", cancel, { once: true });
+    const digests = new Set<string>();
+    try {
+      for await (const page of stream as AsyncIterable<{ info: { digest: string }[] }>) {
+        for (const info of page.info) digests.add(info.digest);
+      }
+    } catch (error) {
+      throw apiError("Content.List", error as grpc.ServiceError);
+    } finally {
+      o.signal?.removeEventListener("abort", cancel);
+    }
+    return digests;
   }
 
   async image(name: string, o: CallOptions = {}): Promise<{ target: Descriptor } | undefined> {
@@ -281,110 +217,15 @@ export class ContainerdApi {
     );
   }
 
-  /** Creates the image record, or points an existing one at `target`. */
-  async putImage(name: string, target: Descriptor, o: CallOptions = {}): Promise<void> {
-    const image = { name, target, labels: {} };
-    try {
-      await this.unary("Images", "Create", { image }, o);
-    } catch (error) {
-      if (!(error instanceof ContainerdApiError && error.alreadyExists)) throw error;
-      await this.unary("Images", "Update", { image, update_mask: { paths: ["target"] } }, o);
-    }
-  }
-
-  async snapshotExists(snapshotter: string, key: string, o: CallOptions = {}): Promise<boolean> {
-    return this.unary("Snapshots", "Stat", { snapshotter, key }, o).then(
-      () => true,
-      (error: unknown) => orUndefinedIfNotFound(error) ?? false,
-    );
-  }
-
-  async prepareSnapshot(
-    snapshotter: string,
-    key: string,
-    parent: string,
-    labels: Record<string, string>,
-    o: CallOptions = {},
-  ): Promise<Mount[]> {
-    const r = await this.unary<{ mounts: Mount[] }>(
-      "Snapshots",
-      "Prepare",
-      { snapshotter, key, parent, labels },
-      o,
-    );
-    return r.mounts;
-  }
-
-  async commitSnapshot(
-    snapshotter: string,
-    name: string,
-    key: string,
-    labels: Record<string, string>,
-    o: CallOptions = {},
-  ): Promise<void> {
-    await this.unary("Snapshots", "Commit", { snapshotter, name, key, labels }, o);
-  }
-
-  async removeSnapshot(snapshotter: string, key: string, o: CallOptions = {}): Promise<void> {
-    await this.unary("Snapshots", "Remove", { snapshotter, key }, o);
-  }
-
-  async snapshotMounts(snapshotter: string, key: string, o: CallOptions = {}): Promise<Mount[]> {
-    const r = await this.unary<{ mounts: Mount[] }>("Snapshots", "Mounts", { snapshotter, key }, o);
-    return r.mounts;
-  }
-
-  /** Diff.Apply: unpacks a layer blob onto the mounts; answers the uncompressed digest. */
-  async applyLayer(layer: Descriptor, mounts: Mount[], o: CallOptions = {}): Promise<Descriptor> {
-    const r = await this.unary<{ applied: Descriptor }>(
-      "Diff",
-      "Apply",
-      { diff: layer, mounts },
-      o,
-    );
-    return r.applied;
-  }
-
-  /** A lease that expires by itself: a pull killed midway leaves nothing held for long. */
-  async createLease(id: string, expiresInSeconds: number, o: CallOptions = {}): Promise<void> {
-    const expire = new Date(Date.now() + expiresInSeconds * 1000).toISOString();
-    await this.unary("Leases", "Create", { id, labels: { "containerd.io/gc.expire": expire } }, o);
-  }
-
-  async deleteLease(id: string, o: CallOptions = {}): Promise<void> {
-    await this.unary("Leases", "Delete", { id, sync: false }, o);
-  }
-
   async container(
     id: string,
     o: CallOptions = {},
-  ): Promise<{ snapshotter: string; snapshot_key: string } | undefined> {
-    return this.unary<{ container: { snapshotter: string; snapshot_key: string } }>(
-      "Containers",
-      "Get",
-      { id },
-      o,
-    ).then((r) => r.container, orUndefinedIfNotFound);
-  }
-
-  /** Creates the container's task (rootfs from its snapshot, stdout/stderr to `logUri`). */
-  async createTask(
-    containerId: string,
-    rootfs: Mount[],
-    logUri: string,
-    o: CallOptions = {},
-  ): Promise<number> {
-    const r = await this.unary<{ pid: number }>(
-      "Tasks",
-      "Create",
-      { container_id: containerId, rootfs, stdout: logUri, stderr: logUri },
-      o,
-    );
-    return r.pid;
-  }
-
-  async startTask(containerId: string, o: CallOptions = {}): Promise<void> {
-    await this.unary("Tasks", "Start", { container_id: containerId }, o);
+  ): Promise<
+    { snapshotter: string; snapshot_key: string; labels: Record<string, string> } | undefined
+  > {
+    return this.unary<{
+      container: { snapshotter: string; snapshot_key: string; labels: Record<string, string> };
+    }>("Containers", "Get", { id }, o).then((r) => r.container, orUndefinedIfNotFound);
   }
 
   async taskStatus(containerId: string, o: CallOptions = {}): Promise<ApiTaskStatus | undefined> {
@@ -399,7 +240,6 @@ export class ContainerdApi {
   close(): void {
     for (const client of this.clients.values()) client.close();
     this.clients.clear();
-    this.writer?.close();
   }
 }
 

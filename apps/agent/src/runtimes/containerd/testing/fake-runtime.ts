@@ -1,10 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ContainerdApi } from "../api/containerd-api.ts";
-import { fetchHttpGet } from "../api/http-get.ts";
 import { type ContainerdRuntimeConfig } from "../config.ts";
 import { ContainerdRuntime } from "../containerd-runtime.ts";
-import { fakeRegistryFetch, startFakeContainerdApi } from "./fake-containerd-api.ts";
+import { startFakeContainerdApi } from "./fake-containerd-api.ts";
 import { startFakeEngine, type FakeEngine } from "./fake-engine.ts";
 import { installFakeTools, type FakeTools } from "./fake-tools.ts";
 
@@ -34,14 +33,10 @@ const QUERIES = new Set([
 ]);
 /** containerd API calls that only read (the pull's checks, the probe's task state). */
 const API_QUERIES = new Set([
-  "Content.Info",
-  "Content.Update",
-  "Snapshots.Stat",
+  "Content.List",
+  "Content.Read",
+  "Images.Get",
   "Snapshots.Mounts",
-  "Snapshots.Prepare",
-  "Diff.Apply",
-  "Leases.Create",
-  "Leases.Delete",
   "Containers.Get",
   "Tasks.Get",
 ]);
@@ -63,7 +58,6 @@ export async function setupFakeRuntime(
   const runtime = new ContainerdRuntime({
     address: FAKE_SOCKET,
     api,
-    registryGet: fetchHttpGet(fakeRegistryFetch(state)),
     toolEnv: tools.env,
     logDir,
     procSysDir,
