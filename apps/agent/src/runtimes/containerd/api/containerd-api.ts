@@ -11,7 +11,7 @@ import * as protoLoader from "@grpc/proto-loader";
 // github.com/containerd/containerd/api v1.8.0, Apache-2.0; the v1 services are wire-compatible
 // with the containerd 1.6 that Debian ships and the GPU hosts run). The pull path uses it for
 // everything but the two processes that carry containerd's own client logic: the pull (bytes
-// at Go's speed) and the create (containerd's spec builder and default seccomp profile).
+// at Go's speed) and `ctr run` (containerd's spec builder and default seccomp profile).
 
 const PROTO_ROOT = fileURLToPath(new URL("./proto", import.meta.url));
 const API = "github.com/containerd/containerd/api";
