@@ -135,9 +135,6 @@ export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
      */
     containerRun: (spec: ContainerSpec, logPath: string) =>
       ctr("run", "--detach", "--log-uri", `file://${logPath}`, ...containerArgs(spec)),
-    /** Detached, with the container's stdout/stderr kept in a file for failure reports. */
-    taskStart: (id: string, logPath: string) =>
-      ctr("tasks", "start", "-d", "--log-uri", `file://${logPath}`, id),
     taskList: () => ctr("tasks", "ls"),
     taskProcesses: (id: string) => ctr("tasks", "ps", id),
     taskKill: (id: string, signal: "SIGTERM" | "SIGKILL") => ctr("tasks", "kill", "-s", signal, id),

@@ -24,8 +24,8 @@ export interface ContainerdTimeouts {
   pullSeconds: number;
   /** ctr-remote rpull: mounts every layer, each waiting up to the prefetch budget. */
   remotePullSeconds: number;
+  /** `ctr run -d` (container, task, start) and `containers create`. */
   createSeconds: number;
-  taskStartSeconds: number;
   fetchSnapshotSeconds: number;
   restoreSeconds: number;
   cudaToggleSeconds: number;
@@ -90,7 +90,6 @@ const DEFAULT_TIMEOUTS: ContainerdTimeouts = {
   pullSeconds: 3_600,
   remotePullSeconds: 1_800,
   createSeconds: 120,
-  taskStartSeconds: 120,
   fetchSnapshotSeconds: 3_600,
   restoreSeconds: 900,
   cudaToggleSeconds: 600,

@@ -191,55 +191,10 @@ export class ContainerdHost {
   // --- shared steps ----------------------------------------------------------------------
 
   /**
-   * create → start → (warmup) → ready, the tail of the pull and lazy paths. `start` runs from
-   * `ctr tasks start` to the readiness probe's first 200; `ready` is the zero-length marker.
-   */
-  async createAndStart(
-    rec: PhaseRecorder,
-    spec: ContainerSpec,
-    readiness: { port: number; path: string; timeoutSeconds: number },
-    warmup: ReplicaWarmup | undefined,
-    signal: AbortSignal | undefined,
-    onCreated: () => void,
-  ): Promise<ProbeResult> {
-    await rec.run("create", async (scope) => {
-      const result = await this.run(this.ctr.containerCreate(spec), "create the container", {
-        timeout: "createSeconds",
-        ...opt(signal),
-        hint: `If a container ${spec.id} already exists, stop that replica first`,
-      });
-      onCreated();
-      scope.attributes.containerId = spec.id;
-      if (spec.snapshotter) scope.attributes.snapshotter = spec.snapshotter;
-      scope.attributes.ctrSeconds = result.seconds;
-    });
-    const probe = await rec.run("start", async (scope) => {
-      const started = await this.run(
-        this.ctr.taskStart(spec.id, this.logPath(spec.id)),
-        "start the task",
-        {
-          timeout: "taskStartSeconds",
-          ...opt(signal),
-          hint: `Container log: ${this.logPath(spec.id)}`,
-        },
-      );
-      scope.attributes.taskStartSeconds = started.seconds;
-      const result = await this.probe(spec.id, readiness, signal);
-      scope.attributes.probeAttempts = result.attempts;
-      if (result.firstAnswerSeconds !== undefined) {
-        scope.attributes.firstAnswerSeconds = started.seconds + result.firstAnswerSeconds;
-      }
-      return result;
-    });
-    await this.warmupAndReady(rec, readiness.port, warmup, signal);
-    return probe;
-  }
-
-  /**
-   * create → start → (warmup) → ready for the pull path, with the plain-ctr cost: one process
-   * (`ctr run -d`: container, task, start) where createAndStart runs two, and the probe's task
-   * checks over the API. `create` runs to the task's start; `start` from there to the probe's
-   * first 200.
+   * create → start → (warmup) → ready, the tail of the pull and lazy paths, at plain ctr's
+   * cost: one process (`ctr run -d`: container, task, start; it was `containers create` then
+   * `tasks start`) and the probe's task checks over the API. `create` runs to the task's start;
+   * `start` from there to the probe's first 200; `ready` is the zero-length marker.
    */
   async runAndProbe(
     rec: PhaseRecorder,
@@ -267,6 +222,7 @@ export class ContainerdHost {
       }
       onCreated();
       scope.attributes.containerId = spec.id;
+      if (spec.snapshotter) scope.attributes.snapshotter = spec.snapshotter;
     });
     const probe = await rec.run("start", async (scope) => {
       const result = await this.probe(spec.id, readiness, signal, this.apiTaskStatus);

@@ -40,7 +40,7 @@ describe("lazy path (fake ctr-remote and ctr)", () => {
     ...overrides,
   });
 
-  it("rpulls through the stargz snapshotter, creates on it, starts and probes", async () => {
+  it("rpulls through the stargz snapshotter, runs the container on it and probes", async () => {
     const events: PhaseEvent[] = [];
     const req = request();
     await fake.runtime.startReplica(req, (e) => events.push(e));
@@ -50,13 +50,12 @@ describe("lazy path (fake ctr-remote and ctr)", () => {
     expect(await fake.actions()).toEqual([
       ["ctr-remote", ...G, "images", "rpull", "--plain-http", "--snapshotter", "stargz",
         "--label", "thaw.estargz=true", ESTARGZ],
-      ["ctr", ...G, "containers", "create", "--net-host", "--cap-drop", "CAP_NET_RAW", "--seccomp",
+      ["ctr", ...G, "run", "--detach", "--log-uri", `file://${fake.logDir}/${req.replicaId}.log`,
+        "--net-host", "--cap-drop", "CAP_NET_RAW", "--seccomp",
         "--snapshotter", "stargz",
         "--label", `thaw.replica-id=${req.replicaId}`, "--label", `thaw.cold-start-id=${req.coldStartId}`,
         "--env", "HF_HOME=/cache/hf", "--gpus", "0", "--gpus", "1",
         "--", ESTARGZ, req.replicaId],
-      ["ctr", ...G, "tasks", "start", "-d", "--log-uri", `file://${fake.logDir}/${req.replicaId}.log`,
-        req.replicaId],
     ]);
     const [prefetch, create, start] = events;
     expect(prefetch!.bytes).toBeUndefined();

@@ -68,7 +68,7 @@ export async function startLazily(ctx: StartContext): Promise<PathOutcome> {
     }
   });
 
-  const probe = await host.createAndStart(
+  const probe = await host.runAndProbe(
     rec,
     containerSpecFor(ctx, ref, stargz.snapshotter),
     request.readiness,
