@@ -5,7 +5,8 @@
 // a real containerd + registry (root only; installs the Debian packages it needs). Each run
 // starts from an empty content store (the image is removed with --sync in between), and the
 // three variants alternate so that drift on the machine hits them alike. One JSON document on
-// stdout; the human summary on stderr. Target (issue 22, part 4): ratio <= 1.05.
+// stdout; the human summary on stderr. Target (issue 22, part 4): ratio <= 1.05. Then the
+// warm handover of a parked replica, the agent's against plain `ctr tasks resume` + probe.
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -141,6 +142,47 @@ try {
     }
   }
 
+  // Warm handover of a parked replica: the agent's warm path (Tasks.Resume over the API, the
+  // probe) against plain `ctr tasks resume` + the same readiness check, alternating.
+  const handoverRuns: number[] = [];
+  const plainResumeRuns: number[] = [];
+  {
+    const startOf = (replicaId: string, warmReplicaId?: string) => ({
+      replicaId,
+      coldStartId: randomUUID(),
+      path: warmReplicaId ? ("warm" as const) : ("pull" as const),
+      ...(warmReplicaId ? { warmReplicaId } : {}),
+      deployment: { imageRef: ref },
+      gpus: [],
+      readiness: { port: httpPort, path: readinessPath, timeoutSeconds: 30 },
+    });
+    let current = randomUUID();
+    // A handed-over replica keeps the parked one's container.
+    const containerId = current;
+    await runtime.startReplica(startOf(current), () => undefined);
+    for (let i = 0; i < runs * 2; i++) {
+      await runtime.parkReplica({ replicaId: current });
+      const next = randomUUID();
+      const t0 = performance.now();
+      await runtime.startReplica(startOf(next, current), () => undefined);
+      handoverRuns.push((performance.now() - t0) / 1000);
+      current = next;
+      await ctr("tasks", "pause", containerId);
+      const t1 = performance.now();
+      await ctr("tasks", "resume", containerId);
+      for (;;) {
+        const ok = await httpGet(url).then(
+          (r) => r.status === 200,
+          () => false,
+        );
+        if (ok) break;
+        await sleep(5);
+      }
+      plainResumeRuns.push((performance.now() - t1) / 1000);
+    }
+    await runtime.stopReplica(current);
+  }
+
   const median = (xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     const mid = Math.floor(s.length / 2);
@@ -167,6 +209,7 @@ try {
       `plain ctr pull + run -d (same container), to return: median ${ms(plainRun)}`,
       `plain ctr pull + run -d (same container), to GET 200: median ${ms(plainReady)}  [${plainRuns.map((r) => ms(r.toReady)).join(", ")}]`,
       `plain ctr, bare run -d --null-io, to GET 200: median ${ms(bareReady)}  [${bareRuns.map((r) => ms(r.toReady)).join(", ")}]`,
+      `warm handover, agent (${handoverRuns.length} runs): median ${ms(median(handoverRuns))}; plain ctr tasks resume + GET 200: median ${ms(median(plainResumeRuns))}`,
       `ratio agent / plain (same container): ${ratio.toFixed(3)} (target <= 1.05); agent / bare run: ${(runtimeMedian / bareReady).toFixed(3)}`,
     ].join("\n"),
   );
@@ -191,6 +234,11 @@ try {
         container: "run -d --net-host --null-io",
       },
       ratioToBare: Math.round((runtimeMedian / bareReady) * 1000) / 1000,
+      warmHandover: {
+        agentMedianMs: round(median(handoverRuns)),
+        plainCtrResumeMedianMs: round(median(plainResumeRuns)),
+        ratio: Math.round((median(handoverRuns) / median(plainResumeRuns)) * 1000) / 1000,
+      },
       ratio: Math.round(ratio * 1000) / 1000,
       target: { maxRatio: 1.05, met: ratio <= 1.05 },
     }),

@@ -55,9 +55,7 @@ describe("warm path (fake ctr)", () => {
     const started = await fake.runtime.startReplica(req, (e) => events.push(e));
 
     expect(events.map((e) => e.phase)).toEqual(["handover", "ready"]);
-    expect((await fake.actions()).slice(before)).toEqual([
-      ["ctr", ...G, "tasks", "resume", parkedId],
-    ]);
+    expect((await fake.actions()).slice(before)).toEqual([["api", "Tasks.Resume", parkedId]]);
     expect(fake.engine.requests).toEqual(["POST /wake_up", "GET /health"]);
     expect(events[0]!.attributes).toMatchObject({ fromReplicaId: parkedId, probeAttempts: 1 });
     expect(events[0]!.attributes!.wakeSeconds).toBeGreaterThanOrEqual(0);
@@ -76,12 +74,12 @@ describe("warm path (fake ctr)", () => {
     expect(fake.engine.requests.at(-1)).toBe("POST /sleep?level=1");
   });
 
-  it("names the handover phase and ctr's stderr when resume fails, and removes the broken replica", async () => {
+  it("names the handover phase and containerd's words when resume fails, and removes the broken replica", async () => {
     const parkedId = await parkedReplica(false);
     await fake.tools.failWhen(
-      "ctr",
-      "tasks resume",
-      "ctr: failed to thaw cgroup: device or resource busy",
+      "api",
+      "Tasks.Resume",
+      "failed to thaw cgroup: device or resource busy",
     );
     const error = await fake.runtime
       .startReplica(request({ path: "warm", warmReplicaId: parkedId }), () => undefined)
@@ -89,7 +87,7 @@ describe("warm path (fake ctr)", () => {
     expect(error).toBeInstanceOf(PhaseFailedError);
     expect(error).toMatchObject({ phase: "handover" });
     expect((error as Error).message).toMatch(
-      /resume the parked task.*tasks resume.*failed to thaw cgroup: device or resource busy/s,
+      /resume the parked task: containerd Tasks\.Resume: failed to thaw cgroup: device or resource busy/,
     );
     // The paused task cannot be resumed, so it is killed outright and removed.
     expect((await fake.actions()).slice(-3)).toEqual([

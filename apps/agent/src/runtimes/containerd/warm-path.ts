@@ -10,21 +10,25 @@ export interface ParkedReplica {
 }
 
 /**
- * warm: hand a parked replica over. `ctr tasks resume` thaws the paused task, the engine is
- * woken if it was put to sleep at park time, and the readiness probe confirms it serves — all
- * of it is the `handover` phase. No warmup: it was warmed when it first started.
+ * warm: hand a parked replica over. Tasks.Resume over containerd's API thaws the paused task
+ * (one call where `ctr tasks resume` was a 10–25 ms process: this path is the one the control
+ * plane should add nothing to), the engine is woken if it was put to sleep at park time, and
+ * the readiness probe confirms it serves, its task checks over the API too — all of it is the
+ * `handover` phase. No warmup: it was warmed when it first started.
  */
 export async function startWarm(ctx: StartContext, parked: ParkedReplica): Promise<PathOutcome> {
   const { host, request, rec, signal } = ctx;
   const opts = signal ? { signal } : {};
   const probe = await rec.run("handover", async (scope) => {
     ctx.created(parked.containerId);
-    const resumed = await host.run(
-      host.ctr.taskResume(parked.containerId),
-      "resume the parked task",
-      opts,
-    );
-    scope.attributes.resumeSeconds = resumed.seconds;
+    const t0 = performance.now();
+    await host.api.resumeTask(parked.containerId, opts).catch((error: unknown) => {
+      throw new Error(
+        `resume the parked task: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    });
+    scope.attributes.resumeSeconds = (performance.now() - t0) / 1000;
     scope.attributes.fromReplicaId = request.warmReplicaId ?? "";
     if (parked.engineWake) {
       scope.attributes.wakeSeconds = await engineCall(parked.port, parked.engineWake, {
@@ -33,7 +37,12 @@ export async function startWarm(ctx: StartContext, parked: ParkedReplica): Promi
         ...opts,
       });
     }
-    const result = await host.probe(parked.containerId, request.readiness, signal);
+    const result = await host.probe(
+      parked.containerId,
+      request.readiness,
+      signal,
+      host.apiTaskStatus,
+    );
     scope.attributes.probeAttempts = result.attempts;
     return result;
   });

@@ -228,6 +228,11 @@ export class ContainerdApi {
     }>("Containers", "Get", { id }, o).then((r) => r.container, orUndefinedIfNotFound);
   }
 
+  /** Tasks.Resume: thaws a paused task (the warm handover's one containerd call). */
+  async resumeTask(containerId: string, o: CallOptions = {}): Promise<void> {
+    await this.unary("Tasks", "Resume", { container_id: containerId }, o);
+  }
+
   async taskStatus(containerId: string, o: CallOptions = {}): Promise<ApiTaskStatus | undefined> {
     return this.unary<{ process: { status: ApiTaskStatus } }>(
       "Tasks",

@@ -1,4 +1,4 @@
-import { appendFile, readFile, rm } from "node:fs/promises";
+import { appendFile, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { containerdServices } from "../api/containerd-api.ts";
@@ -107,6 +107,16 @@ export async function startFakeContainerdApi(
     ),
   });
   server.addService(services.Tasks!.service, {
+    Resume: unary(
+      "Tasks.Resume",
+      (r: { container_id: string }) => r.container_id,
+      async (r: { container_id: string }) => {
+        const status = await taskStatus(r.container_id);
+        if (!status) throw notFound(`task ${r.container_id}: not found`);
+        await writeFile(file("tasks", r.container_id), "RUNNING\n");
+        return {};
+      },
+    ),
     Get: unary(
       "Tasks.Get",
       (r: { container_id: string }) => r.container_id,
