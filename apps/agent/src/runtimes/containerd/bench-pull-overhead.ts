@@ -56,6 +56,16 @@ try {
   });
   const { ref, httpPort, readinessPath } = stack.image;
   const url = `http://127.0.0.1:${httpPort}${readinessPath}`;
+  /** The readiness check done by hand for the plain variants: GET every 5 ms until a 200. */
+  const untilReady = async () => {
+    while (
+      !(await httpGet(url).then(
+        (r) => r.status === 200,
+        () => false,
+      ))
+    )
+      await sleep(5);
+  };
   const forgetImage = async () => {
     await ctr("images", "rm", "--sync", ref);
     const left = (await ctr("content", "ls", "-q")).stdout.trim();
@@ -116,14 +126,7 @@ try {
       await ctr("images", "pull", "--plain-http", ref);
       await ctr(...runArgs);
       const toRun = (performance.now() - t0) / 1000;
-      for (;;) {
-        const ok = await httpGet(url).then(
-          (r) => r.status === 200,
-          () => false,
-        );
-        if (ok) break;
-        await sleep(5);
-      }
+      await untilReady();
       const toReady = (performance.now() - t0) / 1000;
       out.push({ toRun, toReady });
       await ctr("tasks", "kill", "-s", "SIGKILL", id);
@@ -170,14 +173,7 @@ try {
       await ctr("tasks", "pause", containerId);
       const t1 = performance.now();
       await ctr("tasks", "resume", containerId);
-      for (;;) {
-        const ok = await httpGet(url).then(
-          (r) => r.status === 200,
-          () => false,
-        );
-        if (ok) break;
-        await sleep(5);
-      }
+      await untilReady();
       plainResumeRuns.push((performance.now() - t1) / 1000);
     }
     await runtime.stopReplica(current);

@@ -26,7 +26,6 @@ export interface Descriptor {
   media_type: string;
   digest: string;
   size: number;
-  annotations?: Record<string, string>;
 }
 
 /** containerd's task states (types/task/task.proto), as the agent's TaskStatus names them. */
@@ -45,9 +44,6 @@ export class ContainerdApiError extends Error {
   get notFound(): boolean {
     return this.code === "NOT_FOUND";
   }
-  get alreadyExists(): boolean {
-    return this.code === "ALREADY_EXISTS";
-  }
 }
 
 type GrpcClient = grpc.Client & Record<string, unknown>;
@@ -57,10 +53,7 @@ type ServiceCtor = new (
   options?: grpc.ClientOptions,
 ) => GrpcClient;
 
-export type ContainerdServiceMethod = grpc.MethodDefinition<object, object>;
-type Service = ServiceCtor & {
-  service: Record<string, ContainerdServiceMethod> & grpc.ServiceDefinition;
-};
+type Service = ServiceCtor & { service: grpc.ServiceDefinition };
 let services: Record<string, Service> | undefined;
 /** The service constructors, from the .proto files (parsed once per process, ~50 ms). */
 export function containerdServices(): Record<string, Service> {
@@ -131,7 +124,12 @@ export class ContainerdApi {
   }
 
   /** One unary call: `Service.Method(request)`. */
-  unary<Res>(service: string, method: string, request: object, o: CallOptions = {}): Promise<Res> {
+  private unary<Res>(
+    service: string,
+    method: string,
+    request: object,
+    o: CallOptions = {},
+  ): Promise<Res> {
     const client = this.client(service);
     const fn = client[method] as
       | ((
@@ -160,54 +158,53 @@ export class ContainerdApi {
     });
   }
 
-  /** Content.Read as one buffer (manifests and configs: small). */
-  async readContent(digest: string, o: CallOptions = {}): Promise<Buffer> {
-    const client = this.client("Content");
-    const read = client.Read as (
+  /** A server-streaming call, its messages collected (cancelled with the caller's signal). */
+  private async serverStream<Msg>(
+    service: string,
+    method: string,
+    request: object,
+    o: CallOptions,
+  ): Promise<Msg[]> {
+    const client = this.client(service);
+    const fn = client[method] as (
       req: object,
       md: grpc.Metadata,
       opts: grpc.CallOptions,
-    ) => grpc.ClientReadableStream<{ offset: number; data: Buffer }>;
-    const stream = read.call(client, { digest, offset: 0, size: 0 }, this.metadata(), {
-      ...this.callOptions(o),
-    });
+    ) => grpc.ClientReadableStream<Msg>;
+    const stream = fn.call(client, request, this.metadata(), this.callOptions(o));
     const cancel = () => stream.cancel();
     o.signal?.addEventListener("abort", cancel, { once: true });
-    const chunks: Buffer[] = [];
+    const messages: Msg[] = [];
     try {
-      for await (const chunk of stream as AsyncIterable<{ data: Buffer }>) chunks.push(chunk.data);
+      for await (const message of stream as AsyncIterable<Msg>) messages.push(message);
     } catch (error) {
-      throw apiError("Content.Read", error as grpc.ServiceError);
+      throw apiError(`${service}.${method}`, error as grpc.ServiceError);
     } finally {
       o.signal?.removeEventListener("abort", cancel);
     }
-    return Buffer.concat(chunks);
+    return messages;
   }
 
-  // --- typed calls the pull path makes ------------------------------------------------------
+  /** Content.Read as one buffer (manifests and configs: small). */
+  async readContent(digest: string, o: CallOptions = {}): Promise<Buffer> {
+    const chunks = await this.serverStream<{ data: Buffer }>(
+      "Content",
+      "Read",
+      { digest, offset: 0, size: 0 },
+      o,
+    );
+    return Buffer.concat(chunks.map((c) => c.data));
+  }
 
   /** Every blob digest in the namespace's content store (Content.List). */
   async contentDigests(o: CallOptions = {}): Promise<Set<string>> {
-    const client = this.client("Content");
-    const list = client.List as (
-      req: object,
-      md: grpc.Metadata,
-      opts: grpc.CallOptions,
-    ) => grpc.ClientReadableStream<{ info: { digest: string }[] }>;
-    const stream = list.call(client, { filters: [] }, this.metadata(), this.callOptions(o));
-    const cancel = () => stream.cancel();
-    o.signal?.addEventListener("abort", cancel, { once: true });
-    const digests = new Set<string>();
-    try {
-      for await (const page of stream as AsyncIterable<{ info: { digest: string }[] }>) {
-        for (const info of page.info) digests.add(info.digest);
-      }
-    } catch (error) {
-      throw apiError("Content.List", error as grpc.ServiceError);
-    } finally {
-      o.signal?.removeEventListener("abort", cancel);
-    }
-    return digests;
+    const pages = await this.serverStream<{ info: { digest: string }[] }>(
+      "Content",
+      "List",
+      { filters: [] },
+      o,
+    );
+    return new Set(pages.flatMap((page) => page.info.map((info) => info.digest)));
   }
 
   async image(name: string, o: CallOptions = {}): Promise<{ target: Descriptor } | undefined> {

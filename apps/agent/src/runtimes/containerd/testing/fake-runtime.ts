@@ -36,7 +36,6 @@ const API_QUERIES = new Set([
   "Content.List",
   "Content.Read",
   "Images.Get",
-  "Snapshots.Mounts",
   "Containers.Get",
   "Tasks.Get",
 ]);
