@@ -91,8 +91,11 @@ export const PHYSICS = {
    * for it; the Run:ai io2 plateau (7.53-7.61 s where 15 GB at 2 GiB/s is 6.99 s) allows it.
    */
   loaderSetupSeconds: 0.15,
-  /** cudaMemcpy from pageable memory stages through a pinned bounce buffer: ~half the pinned rate. */
-  pageableCopyFraction: 0.5,
+  /**
+   * cudaMemcpy from pageable memory stages through a pinned bounce buffer: about half the
+   * pinned rate. Fitted (fidelity suite, vLLM sleep-mode wakes), around that prior.
+   */
+  pageableCopyFraction: 0.54,
   /** A chunked pinned reload's first chunk is read before any copy overlaps (notes: 512 MB chunks). */
   reloadChunkBytes: 512 * 1024 * 1024,
   /**
@@ -108,7 +111,7 @@ export const PHYSICS = {
    * NVIDIA Dynamo's restores of 1.5-145 GB images, with the field notes' 2.5 s restore of a
    * 3.4 GB image held within ±10%).
    */
-  criuBaseSeconds: 2.2,
+  criuBaseSeconds: 2.1,
   /** CRIU restores pages with preadv into the new address space: page-fault and copy bound. Fitted, as above. */
   criuPageRestoreBytesPerSecond: 4.5e9,
   /** cuda-checkpoint --toggle with little device memory (sleep levels 1 and 2). */
@@ -118,11 +121,18 @@ export const PHYSICS = {
    * "CUDA restore" stage moves 16-145 GB at 6-8 GB/s plus the toggle on B200s with driver
    * 595; the field notes' older "restores ~12 GB of GPU state slowly" gives no figure.
    */
-  cudaCheckpointRestoreBytesPerSecond: 20e9,
+  cudaCheckpointRestoreBytesPerSecond: 26e9,
   /** Host memory of an initialised inference server (the sleep-level-2 image: 3.4 GB). */
   engineHostProcessBytes: 3.4e9,
   /** Wake: re-allocate the KV cache, first forward pass with captured graphs. Fitted (vLLM sleep-mode wakes of 0.26-0.82 s). */
-  engineWakeSeconds: 0.15,
+  engineWakeSeconds: 0.13,
+  /**
+   * A woken engine maps its weights' device memory back (CUDA virtual memory: create, map
+   * and set access per 2 MiB granule), a cost per byte however the bytes then arrive.
+   * NVIDIA Dynamo's "wake / remap" stage grows with the weights (0.17 s at 1.5 GB, 2.8 s at
+   * 145 GB); vLLM's sleep-mode wake does the same per allocation. Fitted (fidelity suite).
+   */
+  deviceRemapBytesPerSecond: 52e9,
 
   // --- warm -------------------------------------------------------------------------------
   /** Thaw a paused replica and pass its readiness probe. */

@@ -77,6 +77,11 @@ export function restorePhases(
       bytes: engine.weightsBytes,
     });
   }
-  phases.push({ phase: "warmup", seconds: physics.engineWakeSeconds, bytes: 0 });
+  // Waking maps the weights' device memory back before the first forward pass.
+  phases.push({
+    phase: "warmup",
+    seconds: physics.engineWakeSeconds + engine.weightsBytes / physics.deviceRemapBytesPerSecond,
+    bytes: 0,
+  });
   return phases;
 }

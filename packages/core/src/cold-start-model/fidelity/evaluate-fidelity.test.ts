@@ -74,6 +74,19 @@ const publishedUnder = (fidelityCase: FidelityCase, overrides: Record<string, nu
   ),
 });
 
+/**
+ * Restores faster than today's constants (so today's are far off these cases), inside what
+ * the physical priors allow: the priors' CRIU base, twice their page rate, and
+ * cuda-checkpoint at 45 GB/s.
+ * A fit of a few cases shrinks toward its priors, as it should; truth far outside them would
+ * test the priors, not the fit.
+ */
+const FAST_RESTORES = {
+  cudaCheckpointRestoreBytesPerSecond: 45e9,
+  criuPageRestoreBytesPerSecond: 9e9,
+  criuBaseSeconds: 1.35,
+};
+
 describe("physicsWith: overrides never touch today's constants", () => {
   it("with no overrides is exactly PHYSICS", () => {
     expect(physicsWith({})).toBe(PHYSICS);
@@ -92,6 +105,15 @@ describe("physicsWith: overrides never touch today's constants", () => {
     expect(() => physicsWith({ nicGoodputFraction: 1 })).toThrow(/unknown fitted parameter/);
   });
 
+  it("every physical prior lies inside its range and says where it comes from", () => {
+    for (const parameter of FITTED_PARAMETERS) {
+      expect(parameter.prior.value).toBeGreaterThanOrEqual(parameter.min);
+      expect(parameter.prior.value).toBeLessThanOrEqual(parameter.max);
+      expect(parameter.prior.logSd).toBeGreaterThan(0);
+      expect(parameter.prior.basis.length).toBeGreaterThan(20);
+    }
+  });
+
   it("today's value of every parameter lies inside its physical range", () => {
     const today = currentParameterValues();
     for (const parameter of FITTED_PARAMETERS) {
@@ -103,20 +125,44 @@ describe("physicsWith: overrides never touch today's constants", () => {
 
 describe("fitPhysics", () => {
   it("recovers a restore rate the cases were generated with", () => {
-    // Faster than today's constants on purpose, so that today's are far off these cases.
-    const truth = {
-      cudaCheckpointRestoreBytesPerSecond: 45e9,
-      criuPageRestoreBytesPerSecond: 15e9,
-    };
     const cases = [2e9, 20e9, 60e9, 140e9].map((weights, index) =>
-      publishedUnder(restoreCase("synthetic", index, weights), truth),
+      publishedUnder(restoreCase("synthetic", index, weights), FAST_RESTORES),
     );
     const fit = fitPhysics(cases, []);
     for (const fidelityCase of cases) {
       expect(Math.abs(predictCase(fidelityCase, fit.physics).relativeError)).toBeLessThan(0.03);
     }
     // Today's constants are far off on the same cases: the fit did the work.
-    expect(Math.abs(predictCase(cases[3]!).relativeError)).toBeGreaterThan(1);
+    expect(Math.abs(predictCase(cases[3]!).relativeError)).toBeGreaterThan(0.5);
+  });
+
+  it("leaves a constant no case informs at its physical prior", () => {
+    // Restores say nothing of registries, gzip or the page cache.
+    const cases = [2e9, 60e9].map((weights, index) => restoreCase("restores", index, weights));
+    const fit = fitPhysics(cases, [], { maxEvaluations: 600 });
+    for (const name of ["registryStreamBytesPerSecond", "gzipInflateScale"]) {
+      const prior = FITTED_PARAMETERS.find((parameter) => parameter.name === name)!.prior;
+      expect(fit.overrides[name]! / prior.value).toBeCloseTo(1, 2);
+    }
+  });
+
+  it("matches each phase where the source gives phases, not only their sum", () => {
+    // A slow wake (1 s, five times its prior) that the restore rates could hide in a total.
+    const truth = { engineWakeSeconds: 1 };
+    const cases = [2e9, 20e9, 60e9].map((weights, index) => {
+      const fidelityCase = restoreCase("phases", index, weights);
+      const result = simulateColdStart(fidelityCase.scenario, {}, physicsWith(truth));
+      const seconds = (phase: string) =>
+        result.phases.find((timing) => timing.phase === phase)!.seconds;
+      return {
+        ...fidelityCase,
+        publishedSeconds: result.totalSeconds,
+        publishedPhases: { restore: seconds("restore"), warmup: seconds("warmup") },
+      };
+    });
+    const fit = fitPhysics(cases, []);
+    expect(fit.overrides.engineWakeSeconds).toBeGreaterThan(0.9);
+    expect(fit.overrides.engineWakeSeconds).toBeLessThan(1.1);
   });
 
   it("keeps every fitted value inside its physical range", () => {
@@ -138,12 +184,7 @@ describe("evaluateFidelity", () => {
     restoreCase("alpha", 1, 20e9),
     restoreCase("beta", 0, 60e9),
     restoreCase("gamma", 0, 140e9),
-  ].map((fidelityCase) =>
-    publishedUnder(fidelityCase, {
-      cudaCheckpointRestoreBytesPerSecond: 45e9,
-      criuPageRestoreBytesPerSecond: 15e9,
-    }),
-  );
+  ].map((fidelityCase) => publishedUnder(fidelityCase, FAST_RESTORES));
 
   it("refits once on everything and once per source without that source's cases", () => {
     const trainingSets: string[][] = [];
@@ -169,7 +210,7 @@ describe("evaluateFidelity", () => {
     const report = evaluateFidelity(cases, { anchors: [] });
     expect(report.summary).toMatchObject({ cases: 4, sources: 3 });
     // Today's restore rates are far off; a fit on any three of these cases learns them.
-    expect(report.summary.current.medianAbsError).toBeGreaterThan(1);
+    expect(report.summary.current.medianAbsError).toBeGreaterThan(0.5);
     expect(report.summary.fitted.worstAbsError).toBeLessThan(0.05);
     expect(report.summary.crossValidated.worstAbsError).toBeLessThan(0.05);
   });
@@ -178,10 +219,18 @@ describe("evaluateFidelity", () => {
     const report = evaluateFidelity(cases, { anchors: [] });
     // Refits learn the rates exactly: every published value sits on its prediction.
     expect(report.interval.crossValidated).toBe(1);
-    // Today's constants are >2x off on the larger restores, outside the prior's ~x2.2 band.
-    expect(report.interval.current).toBeLessThan(1);
     const target = report.targets.find((t) => t.name.startsWith("the prior's p10–p90"));
     expect(target?.met).toBe(false);
+    // One restore measured 5x slower than the rates explain sits outside the prior's ~x2.2
+    // band however it is fitted; the other three stay inside.
+    const withOutlier = cases.map((fidelityCase, index) =>
+      index === 3
+        ? { ...fidelityCase, publishedSeconds: fidelityCase.publishedSeconds * 5 }
+        : fidelityCase,
+    );
+    const outlierReport = evaluateFidelity(withOutlier, { anchors: [] });
+    expect(outlierReport.interval.current).toBe(0.75);
+    expect(outlierReport.interval.crossValidated).toBe(0.75);
   });
 
   it("marks the cross-validated targets met or missed from the figures", () => {
