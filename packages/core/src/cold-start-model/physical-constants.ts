@@ -93,9 +93,9 @@ export const PHYSICS = {
   loaderSetupSeconds: 0.15,
   /**
    * cudaMemcpy from pageable memory stages through a pinned bounce buffer: about half the
-   * pinned rate. Fitted (fidelity suite, vLLM sleep-mode wakes), around that prior.
+   * pinned rate; the fit (fidelity suite, vLLM sleep-mode wakes) lands on it.
    */
-  pageableCopyFraction: 0.54,
+  pageableCopyFraction: 0.5,
   /** A chunked pinned reload's first chunk is read before any copy overlaps (notes: 512 MB chunks). */
   reloadChunkBytes: 512 * 1024 * 1024,
   /**
@@ -111,26 +111,29 @@ export const PHYSICS = {
    * NVIDIA Dynamo's restores of 1.5-145 GB images, with the field notes' 2.5 s restore of a
    * 3.4 GB image held within ±10%).
    */
-  criuBaseSeconds: 2.1,
+  criuBaseSeconds: 2.2,
   /** CRIU restores pages with preadv into the new address space: page-fault and copy bound. Fitted, as above. */
-  criuPageRestoreBytesPerSecond: 4.5e9,
+  criuPageRestoreBytesPerSecond: 4.6e9,
   /** cuda-checkpoint --toggle with little device memory (sleep levels 1 and 2). */
   cudaToggleSeconds: 0.3,
   /**
-   * Device memory cuda-checkpoint puts back. Fitted (fidelity suite): NVIDIA Dynamo's
-   * "CUDA restore" stage moves 16-145 GB at 6-8 GB/s plus the toggle on B200s with driver
-   * 595; the field notes' older "restores ~12 GB of GPU state slowly" gives no figure.
+   * Device memory cuda-checkpoint puts back, after CRIU has restored those bytes as pages.
+   * Fitted (fidelity suite): NVIDIA Dynamo's CRIU + CUDA restore stages of 1.5-145 GB of
+   * GPU state on B200s (driver 595) together run at 3.5-4 GB/s, which CRIU's page rate
+   * mostly explains; this share lands at its prior, a pinned PCIe copy. The field notes'
+   * older "restores ~12 GB of GPU state slowly" gives no figure.
    */
-  cudaCheckpointRestoreBytesPerSecond: 26e9,
+  cudaCheckpointRestoreBytesPerSecond: 25e9,
   /** Host memory of an initialised inference server (the sleep-level-2 image: 3.4 GB). */
   engineHostProcessBytes: 3.4e9,
   /** Wake: re-allocate the KV cache, first forward pass with captured graphs. Fitted (vLLM sleep-mode wakes of 0.26-0.82 s). */
-  engineWakeSeconds: 0.13,
+  engineWakeSeconds: 0.14,
   /**
-   * A woken engine maps its weights' device memory back (CUDA virtual memory: create, map
-   * and set access per 2 MiB granule), a cost per byte however the bytes then arrive.
-   * NVIDIA Dynamo's "wake / remap" stage grows with the weights (0.17 s at 1.5 GB, 2.8 s at
-   * 145 GB); vLLM's sleep-mode wake does the same per allocation. Fitted (fidelity suite).
+   * After cuda-checkpoint puts GPU state back, the engine maps its weights' device memory
+   * again (CUDA virtual memory: create, map and set access per 2 MiB granule), a cost per
+   * byte: NVIDIA Dynamo's "wake / remap" stage grows with the weights (0.17 s at 1.5 GB,
+   * 2.8 s at 145 GB). A sleep-mode wake maps as it copies, so the copy is its cost. Fitted
+   * (fidelity suite).
    */
   deviceRemapBytesPerSecond: 52e9,
 

@@ -77,10 +77,14 @@ export function restorePhases(
       bytes: engine.weightsBytes,
     });
   }
-  // Waking maps the weights' device memory back before the first forward pass.
+  // GPU state that cuda-checkpoint put back is mapped into the engine's allocations before
+  // the first forward pass (NVIDIA Dynamo's "wake / remap" stage grows with the weights). A
+  // sleep-mode wake maps each allocation as it copies into it: the copy above is its cost.
+  const remapSeconds =
+    restore.sleepLevel === 0 ? engine.weightsBytes / physics.deviceRemapBytesPerSecond : 0;
   phases.push({
     phase: "warmup",
-    seconds: physics.engineWakeSeconds + engine.weightsBytes / physics.deviceRemapBytesPerSecond,
+    seconds: physics.engineWakeSeconds + remapSeconds,
     bytes: 0,
   });
   return phases;
