@@ -115,6 +115,12 @@ export const ScenarioRestore = z
     sleepLevel: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(2),
     /** Reader threads of the weight reload after wake; 1 = vLLM's own `reload_weights`. */
     reloadConcurrency: z.number().int().positive().default(1),
+    /**
+     * Sleep level 1: where the weights wait. `pinned`: page-locked memory the engine (or a
+     * staging daemon) registered, copied back by DMA; `pageable` (default): ordinary pages,
+     * e.g. a backup a CRIU restore has just put back, staged through a bounce buffer.
+     */
+    hostBackup: z.enum(["pinned", "pageable"]).default("pageable"),
   })
   .strict();
 

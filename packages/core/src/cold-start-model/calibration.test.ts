@@ -386,6 +386,7 @@ describe("scenario schema", () => {
       local: true,
       sleepLevel: 2,
       reloadConcurrency: 1,
+      hostBackup: "pageable",
     });
     expect(
       parseColdStartScenario({ ...minimal, lazy: { maxCacheFds: 100 } }).lazy.fetchTimeoutSeconds,

@@ -66,7 +66,9 @@ export const PHYSICS = {
   /**
    * Many readers of cached bytes together. Fitted to its physical floor: fastsafetensors'
    * 8 threads load a cached 26 GB in 4.7 s (5.5 GB/s) on its team's A100 host, far below
-   * memory bandwidth, so what binds there is the loader's copy pipeline, not DRAM.
+   * memory bandwidth, so what binds there is the loader's copy pipeline, not DRAM. (The
+   * suite's fit would take it to ~5.5 GB/s, which puts fastsafetensors' NVMe loads ~29% too
+   * fast: kept here.)
    */
   pageCacheReadBytesPerSecond: 5e9,
 
@@ -96,6 +98,13 @@ export const PHYSICS = {
    * pinned rate; the fit (fidelity suite, vLLM sleep-mode wakes) lands on it.
    */
   pageableCopyFraction: 0.5,
+  /**
+   * A sleep-level-1 wake from a pinned host backup (`restore.hostBackup: "pinned"`) copies it
+   * back allocation by allocation: this share of the pinned rate. Fitted (fidelity suite):
+   * vLLM wakes on A100 and H100 and SGLang's staged-hugepage wake on a B200 (38 GB/s of a
+   * ~50 GB/s link).
+   */
+  wakeCopyFraction: 0.75,
   /** A chunked pinned reload's first chunk is read before any copy overlaps (notes: 512 MB chunks). */
   reloadChunkBytes: 512 * 1024 * 1024,
   /**
@@ -113,7 +122,7 @@ export const PHYSICS = {
    */
   criuBaseSeconds: 2.2,
   /** CRIU restores pages with preadv into the new address space: page-fault and copy bound. Fitted, as above. */
-  criuPageRestoreBytesPerSecond: 4.6e9,
+  criuPageRestoreBytesPerSecond: 4.5e9,
   /** cuda-checkpoint --toggle with little device memory (sleep levels 1 and 2). */
   cudaToggleSeconds: 0.3,
   /**
@@ -123,11 +132,14 @@ export const PHYSICS = {
    * mostly explains; this share lands at its prior, a pinned PCIe copy. The field notes'
    * older "restores ~12 GB of GPU state slowly" gives no figure.
    */
-  cudaCheckpointRestoreBytesPerSecond: 25e9,
+  cudaCheckpointRestoreBytesPerSecond: 26e9,
   /** Host memory of an initialised inference server (the sleep-level-2 image: 3.4 GB). */
   engineHostProcessBytes: 3.4e9,
-  /** Wake: re-allocate the KV cache, first forward pass with captured graphs. Fitted (vLLM sleep-mode wakes of 0.26-0.82 s). */
-  engineWakeSeconds: 0.14,
+  /**
+   * Wake: re-allocate the KV cache, first forward pass with captured graphs. Fitted (vLLM
+   * sleep-mode wakes of 0.26-0.82 s on A100, 0.59 s on H100; Dynamo's smallest remap).
+   */
+  engineWakeSeconds: 0.18,
   /**
    * After cuda-checkpoint puts GPU state back, the engine maps its weights' device memory
    * again (CUDA virtual memory: create, map and set access per 2 MiB granule), a cost per
@@ -135,7 +147,7 @@ export const PHYSICS = {
    * 2.8 s at 145 GB). A sleep-mode wake maps as it copies, so the copy is its cost. Fitted
    * (fidelity suite).
    */
-  deviceRemapBytesPerSecond: 52e9,
+  deviceRemapBytesPerSecond: 54e9,
 
   // --- warm -------------------------------------------------------------------------------
   /** Thaw a paused replica and pass its readiness probe. */

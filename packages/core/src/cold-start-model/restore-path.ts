@@ -51,10 +51,14 @@ export function restorePhases(
     bytes: restore.snapshotBytes,
   });
   if (restore.sleepLevel === 1 && engine.weightsBytes > 0) {
-    // Weights come back from host memory the restore just filled: ordinary pageable pages now.
+    // Weights come back from the host backup: a DMA per allocation from pinned memory (a live
+    // engine's own backup, a staging daemon's registered hugepages), or staged through a
+    // bounce buffer from ordinary pages (a backup a CRIU restore just put back).
+    const copyFraction =
+      restore.hostBackup === "pinned" ? physics.wakeCopyFraction : physics.pageableCopyFraction;
     const seconds =
       rates.pcieBytesPerSecond > 0
-        ? engine.weightsBytes / (rates.pcieBytesPerSecond * physics.pageableCopyFraction)
+        ? engine.weightsBytes / (rates.pcieBytesPerSecond * copyFraction)
         : 0;
     phases.push({ phase: "load_weights", seconds, bytes: engine.weightsBytes });
   }

@@ -33,7 +33,7 @@ import type { HistoryCell } from "./update-history-stat";
 // As n grows at any level, m moves from m_p to x̄ (distance w·|m_p - x̄| / (w + n)).
 
 export interface ShrinkageSettings {
-  /** Spread of the physics model around reality, in ln seconds (0.4 ≈ ×1.5 at 1 sd). */
+  /** Spread of the physics model around reality, in ln seconds (0.35 ≈ ×1.4 at 1 sd). */
   priorLogSd: number;
   /** How many observed starts the physics prior is worth. */
   priorPseudoCount: number;
@@ -47,9 +47,9 @@ export interface ShrinkageSettings {
 
 export const DEFAULT_SHRINKAGE: ShrinkageSettings = {
   // Calibrated on the fidelity suite (`sim:fidelity`): with it, the prior's p10–p90 holds
-  // 25 of 30 published values under the leave-one-source-out predictions (83%, the stated
-  // 80% ± 5%); 0.5 held 90%, wider than it says.
-  priorLogSd: 0.4,
+  // 28 of 34 published values under the leave-one-source-out predictions (82%, the stated
+  // 80% ± 5%); 0.5 held 91%, wider than it says.
+  priorLogSd: 0.35,
   priorPseudoCount: 2,
   fleetPseudoCount: 4,
   endpointPseudoCount: 4,

@@ -116,6 +116,18 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
     basis:
       "the driver stages pageable copies through a pinned bounce buffer, a second copy per byte (CUDA C++ Best Practices Guide, 'Pinned Memory'; NVIDIA's 'How to Optimize Data Transfers in CUDA C/C++')",
   }),
+  scalar(
+    "wakeCopyFraction",
+    "a level-1 wake's copy of its pinned backup, as a share of the pinned rate",
+    0.2,
+    1,
+    {
+      value: 0.75,
+      logSd: Math.log(1.5),
+      basis:
+        "vLLM pins its level-1 CPU backup and torch_memory_saver registers hugepages, so a wake is pinned DMA with a per-allocation cost: most of the pinned rate",
+    },
+  ),
   scalar("criuBaseSeconds", "CRIU process tree, namespaces, fds before pages (s)", 0.05, 5, {
     // 2.5 s - 0.3 s - 3.4 GB / (4 GB/s).
     value: 1.35,
@@ -230,15 +242,17 @@ function robustLoss(logError: number): number {
 }
 
 /**
- * A prior counts as one more case: its "error" is the parameter's distance from the prior's
- * value in the prior's standard deviations, put on the cases' 10% scale. So a constant that
- * several cases pin moves to fit them, and one no case informs stays near its physics.
+ * The priors' share of the loss, on the cases' scale: a case's loss is about e²/(2·0.1) for
+ * a small log error e (a likelihood of variance 0.1), so a prior's is z²/2 for z standard
+ * deviations from its value (its lognormal density), growing only linearly beyond about one
+ * standard deviation, so that a prior the data clearly contradict gives way. A constant that
+ * several cases pin moves to fit them; one no case informs stays near its physics.
  */
 function priorLoss(physics: Physics): number {
   return FITTED_PARAMETERS.reduce((sum, parameter) => {
     const deviations =
       Math.log(parameter.read(physics) / parameter.prior.value) / parameter.prior.logSd;
-    return sum + robustLoss(ROBUST_SCALE * deviations);
+    return sum + Math.sqrt(1 + deviations ** 2) - 1;
   }, 0);
 }
 
@@ -333,6 +347,11 @@ export function fitPhysics(
   };
 
   const DIAGONAL_STEPS = [Math.log(2), Math.log(1.25), Math.log(1.05)];
+  // Both signs, and one constant moving half as far as the other: a valley bounded by an
+  // anchor's ±10% edge curves in log space, so equal steps of both leave it.
+  const PAIR_MOVES: ReadonlyArray<readonly [number, number]> = [1, -1].flatMap((a) =>
+    [1, -1].flatMap((b) => [[a, b] as const, [a, b / 2] as const, [a / 2, b] as const]),
+  );
   // Moving one constant at a time stalls in a narrow diagonal valley: the field-notes
   // restore rows pin CRIU's base seconds plus its page time, so raising the page rate alone
   // breaks them and only a move of both stays inside. So every pair is tried together
@@ -340,12 +359,7 @@ export function fitPhysics(
   const exploreDiagonals = (point: number[], pointScore: number, step: number) => {
     for (let i = 0; i < point.length; i++) {
       for (let j = i + 1; j < point.length; j++) {
-        for (const [di, dj] of [
-          [1, 1],
-          [1, -1],
-          [-1, 1],
-          [-1, -1],
-        ] as const) {
+        for (const [di, dj] of PAIR_MOVES) {
           const candidate = clamp(
             point.map((v, k) => (k === i ? v + di * step : k === j ? v + dj * step : v)),
           );
