@@ -1,5 +1,5 @@
 // pnpm --silent bench:placement [--nodes 5000] [--replicas 10000] [--json]
-//                                [--schedulers N] [--cpu-profile DIR]
+//                                [--schedulers N] [--cpu-profile DIR] [--project-cores 16]
 //
 // End-to-end placement through BullMQ and Postgres (bench-contracts.md): N simulated nodes
 // as rows of a fresh database, R replicas wanted across endpoints, and the scheduler's real
@@ -13,7 +13,10 @@
 // core, as a Node process uses one), sharing the queues; the agent stand-in runs in this
 // process, apart from them, as the fleet would. JSON on stdout; progress on stderr.
 // --cpu-profile DIR writes a V8 profile of each scheduler process (Chrome DevTools,
-// speedscope) to find where its time goes.
+// speedscope) to find where its time goes. `cpu` in the JSON says what bounds placement:
+// the CPU seconds per placement of the schedulers, PostgreSQL and Redis (from /proc), how
+// busy the machine's cores were, and what the same work would place per second on
+// --project-cores cores if CPU is what binds and it spreads over them.
 import { spawn, type ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
@@ -28,6 +31,7 @@ import { quantiles } from "@thaw/core/statistics";
 import { Queue, Worker } from "bullmq";
 import { z } from "zod";
 import { createProducerConnection, createWorkerConnection } from "../redis.ts";
+import { cpuBetween, readCpu, THIS_PROCESS, type ProcessGroup } from "./process-cpu.ts";
 import { enqueue, createQueues } from "../queues.ts";
 
 const Args = z.object({
@@ -36,6 +40,7 @@ const Args = z.object({
   json: z.boolean(),
   schedulers: z.coerce.number().int().min(1).max(16),
   "cpu-profile": z.string().min(1).optional(),
+  "project-cores": z.coerce.number().int().min(1).max(1024),
 });
 
 const schedulers: ChildProcess[] = [];
@@ -57,6 +62,7 @@ try {
       json: { type: "boolean", default: false },
       schedulers: { type: "string", default: String(availableParallelism()) },
       "cpu-profile": { type: "string" },
+      "project-cores": { type: "string", default: "16" },
     },
     strict: true,
   }).values;
@@ -245,6 +251,13 @@ while ((await workersUp()) < args.schedulers) {
   await new Promise((resolve) => setTimeout(resolve, 200));
 }
 
+// The control plane's processes; the agent stand-in is this process (the fleet's share).
+const cpuGroups: Record<string, ProcessGroup> = {
+  schedulers: { pids: schedulers.flatMap((child) => (child.pid ? [child.pid] : [])) },
+  postgres: { command: "postgres" },
+  redis: { command: "redis-server" },
+};
+const cpuBefore = readCpu(cpuGroups);
 const started = performance.now();
 // Every endpoint's scale event at once, as independent autoscalers' hook calls would arrive:
 // one after another, each waited its turn behind the placements the earlier ones started.
@@ -270,6 +283,35 @@ while (placed < args.replicas) {
 }
 const placementSeconds = (performance.now() - started) / 1000;
 const placementsPerSecond = args.replicas / placementSeconds;
+const cpuWindow = cpuBetween(cpuBefore, readCpu(cpuGroups));
+const msPerPlacement = (seconds: number) =>
+  Math.round(((seconds * 1000) / args.replicas) * 1000) / 1000;
+const controlPlaneSeconds =
+  cpuWindow.seconds.schedulers! + cpuWindow.seconds.postgres! + cpuWindow.seconds.redis!;
+const cpu = {
+  windowSeconds: round(cpuWindow.windowSeconds),
+  cores: cpuWindow.cores,
+  busyCores: round(cpuWindow.busyCores),
+  // CPU milliseconds each part spent per placement; "agentStandIn" is this process (the
+  // stand-in the fleet's agents would be, and this bench's own polling).
+  msPerPlacement: {
+    schedulers: msPerPlacement(cpuWindow.seconds.schedulers!),
+    postgres: msPerPlacement(cpuWindow.seconds.postgres!),
+    redis: msPerPlacement(cpuWindow.seconds.redis!),
+    controlPlane: msPerPlacement(controlPlaneSeconds),
+    agentStandIn: msPerPlacement(cpuWindow.seconds[THIS_PROCESS]!),
+  },
+  // If CPU binds (busyCores near cores) and the work spreads over more cores (more scheduler
+  // processes, PostgreSQL backends), this many cores of control plane place this many per
+  // second; an upper bound, since lock waits and round trips do not shrink with cores.
+  projection: {
+    cores: args["project-cores"],
+    placementsPerSecond:
+      controlPlaneSeconds > 0
+        ? round((args["project-cores"] * args.replicas) / controlPlaneSeconds)
+        : 0,
+  },
+};
 await waitUntil(() => received.length >= args.replicas, 120_000);
 
 // --- dispatch latency at a steady 200 scale events/s ------------------------------------------
@@ -368,6 +410,7 @@ const result = {
   scaleEventsPerSecond: RATE,
   scaleEventsSent: RATE * SECONDS,
   scaleEventsDispatchedWithin60s: delivered,
+  cpu,
 };
 console.log(JSON.stringify(result, null, args.json ? 0 : 2));
 process.exit(0);
