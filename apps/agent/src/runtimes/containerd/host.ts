@@ -257,7 +257,7 @@ export class ContainerdHost {
         },
       });
     } catch (error) {
-      const log = await this.logTail(containerId);
+      const log = await this.settledLogTail(containerId);
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(log ? `${message}; container log (last lines):\n${log}` : message, {
         cause: error,
@@ -360,6 +360,20 @@ export class ContainerdHost {
       if (performance.now() >= deadline) return false;
       await sleep(interval);
     }
+  }
+
+  /**
+   * The log tail of a task that just ended: the shim copies the task's output into the log
+   * file on its own, and a task's exit can be seen before its last lines land there (a busy
+   * host). An empty log is read again for up to ~0.75 s before it is taken as empty.
+   */
+  private async settledLogTail(containerId: string): Promise<string> {
+    for (const wait of [50, 100, 200, 400]) {
+      const log = await this.logTail(containerId);
+      if (log) return log;
+      await sleep(wait);
+    }
+    return this.logTail(containerId);
   }
 
   async logTail(containerId: string, lines = 20): Promise<string> {
