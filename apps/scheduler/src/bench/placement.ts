@@ -31,8 +31,8 @@ import { quantiles } from "@thaw/core/statistics";
 import { Queue, Worker } from "bullmq";
 import { z } from "zod";
 import { createProducerConnection, createWorkerConnection } from "../redis.ts";
-import { cpuBetween, readCpu, THIS_PROCESS, type ProcessGroup } from "./process-cpu.ts";
 import { enqueue, createQueues } from "../queues.ts";
+import { cpuBetween, readCpu, THIS_PROCESS, type ProcessGroup } from "./process-cpu.ts";
 
 const Args = z.object({
   nodes: z.coerce.number().int().min(1).max(50_000),
@@ -284,8 +284,7 @@ while (placed < args.replicas) {
 const placementSeconds = (performance.now() - started) / 1000;
 const placementsPerSecond = args.replicas / placementSeconds;
 const cpuWindow = cpuBetween(cpuBefore, readCpu(cpuGroups));
-const msPerPlacement = (seconds: number) =>
-  Math.round(((seconds * 1000) / args.replicas) * 1000) / 1000;
+const msPerPlacement = (seconds: number) => round((seconds * 1000) / args.replicas, 3);
 const controlPlaneSeconds =
   cpuWindow.seconds.schedulers! + cpuWindow.seconds.postgres! + cpuWindow.seconds.redis!;
 const cpu = {
@@ -415,8 +414,8 @@ const result = {
 console.log(JSON.stringify(result, null, args.json ? 0 : 2));
 process.exit(0);
 
-function round(x: number) {
-  return Math.round(x * 10) / 10;
+function round(x: number, decimals = 1) {
+  return Math.round(x * 10 ** decimals) / 10 ** decimals;
 }
 async function waitUntil(check: () => boolean, timeoutMs: number, mustFinish = true) {
   const deadline = performance.now() + timeoutMs;

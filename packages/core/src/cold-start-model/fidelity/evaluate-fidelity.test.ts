@@ -191,7 +191,11 @@ describe("evaluateFidelity", () => {
     restoreCase("gamma", 0, 10e9),
     restoreCase("gamma", 1, 40e9),
     restoreCase("gamma", 2, 120e9),
-  ].map((fidelityCase) => publishedUnder(fidelityCase, FAST_RESTORES));
+  ].map((fidelityCase) => ({
+    ...publishedUnder(fidelityCase, FAST_RESTORES),
+    // One comparison group, so the same report also answers the ordering test.
+    comparesPaths: "sizes",
+  }));
   // Four full fits (all cases, then each source left out): computed once for the tests below.
   let report: ReturnType<typeof evaluateFidelity> | undefined;
   const reportOnCases = () => (report ??= evaluateFidelity(cases, { anchors: [] }));
@@ -258,8 +262,7 @@ describe("evaluateFidelity", () => {
   });
 
   it("orders a comparison group by published and by predicted seconds", () => {
-    const grouped = cases.map((c) => ({ ...c, comparesPaths: "sizes" }));
-    const [ordering] = evaluateFidelity(grouped, { anchors: [] }).orderings;
+    const [ordering] = reportOnCases().orderings;
     const bySize = [...cases].sort(
       (a, b) => a.scenario.engine.weightsBytes - b.scenario.engine.weightsBytes,
     );

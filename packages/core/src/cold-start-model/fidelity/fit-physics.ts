@@ -12,9 +12,9 @@ import { predictCase } from "./predict-case";
 /**
  * What the physics says of a constant before any fidelity case is seen: a central value and a
  * spread (lognormal), each derived from hardware figures, vendor guidance or the field notes,
- * never from the suite. The fit treats it as one more observation, so a constant no training
- * case informs (a source left out by cross-validation) stays where the physics puts it
- * instead of wandering to wherever its range lets it.
+ * never from the suite. The fit weighs it with the cases (priorLoss), so a constant no
+ * training case informs (a source left out by cross-validation) stays where the physics puts
+ * it instead of wandering to wherever its range lets it.
  */
 export interface PhysicalPrior {
   value: number;
@@ -236,10 +236,13 @@ const ROBUST_SCALE = 0.1;
 /** The project's one quantile (statistics/quantile.ts) at 0.5; 0 for no values. */
 export const median = (values: readonly number[]): number => quantile(values, 0.5) ?? 0;
 
-/** Pseudo-Huber loss of one log error. */
-function robustLoss(logError: number): number {
-  return ROBUST_SCALE * (Math.sqrt(1 + (logError / ROBUST_SCALE) ** 2) - 1);
+/** Pseudo-Huber loss: about x²/(2·scale) below `scale`, about |x| above it. */
+function pseudoHuber(x: number, scale: number): number {
+  return scale * (Math.sqrt(1 + (x / scale) ** 2) - 1);
 }
+
+/** Pseudo-Huber loss of one log error. */
+const robustLoss = (logError: number) => pseudoHuber(logError, ROBUST_SCALE);
 
 /**
  * The priors' share of the loss, on the cases' scale: a case's loss is about e²/(2·0.1) for
@@ -252,14 +255,14 @@ function priorLoss(physics: Physics): number {
   return FITTED_PARAMETERS.reduce((sum, parameter) => {
     const deviations =
       Math.log(parameter.read(physics) / parameter.prior.value) / parameter.prior.logSd;
-    return sum + Math.sqrt(1 + deviations ** 2) - 1;
+    return sum + pseudoHuber(deviations, 1);
   }, 0);
 }
 
 /**
- * What the fit minimises: the mean robust loss of the cases' log errors (log, so 2x too slow
- * and 2x too fast weigh the same; per phase where the source gives phases) with each constant's physical prior counted as one more
- * case, and a steep price for any field-notes row pushed beyond ±10%.
+ * What the fit minimises: the robust loss of the cases' log errors (log, so 2x too slow and
+ * 2x too fast weigh the same; per phase where the source gives phases) plus the priors'
+ * loss, averaged, and a steep price for any field-notes row pushed beyond ±10%.
  */
 export function fitObjective(
   physics: Physics,
@@ -346,16 +349,15 @@ export function fitPhysics(
     return { point, score: best };
   };
 
+  // Moving one constant at a time stalls in a narrow diagonal valley: the field-notes
+  // restore rows pin CRIU's base seconds plus its page time, so raising the page rate alone
+  // breaks them and only a move of both stays inside. So every pair is tried together, in
+  // both directions and with one moving half as far as the other (a valley bounded by an
+  // anchor's ±10% edge curves in log space, so equal steps of both leave it).
   const DIAGONAL_STEPS = [Math.log(2), Math.log(1.25), Math.log(1.05)];
-  // Both signs, and one constant moving half as far as the other: a valley bounded by an
-  // anchor's ±10% edge curves in log space, so equal steps of both leave it.
   const PAIR_MOVES: ReadonlyArray<readonly [number, number]> = [1, -1].flatMap((a) =>
     [1, -1].flatMap((b) => [[a, b] as const, [a, b / 2] as const, [a / 2, b] as const]),
   );
-  // Moving one constant at a time stalls in a narrow diagonal valley: the field-notes
-  // restore rows pin CRIU's base seconds plus its page time, so raising the page rate alone
-  // breaks them and only a move of both stays inside. So every pair is tried together
-  // (both signs each).
   const exploreDiagonals = (point: number[], pointScore: number, step: number) => {
     for (let i = 0; i < point.length; i++) {
       for (let j = i + 1; j < point.length; j++) {
