@@ -124,9 +124,29 @@ export const ScenarioRestore = z
   })
   .strict();
 
+// A sleeping engine (vLLM's sleep mode) keeps its process, CUDA context, compiled kernels and
+// CUDA graphs; it gave back the GPU memory of its weights and KV cache. Waking it puts the
+// weights back (level 1: from its host backup; level 2: read again from disk or page cache)
+// and re-allocates the KV cache.
+export const ScenarioWake = z
+  .object({
+    /** 1: the weights wait in host RAM; 2: they were discarded and are read again. */
+    sleepLevel: z.union([z.literal(1), z.literal(2)]).default(1),
+    /**
+     * Level 1: where the weights wait. `pinned` (default): a live engine's own backup, which
+     * vLLM allocates page-locked (CuMemAllocator's CPU backup with pin_memory); `pageable`:
+     * ordinary pages, staged through a bounce buffer.
+     */
+    hostBackup: z.enum(["pinned", "pageable"]).default("pinned"),
+    /** Level 2: reader threads of the weight reload; 1 = vLLM's own `reload_weights`. */
+    reloadConcurrency: z.number().int().positive().default(1),
+  })
+  .strict();
+
 export type ScenarioHost = z.output<typeof ScenarioHost>;
 export type ScenarioLayer = z.output<typeof ScenarioLayer>;
 export type ScenarioImage = z.output<typeof ScenarioImage>;
 export type ScenarioEngine = z.output<typeof ScenarioEngine>;
 export type ScenarioLazy = z.output<typeof ScenarioLazy>;
 export type ScenarioRestore = z.output<typeof ScenarioRestore>;
+export type ScenarioWake = z.output<typeof ScenarioWake>;

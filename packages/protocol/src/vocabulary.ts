@@ -4,8 +4,12 @@ import { z } from "zod";
 // re-exports them as its vocabulary; the database enums mirror them (core's vocabulary test
 // fails if the two ever disagree). Add a value here and in packages/db/prisma/schema.prisma.
 
-/** Start paths, fastest-when-possible first. */
-export const StartPath = z.enum(["warm", "restore", "lazy", "pull"]);
+/**
+ * Start paths, fastest-when-possible first: hand over a parked replica that holds its GPUs
+ * (warm), wake a sleeping engine that holds only host memory (wake), restore a CRIU snapshot,
+ * start from an eStargz image read lazily, or pull the image.
+ */
+export const StartPath = z.enum(["warm", "wake", "restore", "lazy", "pull"]);
 export type StartPath = z.infer<typeof StartPath>;
 
 /** The closed set of cold-start phases, in the order they happen. */

@@ -56,6 +56,7 @@ const TOMBSTONE_MS = 10 * 60_000;
 
 const FIRST_PHASE: Record<StartPath, Phase> = {
   warm: "handover",
+  wake: "load_weights",
   restore: "restore",
   lazy: "prefetch",
   pull: "pull",

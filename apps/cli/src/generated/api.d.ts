@@ -554,7 +554,7 @@ export interface components {
                 [key: string]: unknown;
             } | unknown[];
             /** @enum {string} */
-            path: "warm" | "restore" | "lazy" | "pull";
+            path: "warm" | "wake" | "restore" | "lazy" | "pull";
             phases: ({
                 bytes: number | null;
                 /** @enum {string} */
@@ -597,7 +597,7 @@ export interface components {
             locality: string;
             nodeName: string | null;
             /** @enum {string} */
-            path: "warm" | "restore" | "lazy" | "pull";
+            path: "warm" | "wake" | "restore" | "lazy" | "pull";
             /** @description The chosen option's predicted mean time-to-ready; null for starts placed before it was kept. */
             predictedMeanSeconds: number | null;
             /** @description With predictedP90Seconds, the interval the start was predicted to finish in 80% of the time; null for starts placed before it was kept. */
@@ -619,12 +619,13 @@ export interface components {
             /**
              * @default [
              *       "warm",
+             *       "wake",
              *       "restore",
              *       "lazy",
              *       "pull"
              *     ]
              */
-            allowedPaths?: ("warm" | "restore" | "lazy" | "pull")[];
+            allowedPaths?: ("warm" | "wake" | "restore" | "lazy" | "pull")[];
             deployment: components["schemas"]["DeploymentSpec"];
             desiredReplicas?: number;
             /** @default 1 */
@@ -804,7 +805,7 @@ export interface components {
         };
         Endpoint: {
             activeDeployment: components["schemas"]["Deployment"] | null;
-            allowedPaths: ("warm" | "restore" | "lazy" | "pull")[];
+            allowedPaths: ("warm" | "wake" | "restore" | "lazy" | "pull")[];
             /** Format: date-time */
             createdAt: string;
             desiredReplicas: number;
@@ -845,7 +846,7 @@ export interface components {
                 nodeName: string | null;
                 p90Seconds: number | null;
                 /** @enum {string} */
-                path: "warm" | "restore" | "lazy" | "pull";
+                path: "warm" | "wake" | "restore" | "lazy" | "pull";
                 reason: string | null;
                 samples: number;
             }[];
@@ -859,7 +860,7 @@ export interface components {
             };
             lastColdStart: {
                 /** @enum {string} */
-                path: "warm" | "restore" | "lazy" | "pull";
+                path: "warm" | "wake" | "restore" | "lazy" | "pull";
                 /** Format: date-time */
                 requestedAt: string;
                 /** @enum {string} */
@@ -1023,7 +1024,7 @@ export interface components {
             thresholdSeconds?: number;
         };
         UpdateEndpoint: {
-            allowedPaths?: ("warm" | "restore" | "lazy" | "pull")[];
+            allowedPaths?: ("warm" | "wake" | "restore" | "lazy" | "pull")[];
             /** @description GPU-seconds of idle capacity Thaw may spend to save one second of one request's wait: the warm pool keeps a replica warm (or pre-warms one) only while the GPU time it holds costs less than the wait it saves at this price. 0 keeps nothing warm beyond minReplicas; larger values put latency first. Omitted or null: the org's default (set by its admins), else the platform's default: no more idle GPU time than a 10-minute keep-alive, spent where it saves the most wait. */
             gpuSecondsPerWaitSecond?: number | null;
             maxReplicas?: number;
@@ -1726,7 +1727,7 @@ export interface operations {
                         startsByPath: {
                             failedGpuSeconds: number;
                             /** @enum {string} */
-                            path: "warm" | "restore" | "lazy" | "pull";
+                            path: "warm" | "wake" | "restore" | "lazy" | "pull";
                             startingGpuSeconds: number;
                         }[];
                         to: string;
@@ -2279,7 +2280,7 @@ export interface operations {
                         startsByPath: {
                             failedGpuSeconds: number;
                             /** @enum {string} */
-                            path: "warm" | "restore" | "lazy" | "pull";
+                            path: "warm" | "wake" | "restore" | "lazy" | "pull";
                             startingGpuSeconds: number;
                         }[];
                         to: string;

@@ -27,6 +27,7 @@ export const PHASE_COLORS: Record<(typeof PHASES)[number], string> = {
 
 export const PATH_COLORS: Record<StartPath, string> = {
   warm: "#16a34a",
+  wake: "#65a30d",
   restore: "#7c3aed",
   lazy: "#0891b2",
   pull: "#d97706",

@@ -12,6 +12,7 @@ export {
   ScenarioLayer,
   ScenarioLazy,
   ScenarioRestore,
+  ScenarioWake,
   parseColdStartScenario,
   type ColdStartScenarioInput,
 } from "./scenario-schema";

@@ -50,37 +50,8 @@ export function restorePhases(
       gpuStateBytes / physics.cudaCheckpointRestoreBytesPerSecond,
     bytes: restore.snapshotBytes,
   });
-  if (restore.sleepLevel === 1 && engine.weightsBytes > 0) {
-    // Weights come back from the host backup: a DMA per allocation from pinned memory (a live
-    // engine's own backup, a staging daemon's registered hugepages), or staged through a
-    // bounce buffer from ordinary pages (a backup a CRIU restore just put back).
-    const copyFraction =
-      restore.hostBackup === "pinned" ? physics.wakeCopyFraction : physics.pageableCopyFraction;
-    const seconds =
-      rates.pcieBytesPerSecond > 0
-        ? engine.weightsBytes / (rates.pcieBytesPerSecond * copyFraction)
-        : 0;
-    phases.push({ phase: "load_weights", seconds, bytes: engine.weightsBytes });
-  }
-  if (restore.sleepLevel === 2 && engine.weightsBytes > 0) {
-    // One reader: vLLM's reload_weights, tensor by tensor from pageable memory. More: chunked,
-    // double-buffered pinned reload (reading the next chunk while the last one is DMA'd).
-    const shape: LoaderShape =
-      restore.reloadConcurrency > 1
-        ? { readers: restore.reloadConcurrency, overlapped: true }
-        : { readers: 1, overlapped: false };
-    phases.push({
-      phase: "load_weights",
-      seconds: loadLocalWeightsSeconds(
-        engine.weightsBytes,
-        shape,
-        weightsSourceOf(engine),
-        rates,
-        physics,
-      ),
-      bytes: engine.weightsBytes,
-    });
-  }
+  if (restore.sleepLevel !== 0)
+    phases.push(...reinstatedWeightsPhases(restore.sleepLevel, restore, engine, rates, physics));
   // GPU state that cuda-checkpoint put back is mapped into the engine's allocations before
   // the first forward pass (NVIDIA Dynamo's "wake / remap" stage grows with the weights). A
   // sleep-mode wake maps each allocation as it copies into it: the copy above is its cost.
@@ -92,4 +63,49 @@ export function restorePhases(
     bytes: 0,
   });
   return phases;
+}
+
+/**
+ * The weights put back into a woken engine (after a restore, or a live engine's wake): at
+ * sleep level 1 from its host backup, at level 2 read again by its loader.
+ */
+export function reinstatedWeightsPhases(
+  sleepLevel: 1 | 2,
+  how: { hostBackup: "pinned" | "pageable"; reloadConcurrency: number },
+  engine: ColdStartScenario["engine"],
+  rates: HostRates,
+  physics: Physics,
+): PhaseTiming[] {
+  if (engine.weightsBytes <= 0) return [];
+  if (sleepLevel === 1) {
+    // Weights come back from the host backup: a DMA per allocation from pinned memory (a live
+    // engine's own backup, a staging daemon's registered hugepages), or staged through a
+    // bounce buffer from ordinary pages (a backup a CRIU restore just put back).
+    const copyFraction =
+      how.hostBackup === "pinned" ? physics.wakeCopyFraction : physics.pageableCopyFraction;
+    const seconds =
+      rates.pcieBytesPerSecond > 0
+        ? engine.weightsBytes / (rates.pcieBytesPerSecond * copyFraction)
+        : 0;
+    return [{ phase: "load_weights", seconds, bytes: engine.weightsBytes }];
+  }
+  // One reader: vLLM's reload_weights, tensor by tensor from pageable memory. More: chunked,
+  // double-buffered pinned reload (reading the next chunk while the last one is DMA'd).
+  const shape: LoaderShape =
+    how.reloadConcurrency > 1
+      ? { readers: how.reloadConcurrency, overlapped: true }
+      : { readers: 1, overlapped: false };
+  return [
+    {
+      phase: "load_weights",
+      seconds: loadLocalWeightsSeconds(
+        engine.weightsBytes,
+        shape,
+        weightsSourceOf(engine),
+        rates,
+        physics,
+      ),
+      bytes: engine.weightsBytes,
+    },
+  ];
 }

@@ -8,6 +8,7 @@ import {
   ScenarioLayer,
   ScenarioLazy,
   ScenarioRestore,
+  ScenarioWake,
   StartPath,
 } from "@thaw/protocol";
 import { z } from "zod";
@@ -16,7 +17,7 @@ import { parseInput } from "../errors/parse-input";
 // The `sim:coldstart` scenario of docs/bench-contracts.md. It is a public contract: add
 // optional fields, never rename. Every object is strict so a typo is an error that names
 // the field instead of a silently ignored key. Sizes are bytes, times seconds. Its blocks
-// (host, image, engine, lazy, restore) are the agent protocol's, which carries them to
+// (host, image, engine, lazy, restore, wake) are the agent protocol's, which carries them to
 // simulated hosts; they are re-exported here for the model's users.
 export {
   LayerCompression,
@@ -27,6 +28,7 @@ export {
   ScenarioLayer,
   ScenarioLazy,
   ScenarioRestore,
+  ScenarioWake,
 };
 
 const nonNegative = z.number().nonnegative();
@@ -42,6 +44,8 @@ export const ColdStartScenario = z
     path: StartPath,
     lazy: ScenarioLazy.prefault({}),
     restore: ScenarioRestore.prefault({}),
+    /** The wake path: how the sleeping engine left its weights. */
+    wake: ScenarioWake.prefault({}),
   })
   .strict()
   .superRefine((scenario, ctx) => {

@@ -4,6 +4,7 @@ import { lazyPhases } from "./lazy-path";
 import { PHYSICS, type Physics } from "./physical-constants";
 import { pullPhases } from "./pull-path";
 import { restorePhases } from "./restore-path";
+import { wakePhases } from "./wake-path";
 import {
   parseColdStartScenario,
   type ColdStartScenario,
@@ -82,6 +83,8 @@ function basePhases(scenario: ColdStartScenario, physics: Physics): PhaseTiming[
   switch (scenario.path) {
     case "warm":
       return [{ phase: "handover", seconds: physics.handoverSeconds, bytes: 0 }];
+    case "wake":
+      return wakePhases(scenario, rates, physics);
     case "restore":
       return restorePhases(scenario, rates, physics);
     case "lazy":

@@ -185,6 +185,11 @@ export function occupy(node: SchedulingNode, option: StartOption, gpus: number):
       (w) => w.replicaId !== option.warmReplicaId,
     );
   } else {
+    // A woken engine is no longer asleep: the next decision cannot wake it again.
+    if (option.path === "wake" && node.sleepingReplicas)
+      node.sleepingReplicas = node.sleepingReplicas.filter(
+        (s) => s.replicaId !== option.sleepingReplica?.replicaId,
+      );
     node.freeGpus = Math.max(0, node.freeGpus - gpus);
     node.startsInFlight = node.startsInFlight + 1;
   }
@@ -209,7 +214,7 @@ export function optionPredictor(
       hostKey = JSON.stringify(node.host);
       hostKeys.set(node.host, hostKey);
     }
-    const key = `${hostKey}|${option.path}|${option.locality}|${option.snapshotId ?? ""}`;
+    const key = `${hostKey}|${option.path}|${option.locality}|${option.snapshotId ?? ""}|${option.sleepingReplica?.sleepLevel ?? ""}`;
     let prediction = predictions.get(key);
     if (prediction === undefined) {
       const snapshot = option.snapshotId ? snapshotsById.get(option.snapshotId) : undefined;
@@ -220,6 +225,7 @@ export function optionPredictor(
           path: option.path,
           locality: option.locality,
           ...(snapshot ? { snapshot } : {}),
+          ...(option.sleepingReplica ? { sleeping: option.sleepingReplica } : {}),
         }),
         history: history(option.path, option.locality),
       });

@@ -96,6 +96,7 @@ export async function predictEndpointPaths({
               path,
               locality: option.locality,
               ...(snapshot ? { snapshot } : {}),
+              ...(option.sleepingReplica ? { sleeping: option.sleepingReplica } : {}),
             }),
             history: history(path, option.locality),
           }),

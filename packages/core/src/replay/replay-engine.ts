@@ -250,7 +250,7 @@ class StartPhysics {
     return Math.max(0.01, noisyTotalSeconds(phases, seed, skipPull ? SKIP_PULL : NO_SKIP));
   }
 }
-const PATH_INDEX: Record<StartPath, number> = { warm: 0, restore: 1, lazy: 2, pull: 3 };
+const PATH_INDEX: Record<StartPath, number> = { warm: 0, wake: 1, restore: 2, lazy: 3, pull: 4 };
 const SKIP_PULL: ReadonlySet<PhaseTiming["phase"]> = new Set(["pull"]);
 const NO_SKIP: ReadonlySet<PhaseTiming["phase"]> = new Set();
 
@@ -334,7 +334,7 @@ export function replay(input: {
   const starved: EndpointState[] = [];
   let pooled: IdleTimeHistogram | undefined;
   const waits: number[] = [];
-  const byPath: Record<StartPath, number> = { warm: 0, restore: 0, lazy: 0, pull: 0 };
+  const byPath: Record<StartPath, number> = { warm: 0, wake: 0, restore: 0, lazy: 0, pull: 0 };
   let coldRequests = 0;
   let servedByIdleReplica = 0;
   let warmHandovers = 0;

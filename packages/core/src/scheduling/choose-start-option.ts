@@ -44,7 +44,8 @@ export function recentDecisionsWorthCounting(
 /**
  * Concurrent starts on one node share its NIC and disk. Each start in flight adds this
  * fraction of an option's own time: between no contention (0) and full serialisation (1).
- * A warm handover moves no bytes and is exempt.
+ * A warm handover moves no bytes and is exempt, as is a level-1 wake (its bytes cross only
+ * the host's own PCIe, from memory the sleeping engine holds).
  */
 export const IN_FLIGHT_SLOWDOWN = 0.5;
 
@@ -79,8 +80,12 @@ function standardNormal(random: () => number): number {
   return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
 }
 
-function queueFactor(option: Pick<StartOption, "path" | "startsInFlight">): number {
-  return option.path === "warm" ? 1 : 1 + IN_FLIGHT_SLOWDOWN * Math.max(0, option.startsInFlight);
+function queueFactor(
+  option: Pick<StartOption, "path" | "startsInFlight" | "sleepingReplica">,
+): number {
+  const movesNoSharedBytes =
+    option.path === "warm" || (option.path === "wake" && option.sleepingReplica?.sleepLevel === 1);
+  return movesNoSharedBytes ? 1 : 1 + IN_FLIGHT_SLOWDOWN * Math.max(0, option.startsInFlight);
 }
 
 function objectiveSeconds(prediction: TimeToReadyPrediction, objective: Objective): number {
@@ -103,7 +108,7 @@ export function optionCostSeconds(predicted: PredictedStartOption, objective: Ob
   return objectiveSeconds(predicted.prediction, objective) * queueFactor(predicted.option);
 }
 
-const PATH_ORDER = { warm: 0, restore: 1, lazy: 2, pull: 3 } as const;
+const PATH_ORDER = { warm: 0, wake: 1, restore: 2, lazy: 3, pull: 4 } as const;
 
 /**
  * The order of `options` in a choice: least cost first, then by path, then by node id. Options

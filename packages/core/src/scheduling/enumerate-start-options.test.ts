@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { StartPath } from "../vocabulary/index";
 import { enumerateStartOptions } from "./enumerate-start-options";
 import { deployment, endpoint, L40S, makeNode, makeSnapshot } from "./test-fixtures";
 
@@ -36,6 +37,43 @@ describe("enumerateStartOptions", () => {
     );
   });
 
+  it("offers wake where a sleeping replica of the deployment sits and its GPUs are free", () => {
+    const sleeping = (replicaId: string, deploymentId: string) => [
+      { replicaId, deploymentId, sleepLevel: 1 as const },
+    ];
+    const nodes = [
+      makeNode({ id: "a", name: "a", sleepingReplicas: sleeping("s1", deployment.id) }),
+      makeNode({ id: "b", name: "b", sleepingReplicas: sleeping("s2", "other") }),
+      // Asleep here, but every GPU is taken by other replicas: it cannot wake now.
+      makeNode({
+        id: "c",
+        name: "c",
+        freeGpus: 0,
+        sleepingReplicas: sleeping("s3", deployment.id),
+      }),
+    ];
+    const { feasible, infeasible } = enumerateStartOptions({
+      endpoint,
+      deployment,
+      nodes,
+      snapshots: [],
+    });
+    // Unlike a warm handover, a wake reserves GPUs: the sleeping engine gave them back.
+    expect(feasible.filter((o) => o.path === "wake")).toEqual([
+      expect.objectContaining({
+        nodeId: "a",
+        locality: "sleeping-replica",
+        gpusToReserve: endpoint.gpuCount,
+        sleepingReplica: { replicaId: "s1", deploymentId: deployment.id, sleepLevel: 1 },
+      }),
+    ]);
+    const reasons = infeasible.filter((o) => o.path === "wake").map((o) => [o.nodeId, o.reason]);
+    expect(reasons).toEqual([
+      ["b", "no sleeping replica of this deployment"],
+      ["c", "needs 1 free GPU(s), node has 0"],
+    ]);
+  });
+
   it("marks cached images and local snapshots as locality", () => {
     const node = makeNode({
       cachedImageDigests: ["sha256:plain"],
@@ -70,6 +108,7 @@ describe("enumerateStartOptions", () => {
         `GPU NVIDIA A10G ≠ endpoint's ${L40S}`,
         "needs 1 free GPU(s), node has 0",
         "no idle warm replica of this deployment",
+        "no sleeping replica of this deployment",
         "no snapshot of this deployment",
       ]),
     );
@@ -143,7 +182,7 @@ describe("enumerateStartOptions", () => {
             nodes,
             snapshots,
           });
-          expect(feasible.length + infeasible.length).toBe(nodes.length * 4);
+          expect(feasible.length + infeasible.length).toBe(nodes.length * StartPath.options.length);
           for (const option of feasible) {
             const node = nodes.find((n) => n.id === option.nodeId)!;
             expect(node.state).toBe("ready");

@@ -72,6 +72,16 @@ function checkPath(
         },
       };
     }
+    case "wake": {
+      const sleeping = node.sleepingReplicas?.find((r) => r.deploymentId === deployment.id);
+      if (!sleeping) return { ok: false, reason: "no sleeping replica of this deployment" };
+      // The engine gave its GPU memory back when it slept: waking needs the GPUs again.
+      if (gpus) return { ok: false, reason: gpus };
+      return {
+        ok: true,
+        option: { ...base, locality: "sleeping-replica", sleepingReplica: sleeping },
+      };
+    }
     case "restore": {
       const mine = snapshots.filter((s) => s.deploymentId === deployment.id);
       if (mine.length === 0) return { ok: false, reason: "no snapshot of this deployment" };

@@ -4,7 +4,12 @@ import {
   type ScenarioHost,
 } from "../cold-start-model/index";
 import type { StartPath } from "../vocabulary/index";
-import type { Locality, SchedulingDeployment, SchedulingSnapshot } from "./start-option";
+import type {
+  Locality,
+  SchedulingDeployment,
+  SchedulingSnapshot,
+  SleepingReplica,
+} from "./start-option";
 import type { HistoryCell } from "./update-history-stat";
 
 // Time-to-ready of one option (node × path × locality): the physics model as the prior,
@@ -151,6 +156,8 @@ export function physicsPriorSeconds(input: {
   path: StartPath;
   locality: Locality;
   snapshot?: Pick<SchedulingSnapshot, "bytes" | "sleepLevel">;
+  /** The wake path: how the sleeping engine sleeps (level 1 when absent). */
+  sleeping?: Pick<SleepingReplica, "sleepLevel">;
 }): number {
   const { deployment, path, locality } = input;
   const imageCached = locality === "image-cached" && (path === "pull" || path === "lazy");
@@ -172,6 +179,7 @@ export function physicsPriorSeconds(input: {
         ? { snapshotBytes: input.snapshot.bytes, sleepLevel: input.snapshot.sleepLevel }
         : {}),
     },
+    ...(input.sleeping ? { wake: { sleepLevel: input.sleeping.sleepLevel } } : {}),
   };
   const result = simulateColdStart(scenario);
   const skipped = imageCached

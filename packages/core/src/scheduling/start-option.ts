@@ -9,12 +9,18 @@ import type { NodeState, Objective, SnapshotStatus, StartPath } from "../vocabul
 /**
  * What the node already holds for this option, the key of a history cell (ARCHITECTURE.md §5):
  * - `warm-replica`: an idle initialised replica of the deployment (path warm)
+ * - `sleeping-replica`: a sleeping engine of the deployment, holding host memory (path wake)
  * - `snapshot-local` / `snapshot-store`: the snapshot is on the node's disk / must be fetched
  * - `image-cached`: the image (or its eStargz variant, for lazy) is in the node's content store
  * - `cold`: nothing; every byte crosses the network
  */
 export type Locality =
-  "warm-replica" | "snapshot-local" | "snapshot-store" | "image-cached" | "cold";
+  | "warm-replica"
+  | "sleeping-replica"
+  | "snapshot-local"
+  | "snapshot-store"
+  | "image-cached"
+  | "cold";
 
 export interface SchedulingNode {
   id: string;
@@ -36,8 +42,20 @@ export interface SchedulingNode {
   localSnapshotIds: readonly string[];
   /** Idle, initialised replicas on the node (any deployment). */
   idleWarmReplicas: readonly { replicaId: string; deploymentId: string }[];
+  /**
+   * Sleeping engines on the node (any deployment): they hold host memory, not GPUs, and wake
+   * on free GPUs of this node. Absent: none.
+   */
+  sleepingReplicas?: readonly SleepingReplica[];
   /** Cold starts already running on the node: they share its NIC and disk. */
   startsInFlight: number;
+}
+
+/** A sleeping engine: its weights wait in host RAM (level 1) or were discarded (level 2). */
+export interface SleepingReplica {
+  replicaId: string;
+  deploymentId: string;
+  sleepLevel: 1 | 2;
 }
 
 export interface SchedulingEndpoint {
@@ -88,6 +106,8 @@ export interface StartOption {
   snapshotId?: string;
   /** Set for `warm`. */
   warmReplicaId?: string;
+  /** Set for `wake`: the sleeping engine to wake, and how it sleeps. */
+  sleepingReplica?: SleepingReplica;
   startsInFlight: number;
 }
 

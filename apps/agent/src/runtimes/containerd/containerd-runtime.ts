@@ -16,6 +16,7 @@ import { engineCall } from "../replica-http.ts";
 import {
   type CapturedSnapshot,
   type EmitPhase,
+  NO_SLEEPING_ENGINES,
   PhaseFailedError,
   type Runtime,
   type RuntimeInventory,
@@ -44,6 +45,7 @@ interface ReplicaEntry {
 /** The phase a path starts with: where a failure before any phase is reported. */
 const FIRST_PHASE: Record<StartPath, Phase> = {
   warm: "handover",
+  wake: "load_weights",
   restore: "restore",
   lazy: "prefetch",
   pull: "pull",
@@ -123,6 +125,8 @@ export class ContainerdRuntime implements Runtime {
         case "restore":
           outcome = await startByRestore(ctx, () => this.restorePreflight());
           break;
+        case "wake":
+          throw fail(NO_SLEEPING_ENGINES);
         case "warm":
           outcome = await startWarm(ctx, {
             containerId: entry.containerId,

@@ -18,6 +18,7 @@ import {
 import {
   type CapturedSnapshot,
   type EmitPhase,
+  NO_SLEEPING_ENGINES,
   PhaseFailedError,
   type Runtime,
   type RuntimeInventory,
@@ -70,6 +71,7 @@ interface SimSnapshot {
 
 const FIRST_PHASE: Record<StartPath, Phase> = {
   warm: "handover",
+  wake: "load_weights",
   restore: "restore",
   lazy: "prefetch",
   pull: "pull",
@@ -96,7 +98,9 @@ export class SimRuntime implements Runtime {
       reasons.lazy = "this host does not run stargz-snapshotter, so it cannot start lazily";
     if (this.options.restore === false)
       reasons.restore = "this host has no CRIU / cuda-checkpoint, so it cannot restore snapshots";
-    const paths = (["warm", "restore", "lazy", "pull"] as const).filter((p) => !reasons[p]);
+    // Waking needs an engine put to sleep on this host, which this agent does not do yet.
+    reasons.wake = NO_SLEEPING_ENGINES;
+    const paths = (["warm", "wake", "restore", "lazy", "pull"] as const).filter((p) => !reasons[p]);
     return { paths, reasons };
   }
 

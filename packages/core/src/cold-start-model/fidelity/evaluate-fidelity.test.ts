@@ -61,6 +61,7 @@ const restoreCase = (source: string, index: number, weights: number): FidelityCa
       reloadConcurrency: 1,
       hostBackup: "pageable",
     },
+    wake: { sleepLevel: 1, hostBackup: "pinned", reloadConcurrency: 1 },
   },
   publishedSeconds: 1,
   compare: "total",
