@@ -14,6 +14,9 @@ export interface FrontierPoint {
   idleGpuHours: number;
   gpuHours: number;
   coldStartFraction: number;
+  /** Starts that woke a sleeping engine, and the host memory sleepers held (GB × hours). */
+  wakes: number;
+  sleepingGbHours: number;
 }
 
 export type Frontiers = Partial<Record<PolicyFamily, FrontierPoint[]>>;
@@ -26,6 +29,8 @@ export function frontierPoint(setting: string, result: PolicyResult): FrontierPo
     idleGpuHours: result.idleGpuHours,
     gpuHours: result.gpuHours,
     coldStartFraction: result.coldStartFraction,
+    wakes: result.coldStartsByPath.wake,
+    sleepingGbHours: result.sleepingGbHours,
   };
 }
 
@@ -100,6 +105,117 @@ export function checkTargets(frontiers: Frontiers): TargetCheck[] {
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** One thaw point against thaw with sleeping engines (issue: "the frontier moves left"). */
+export interface SleepingComparison {
+  setting: string;
+  thaw: { meanWaitSeconds: number; idleGpuHours: number };
+  /** The same setting with sleeping allowed. */
+  sameSetting: {
+    meanWaitSeconds: number;
+    idleGpuHours: number;
+    wakes: number;
+    sleepingGbHours: number;
+  } | null;
+  /**
+   * Each frontier's fewest idle GPU-hours at a mean wait no longer than this thaw point's:
+   * thaw's own (its Pareto front there) and with sleeping (null: no point waits as little).
+   * Their ratio is how far left the frontier moved at this wait.
+   */
+  frontierIdleGpuHoursAtThisWait: { thaw: number; sleeping: number | null };
+  /** The other axis: each frontier's least mean wait at no more idle GPU-hours than this point's. */
+  frontierWaitSecondsAtThisIdle: { thaw: number; sleeping: number | null };
+}
+
+/** The fewest idle GPU-hours among `points` whose mean wait is at most `wait`. */
+function leastIdleAtWait(points: readonly FrontierPoint[], wait: number): number | null {
+  let least: number | null = null;
+  for (const p of points)
+    if (p.meanWaitSeconds <= wait + 1e-9 && (least === null || p.idleGpuHours < least))
+      least = p.idleGpuHours;
+  return least;
+}
+
+/** The least mean wait among `points` whose idle GPU-hours are at most `idle`. */
+function leastWaitAtIdle(points: readonly FrontierPoint[], idle: number): number | null {
+  let least: number | null = null;
+  for (const p of points)
+    if (p.idleGpuHours <= idle + 1e-9 && (least === null || p.meanWaitSeconds < least))
+      least = p.meanWaitSeconds;
+  return least;
+}
+
+export function compareSleeping(frontiers: Frontiers): SleepingComparison[] {
+  const sleeping = frontiers["thaw-sleep"] ?? [];
+  const thaw = frontiers.thaw ?? [];
+  if (sleeping.length === 0) return [];
+  return thaw.map((t) => {
+    const same = sleeping.find((s) => s.setting === t.setting) ?? null;
+    return {
+      setting: t.setting,
+      thaw: { meanWaitSeconds: t.meanWaitSeconds, idleGpuHours: t.idleGpuHours },
+      sameSetting: same && {
+        meanWaitSeconds: same.meanWaitSeconds,
+        idleGpuHours: same.idleGpuHours,
+        wakes: same.wakes,
+        sleepingGbHours: same.sleepingGbHours,
+      },
+      frontierIdleGpuHoursAtThisWait: {
+        thaw: leastIdleAtWait(thaw, t.meanWaitSeconds)!,
+        sleeping: leastIdleAtWait(sleeping, t.meanWaitSeconds),
+      },
+      frontierWaitSecondsAtThisIdle: {
+        thaw: leastWaitAtIdle(thaw, t.idleGpuHours)!,
+        sleeping: leastWaitAtIdle(sleeping, t.idleGpuHours),
+      },
+    };
+  });
+}
+
+/** The comparison as text: per thaw setting, and the median share of idle GPU-hours saved. */
+export function sleepingTable(rows: readonly SleepingComparison[]): string {
+  if (rows.length === 0) return "";
+  const medianSaved = (pairs: { thaw: number; sleeping: number | null }[]) => {
+    const saved = pairs
+      .filter((f) => f.sleeping !== null && f.thaw > 0)
+      .map((f) => 1 - f.sleeping! / f.thaw)
+      .sort((a, b) => a - b);
+    if (saved.length === 0) return "not comparable";
+    const median = saved[Math.floor((saved.length - 1) / 2)]!;
+    const share = `${(Math.abs(median) * 100).toFixed(1)}%`;
+    return `${median >= 0 ? `${share} less` : `${share} more`} (median of ${saved.length} points)`;
+  };
+  const arrow = (f: { thaw: number; sleeping: number | null }) =>
+    `${f.thaw.toFixed(2)} → ${f.sleeping === null ? "none" : f.sleeping.toFixed(2)}`;
+  const table = [
+    [
+      "thaw setting",
+      "thaw idle / wait",
+      "sleeping, same setting",
+      "wakes",
+      "sleeping GB-h",
+      "front idle at this wait",
+      "front wait at this idle",
+    ],
+    ...rows.map((r) => [
+      r.setting,
+      `${r.thaw.idleGpuHours.toFixed(2)} / ${r.thaw.meanWaitSeconds.toFixed(2)}`,
+      r.sameSetting
+        ? `${r.sameSetting.idleGpuHours.toFixed(2)} / ${r.sameSetting.meanWaitSeconds.toFixed(2)}`
+        : "-",
+      r.sameSetting ? String(r.sameSetting.wakes) : "-",
+      r.sameSetting ? r.sameSetting.sleepingGbHours.toFixed(0) : "-",
+      arrow(r.frontierIdleGpuHoursAtThisWait),
+      arrow(r.frontierWaitSecondsAtThisIdle),
+    ]),
+  ];
+  return [
+    "sleeping engines (thaw-sleep vs thaw), each frontier at each thaw point:",
+    `  idle GPU-hours at no more mean wait: ${medianSaved(rows.map((r) => r.frontierIdleGpuHoursAtThisWait))}`,
+    `  mean wait at no more idle GPU-hours: ${medianSaved(rows.map((r) => r.frontierWaitSecondsAtThisIdle))}`,
+    align(table),
+  ].join("\n");
+}
 
 /** The frontiers and the target checks as text a person reads. */
 export function frontierTable(frontiers: Frontiers, checks: readonly TargetCheck[]): string {

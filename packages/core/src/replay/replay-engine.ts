@@ -56,6 +56,8 @@ export interface PolicyResult {
   unservedRequests: number;
   idleGpuHours: number;
   gpuHours: number;
+  /** Host memory that sleeping engines held (GB × hours): what sleeping costs instead of GPUs. */
+  sleepingGbHours: number;
 }
 
 interface Replica {
@@ -85,6 +87,22 @@ interface SimHost {
   freeGpus: number;
   cachedImages: Set<string>;
   localSnapshots: Set<string>;
+  /** Bytes of host memory sleeping engines may hold (see sleepBudgetBytes). */
+  sleepBudgetBytes: number;
+  /** Sleeping engines on the host, the longest asleep first (the first to be evicted). */
+  sleepers: Sleeper[];
+  sleepingBytes: number;
+}
+
+/** An engine asleep in its host's memory: it holds no GPU, and wakes on a free one. */
+interface Sleeper {
+  id: string;
+  endpoint: EndpointState;
+  host: SimHost;
+  sleepLevel: 1 | 2;
+  /** Host memory it holds: its process, and at level 1 its weights. */
+  bytes: number;
+  since: number;
 }
 
 interface EndpointState {
@@ -159,12 +177,33 @@ const NOISE_CEILING = Math.exp(
 );
 /** Spare units remembered per endpoint (the deepest are forgotten first). */
 const MAX_SPARE_UNITS = 256;
+/** Share of a host's memory kept for the OS, the page cache and the agent, never for sleepers. */
+const HOST_MEMORY_RESERVE_FRACTION = 0.1;
+
+/**
+ * What sleeping engines may hold on a host: its memory less the reserve and the processes of
+ * the engines that may run on its GPUs (one each: a serving engine's host memory is its process).
+ */
+export function sleepBudgetBytes(memoryBytes: number, gpus: number): number {
+  return Math.max(
+    0,
+    memoryBytes * (1 - HOST_MEMORY_RESERVE_FRACTION) - gpus * PHYSICS.engineHostProcessBytes,
+  );
+}
+
+/** Host memory a sleeping engine holds: its process, and at level 1 its weights' backup. */
+export function sleepingBytes(weightsBytes: number, sleepLevel: 1 | 2): number {
+  return PHYSICS.engineHostProcessBytes + (sleepLevel === 1 ? weightsBytes : 0);
+}
 
 function hash(text: string): number {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
   return h >>> 0;
 }
+
+/** What a start's physics depends on, of its option. */
+type StartShape = Pick<StartOption, "path" | "locality" | "sleepingReplica">;
 
 /**
  * Physics of starts, cached: a start's noiseless phases depend on the host's figures, the
@@ -179,12 +218,14 @@ class StartPhysics {
     host: ScenarioHost,
     hostKind: number,
     deployment: SchedulingDeployment,
-    option: Pick<StartOption, "path" | "locality">,
+    option: StartShape,
     snapshot: SchedulingSnapshot | null,
   ): { phases: PhaseTiming[]; skipPull: boolean } {
     const cached = option.locality === "image-cached" && option.path !== "restore";
     const path: StartPath = option.path === "warm" ? "warm" : cached ? "pull" : option.path;
-    const local = option.locality !== "snapshot-store";
+    // (A wake's sleep level takes the place of a restore's locality in the key.)
+    const sleepLevel = option.sleepingReplica?.sleepLevel ?? 1;
+    const local = path === "wake" ? sleepLevel === 1 : option.locality !== "snapshot-store";
     let ofDeployment = this.phases.get(deployment.id);
     if (!ofDeployment)
       this.phases.set(deployment.id, (ofDeployment = new Map<number, PhaseTiming[]>()));
@@ -206,6 +247,7 @@ class StartPhysics {
           local,
           ...(snapshot ? { snapshotBytes: snapshot.bytes, sleepLevel: snapshot.sleepLevel } : {}),
         },
+        wake: { sleepLevel },
       };
       phases = noiselessPhases(scenario);
       ofDeployment.set(key, phases);
@@ -217,7 +259,7 @@ class StartPhysics {
   prior(
     host: SimHost,
     deployment: SchedulingDeployment,
-    option: Pick<StartOption, "path" | "locality">,
+    option: StartShape,
     snapshot: SchedulingSnapshot | null,
   ): number {
     const { phases, skipPull } = this.phasesOf(
@@ -236,7 +278,7 @@ class StartPhysics {
   truth(
     host: SimHost,
     deployment: SchedulingDeployment,
-    option: Pick<StartOption, "path" | "locality">,
+    option: StartShape,
     snapshot: SchedulingSnapshot | null,
     seed: number,
   ): number {
@@ -321,10 +363,13 @@ export function replay(input: {
       idleWarmReplicas: [],
       startsInFlight: 0,
     },
-    kind: kindOf(`${h.gpuModel}|${JSON.stringify(h.host)}`),
+    kind: kindOf(`${h.gpuModel}|${JSON.stringify(h.host)}|${h.memoryBytes ?? 0}`),
     freeGpus: h.gpus,
     cachedImages: new Set(),
     localSnapshots: new Set(),
+    sleepBudgetBytes: policy.sleeps ? sleepBudgetBytes(h.memoryBytes ?? 0, h.gpus) : 0,
+    sleepers: [],
+    sleepingBytes: 0,
   }));
   const endpoints = new Map<string, EndpointState>();
   const byIndex: EndpointState[] = [];
@@ -340,6 +385,8 @@ export function replay(input: {
   let warmHandovers = 0;
   let gpuSeconds = 0;
   let idleGpuSeconds = 0;
+  let sleepingByteSeconds = 0;
+  let sleeperIndex = 0;
   let startIndex = 0;
 
   // Each endpoint's arrivals, for the clairvoyant's look ahead.
@@ -403,6 +450,7 @@ export function replay(input: {
       Math.max(0, serving - replica.busySeconds / replica.slots.length) * replica.gpus;
     const list = replica.endpoint.replicas;
     list.splice(list.indexOf(replica), 1);
+    if (policy.sleeps) fallAsleep(replica, at);
     // A GPU came free: endpoints waiting for one get their start now.
     while (starved.length > 0) {
       const waiting = starved[0]!;
@@ -416,6 +464,51 @@ export function replay(input: {
       const queued = waiting.pending.splice(0);
       for (const request of queued) serve(waiting, request, at, started);
     }
+  };
+
+  // --- Sleeping engines (host memory held, no GPU) ----------------------------------------
+
+  const wakeOrEvict = (sleeper: Sleeper, at: number) => {
+    const host = sleeper.host;
+    host.sleepers.splice(host.sleepers.indexOf(sleeper), 1);
+    host.sleepingBytes -= sleeper.bytes;
+    sleepingByteSeconds += sleeper.bytes * Math.max(0, at - sleeper.since);
+    sleeper.endpoint.startsVersion++;
+  };
+
+  /**
+   * A released replica's engine sleeps where its host has the memory: at level 1 (weights kept
+   * in host RAM) if that fits, else at level 2 (weights dropped), making room by evicting the
+   * engines asleep longest. Nothing fits: it stops, as without sleeping.
+   */
+  const fallAsleep = (replica: Replica, at: number) => {
+    const host = replica.host;
+    const weights = replica.endpoint.spec.engine.weightsBytes;
+    for (const level of [1, 2] as const) {
+      const bytes = sleepingBytes(weights, level);
+      if (bytes > host.sleepBudgetBytes) continue;
+      while (host.sleepingBytes + bytes > host.sleepBudgetBytes) wakeOrEvict(host.sleepers[0]!, at);
+      const sleeper: Sleeper = {
+        id: `sleeper-${sleeperIndex++}`,
+        endpoint: replica.endpoint,
+        host,
+        sleepLevel: level,
+        bytes,
+        since: at,
+      };
+      host.sleepers.push(sleeper);
+      host.sleepingBytes += bytes;
+      replica.endpoint.startsVersion++;
+      return;
+    }
+  };
+
+  /** The engine of `state` asleep on `host` that wakes fastest (level 1 before level 2). */
+  const sleeperOf = (host: SimHost, state: EndpointState): Sleeper | undefined => {
+    let found: Sleeper | undefined;
+    for (const s of host.sleepers)
+      if (s.endpoint === state && (!found || s.sleepLevel < found.sleepLevel)) found = s;
+    return found;
   };
 
   /** Whether the endpoint may lose this replica (minReplicas holds the rest). */
@@ -449,7 +542,7 @@ export function replay(input: {
     let signature = state.snapshot ? `s${state.snapshot.status}|` : "|";
     for (const node of nodes) {
       const h = hosts[Number(node.id.slice(5))]!;
-      signature += `${h.kind}${node.cachedImageDigests.length}${node.cachedImageDigests[0] === state.deployment.imageDigest ? "i" : "e"}${node.localSnapshotIds.length},`;
+      signature += `${h.kind}${node.cachedImageDigests.length}${node.cachedImageDigests[0] === state.deployment.imageDigest ? "i" : "e"}${node.localSnapshotIds.length}${node.sleepingReplicas?.[0]?.sleepLevel ?? 0},`;
     }
     let template = state.options.get(signature);
     if (!template) {
@@ -497,7 +590,12 @@ export function replay(input: {
       const image = h.cachedImages.has(imageDigest);
       const esgz = estargzDigest !== null && h.cachedImages.has(estargzDigest);
       const snapshot = snapshotId !== undefined && h.localSnapshots.has(snapshotId);
-      const kind = h.kind * 8 + (image ? 4 : 0) + (esgz ? 2 : 0) + (snapshot ? 1 : 0);
+      const sleeper = h.sleepers.length > 0 ? sleeperOf(h, state) : undefined;
+      const kind =
+        (h.kind * 3 + (sleeper?.sleepLevel ?? 0)) * 8 +
+        (image ? 4 : 0) +
+        (esgz ? 2 : 0) +
+        (snapshot ? 1 : 0);
       if (seen.has(kind)) continue;
       seen.add(kind);
       nodes.push({
@@ -505,6 +603,17 @@ export function replay(input: {
         freeGpus: free,
         cachedImageDigests: [...(image ? [imageDigest] : []), ...(esgz ? [estargzDigest] : [])],
         localSnapshotIds: snapshot ? [snapshotId] : [],
+        ...(sleeper
+          ? {
+              sleepingReplicas: [
+                {
+                  replicaId: sleeper.id,
+                  deploymentId: state.deployment.id,
+                  sleepLevel: sleeper.sleepLevel,
+                },
+              ],
+            }
+          : {}),
         startsInFlight: 0,
       });
     }
@@ -569,6 +678,7 @@ export function replay(input: {
     }
     const host = hostOf(chosen);
     host.freeGpus -= state.spec.gpus;
+    if (chosen.path === "wake") wakeOrEvict(sleeperOf(host, state)!, now);
     if (chosen.path === "pull") hold(host, state.deployment.imageDigest);
     if (chosen.path === "lazy" && state.deployment.estargzDigest)
       hold(host, state.deployment.estargzDigest);
@@ -1043,6 +1153,8 @@ export function replay(input: {
       release(replica, Math.max(end, replica.busyUntil));
   }
 
+  for (const host of hosts) for (const sleeper of [...host.sleepers]) wakeOrEvict(sleeper, end);
+
   waits.sort((a, b) => a - b);
   const [p50Wait, p99Wait] = quantiles(waits, [0.5, 0.99]);
   const round = (x: number) => Math.round(x * 1000) / 1000;
@@ -1060,5 +1172,6 @@ export function replay(input: {
     unservedRequests: unserved,
     idleGpuHours: round(idleGpuSeconds / 3600),
     gpuHours: round(gpuSeconds / 3600),
+    sleepingGbHours: round(sleepingByteSeconds / 1e9 / 3600),
   };
 }

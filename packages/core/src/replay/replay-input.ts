@@ -42,6 +42,8 @@ export interface ReplayHost {
   gpuModel: string;
   gpus: number;
   host: z.output<typeof ScenarioHost>;
+  /** Host RAM (the instance type's): what sleeping engines may hold. Absent: none sleep here. */
+  memoryBytes?: number;
 }
 
 export interface ReplayFleet {

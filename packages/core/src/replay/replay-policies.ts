@@ -14,6 +14,7 @@ import type { EndpointSpec } from "./replay-input.ts";
 
 export type PolicyFamily =
   | "thaw"
+  | "thaw-sleep"
   | "pull-keepalive"
   | "lazy-keepalive"
   | "hybrid-histogram-pull"
@@ -57,6 +58,11 @@ export interface ReplayPolicy {
   /** Captures a snapshot after a deployment's first start (the snapshot worker's job). */
   capturesSnapshots: boolean;
   keepAlive: KeepAliveRule;
+  /**
+   * A replica the policy lets go puts its engine to sleep where its host has the memory
+   * (giving its GPUs back), so a later start on that host can wake it (the wake path).
+   */
+  sleeps?: boolean;
 }
 
 const ALL_PATHS: StartPath[] = ["restore", "lazy", "pull"];
@@ -129,6 +135,19 @@ export function thaw(gpuSecondsPerWaitSecond: number | null = null): ReplayPolic
   };
 }
 
+/**
+ * Thaw with sleeping engines: the same warm pool and price, but a replica it lets go sleeps in
+ * its host's memory when there is room, and starts weigh waking one against the other paths.
+ */
+export function thawSleeping(gpuSecondsPerWaitSecond: number | null = null): ReplayPolicy {
+  return {
+    ...thaw(gpuSecondsPerWaitSecond),
+    family: "thaw-sleep",
+    paths: () => ["wake", ...ALL_PATHS],
+    sleeps: true,
+  };
+}
+
 /** Thaw's warm pool on the ski-rental-capped hybrid windows (no price of waiting), for comparison. */
 export function thawCappedHybrid(): ReplayPolicy {
   return {
@@ -192,6 +211,8 @@ export function frontierPolicies(): ReplayPolicy[] {
     ...HYBRID_VARIANTS.map(hybridHistogramPull),
     thaw(),
     ...PRICES.map((p) => thaw(p)),
+    thawSleeping(),
+    ...PRICES.map((p) => thawSleeping(p)),
     ...CLAIRVOYANT_PRICES.map(clairvoyant),
   ];
 }

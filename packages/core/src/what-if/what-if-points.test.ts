@@ -18,6 +18,7 @@ const result: PolicyResult = {
   unservedRequests: 0,
   idleGpuHours: 4,
   gpuHours: 10,
+  sleepingGbHours: 0,
 };
 
 describe("what-if runs and points", () => {

@@ -22,6 +22,7 @@ const Result = z
     p99WaitSeconds: z.number().min(0),
     coldStartsByPath: z.object({
       warm: z.number().int(),
+      wake: z.number().int(),
       restore: z.number().int(),
       lazy: z.number().int(),
       pull: z.number().int(),
@@ -31,6 +32,7 @@ const Result = z
     unservedRequests: z.number().int(),
     idleGpuHours: z.number().min(0),
     gpuHours: z.number().min(0),
+    sleepingGbHours: z.number().min(0),
   })
   .strict();
 const Point = z
@@ -41,8 +43,11 @@ const Point = z
     idleGpuHours: z.number().min(0),
     gpuHours: z.number().min(0),
     coldStartFraction: z.number().min(0).max(1),
+    wakes: z.number().int().min(0),
+    sleepingGbHours: z.number().min(0),
   })
   .strict();
+const FrontierPair = z.object({ thaw: z.number(), sleeping: z.number().nullable() }).strict();
 const Output = z
   .object({
     policies: z.record(z.string(), Result),
@@ -66,6 +71,25 @@ const Output = z
         }),
       ),
     }),
+    sleeping: z.array(
+      z
+        .object({
+          setting: z.string(),
+          thaw: z.object({ meanWaitSeconds: z.number(), idleGpuHours: z.number() }).strict(),
+          sameSetting: z
+            .object({
+              meanWaitSeconds: z.number(),
+              idleGpuHours: z.number(),
+              wakes: z.number().int(),
+              sleepingGbHours: z.number(),
+            })
+            .strict()
+            .nullable(),
+          frontierIdleGpuHoursAtThisWait: FrontierPair,
+          frontierWaitSecondsAtThisIdle: FrontierPair,
+        })
+        .strict(),
+    ),
     seconds: z.number(),
   })
   .strict();
@@ -130,6 +154,13 @@ describe("bench:replay's output", () => {
       "60m",
     ]);
     expect(output.frontiers.thaw!.length).toBeGreaterThanOrEqual(6);
+    // Thaw with sleeping engines, at each of thaw's settings, compared point by point.
+    expect(output.frontiers["thaw-sleep"]!.map((p) => p.setting)).toEqual(
+      output.frontiers.thaw!.map((p) => p.setting),
+    );
+    expect(output.sleeping.map((s) => s.setting)).toEqual(
+      output.frontiers.thaw!.map((p) => p.setting),
+    );
     expect(output.frontiers.clairvoyant!.length).toBeGreaterThanOrEqual(6);
     expect(output.frontiers["hybrid-histogram-pull"]!.length).toBeGreaterThanOrEqual(2);
     // One check per fixed-policy point.

@@ -16,10 +16,12 @@ import { frontierSvg } from "./frontier-plot.ts";
 import {
   allReplayPolicies,
   checkTargets,
+  compareSleeping,
   CONTRACT_POLICIES,
   contractIndex,
   frontiersOf,
   frontierTable,
+  sleepingTable,
   type PolicyResult,
 } from "@thaw/core/replay";
 import { InputError } from "./replay-input.ts";
@@ -172,6 +174,7 @@ const frontierRuns = wanted
   .map((i) => ({ policy: policies[i]!, result: results.get(i)! }));
 const frontiers = values.points === "frontiers" ? frontiersOf(frontierRuns) : undefined;
 const targets = frontiers ? checkTargets(frontiers) : undefined;
+const sleeping = frontiers ? compareSleeping(frontiers) : undefined;
 const seconds = Math.round((performance.now() - started) / 100) / 10;
 
 if (values.plot && frontiers)
@@ -189,6 +192,7 @@ if (table) {
     ),
   ];
   if (frontiers && targets) lines.push("", frontierTable(frontiers, targets));
+  if (sleeping && sleeping.length > 0) lines.push("", sleepingTable(sleeping));
   console.log(lines.join("\n"));
 } else
   console.log(
@@ -206,6 +210,7 @@ if (table) {
               },
             }
           : {}),
+        ...(sleeping && sleeping.length > 0 ? { sleeping } : {}),
         seconds,
       },
       null,

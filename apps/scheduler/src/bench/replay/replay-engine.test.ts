@@ -8,7 +8,10 @@ import {
   packOnto,
   pullKeepAlive,
   replay,
+  sleepBudgetBytes,
+  sleepingBytes,
   thaw,
+  thawSleeping,
   type TraceRequest,
 } from "@thaw/core/replay";
 import { InputError, parseFleet, parseTrace } from "./replay-input.ts";
@@ -28,6 +31,72 @@ const fleet = parseFleet(
     }),
   ),
 );
+
+/** An 8B model (16 GB of weights) on one L40S host, with `memoryGiB` of host RAM. */
+const l40sFleet = (name: string, memoryGiB: number) =>
+  parseFleet(
+    file(
+      name,
+      JSON.stringify({
+        hosts: [{ profile: "g6e.xlarge", count: 1, memoryGiB }],
+        defaults: {
+          endpoint: {
+            gpuType: "L40S",
+            concurrency: 1,
+            engine: {
+              weightsBytes: 16_000_000_000,
+              loader: "concurrent",
+              loaderConcurrency: 16,
+              initSeconds: 10,
+              compileSeconds: 27,
+              graphCaptureSeconds: 34,
+              warmupSeconds: 20,
+              warmCaches: false,
+            },
+          },
+        },
+      }),
+    ),
+  );
+
+describe("sleeping engines in the replay", () => {
+  // Two requests a day apart: far past any keep-alive, so the first replica is let go.
+  const requests: TraceRequest[] = [
+    { at: 0, endpoint: "e", seconds: 1 },
+    { at: 86_400, endpoint: "e", seconds: 1 },
+  ];
+
+  it("a replica let go sleeps in host memory, and the next start wakes it in seconds", () => {
+    const big = l40sFleet("big.json", 128);
+    const result = replay({ requests, fleet: big, policy: thawSleeping() });
+    expect(result.coldStartsByPath.wake).toBe(1);
+    // Level 1 (its weights fit in memory): a PCIe copy of 16 GB and the engine's wake.
+    const firstWait = replay({ requests: [requests[0]!], fleet: big, policy: thawSleeping() })
+      .meanWaitSeconds;
+    expect(firstWait).toBeGreaterThan(10);
+    const secondWait = 2 * result.meanWaitSeconds - firstWait;
+    expect(secondWait).toBeGreaterThan(0.3);
+    expect(secondWait).toBeLessThan(3);
+    // It held its process and its weights for most of the day, and no GPU meanwhile.
+    const gb = sleepingBytes(16_000_000_000, 1) / 1e9;
+    expect(result.sleepingGbHours).toBeGreaterThan(gb * 20);
+    const withoutSleep = replay({ requests, fleet: l40sFleet("big.json", 128), policy: thaw() });
+    expect(withoutSleep.coldStartsByPath.wake).toBe(0);
+    expect(result.gpuHours).toBeLessThanOrEqual(withoutSleep.gpuHours + 1e-9);
+    expect(result.meanWaitSeconds).toBeLessThan(withoutSleep.meanWaitSeconds);
+  });
+
+  it("sleeps at level 2 where the weights do not fit, and never where nothing fits", () => {
+    // 16 GiB: less the reserve and one serving engine's process, 16 GB of weights do not fit.
+    expect(sleepBudgetBytes(16 * 2 ** 30, 1)).toBeLessThan(sleepingBytes(16_000_000_000, 1));
+    const small = replay({ requests, fleet: l40sFleet("small.json", 16), policy: thawSleeping() });
+    expect(small.sleepingGbHours).toBeGreaterThan(0);
+    expect(small.sleepingGbHours).toBeLessThan((sleepingBytes(16_000_000_000, 2) / 1e9) * 25);
+    const none = replay({ requests, fleet: l40sFleet("none.json", 4), policy: thawSleeping() });
+    expect(none.sleepingGbHours).toBe(0);
+    expect(none.coldStartsByPath.wake).toBe(0);
+  });
+});
 
 describe("replay engine", () => {
   it("a request that finds a ready replica waits 0; the first one waits for a cold start", () => {

@@ -81,6 +81,8 @@ const HostGroup = z
     }),
     count: z.number().int().min(1).max(10_000),
     gpus: z.number().int().min(1).max(8).optional(),
+    /** Host RAM in GiB, where it differs from the profile's (a larger size of the family). */
+    memoryGiB: z.number().positive().max(65_536).optional(),
     host: ScenarioHost.partial().optional(),
   })
   .strict();
@@ -115,6 +117,7 @@ export function parseFleet(path: string): ReplayFleet {
         gpuModel: (profile.gpu?.model ?? "none").replace(/^NVIDIA /, ""),
         gpus: group.gpus ?? profile.gpu?.count ?? 0,
         host: { ...scenarioHostFromProfile(profile), ...group.host },
+        memoryBytes: (group.memoryGiB ?? profile.memoryGiB) * 2 ** 30,
       });
   }
   const defaults = { ...BUILT_IN_ENDPOINT_SPEC, ...fleet.defaults?.endpoint };
