@@ -238,6 +238,8 @@ export const StartReplicaRequest = z
     warmup: ReplicaWarmup.optional(),
     /** warm path: the idle (parked) replica to hand over. */
     warmReplicaId: z.uuid().optional(),
+    /** wake path: the sleeping replica to wake (on the GPUs it slept on). */
+    sleepingReplicaId: z.uuid().optional(),
     /**
      * Pull credentials for the registries of this start's images (pull and lazy paths), at
      * most one per registry; short-lived, never persisted (RegistryAuth). Absent: anonymous.
@@ -271,11 +273,21 @@ export const StartReplicaRequest = z
       ["warmReplicaId"],
       "warmReplicaId is required by the warm path and only allowed there",
     );
+    need(
+      (request.path === "wake") === (request.sleepingReplicaId !== undefined),
+      ["sleepingReplicaId"],
+      "sleepingReplicaId is required by the wake path and only allowed there",
+    );
   });
 export type StartReplicaRequest = z.infer<typeof StartReplicaRequest>;
 export type StartReplicaRequestInput = z.input<typeof StartReplicaRequest>;
 
-/** Keep a ready replica idle for a later warm handover, optionally putting its engine to sleep. */
+/**
+ * Keep a ready replica idle for later, optionally putting its engine to sleep. `gpus: "hold"`
+ * (default): it keeps its GPUs, for a warm handover. `gpus: "release"`: its engine sleeps and
+ * its GPUs go back to the host for other replicas; it holds host memory (its weights, at
+ * sleep level 1) until a start on the wake path wakes it on those same GPUs.
+ */
 export const ParkReplicaRequest = z
   .object({
     replicaId: z.uuid(),
@@ -283,11 +295,25 @@ export const ParkReplicaRequest = z
     engineSleep: EngineHttpCall.optional(),
     /** ... and { path: "/wake_up" } after it is resumed. */
     engineWake: EngineHttpCall.optional(),
+    gpus: z.enum(["hold", "release"]).default("hold"),
+    /** With `gpus: "release"`: the level engineSleep puts the engine to (1 keeps its weights in host RAM). */
+    sleepLevel: z.union([z.literal(1), z.literal(2)]).optional(),
+    /** Level 2: reload the discarded weights after the wake, e.g. vLLM's reload_weights. */
+    engineReload: EngineHttpCall.optional(),
   })
   .strict()
   .refine((r) => (r.engineSleep === undefined) === (r.engineWake === undefined), {
     message: "engineSleep and engineWake go together",
     path: ["engineWake"],
+  })
+  .refine((r) => r.gpus === "hold" || (r.engineSleep !== undefined && r.sleepLevel !== undefined), {
+    message:
+      "releasing the GPUs needs an engine put to sleep: engineSleep, engineWake and sleepLevel",
+    path: ["gpus"],
+  })
+  .refine((r) => r.engineReload === undefined || r.sleepLevel === 2, {
+    message: "engineReload is for sleep level 2 only (level 1 keeps the weights)",
+    path: ["engineReload"],
   });
 export type ParkReplicaRequest = z.infer<typeof ParkReplicaRequest>;
 export type ParkReplicaRequestInput = z.input<typeof ParkReplicaRequest>;
@@ -321,7 +347,7 @@ export type StartReplicaResponse = z.infer<typeof StartReplicaResponse>;
 
 export const ParkReplicaResponse = z.object({
   replicaId: z.uuid(),
-  state: AgentReplicaState.extract(["warm"]),
+  state: AgentReplicaState.extract(["warm", "sleeping"]),
 });
 export type ParkReplicaResponse = z.infer<typeof ParkReplicaResponse>;
 

@@ -42,6 +42,10 @@ export const AGENT_ERRORS = {
   warm_replica_missing: 409,
   /** The parked replica runs another deployment. */
   warm_replica_mismatch: 409,
+  /** The wake path's sleeping replica is not asleep on this host. */
+  sleeping_replica_missing: 409,
+  /** The sleeping replica runs another deployment. */
+  sleeping_replica_mismatch: 409,
   /** The parked replica holds other GPUs. */
   gpu_mismatch: 409,
   /** No such GPU on this host. */

@@ -24,9 +24,10 @@ export type ReplicaState = z.infer<typeof ReplicaState>;
 /**
  * A replica that runs on a node, as its agent and the agent's runtime hold it (and report it
  * in the inventory): starting (the start is running), running (ready, serving), warm (parked
- * for a later warm handover).
+ * for a later warm handover, holding its GPUs), sleeping (its engine asleep and its GPUs given
+ * back, holding host memory until the wake path wakes it on those GPUs).
  */
-export const AgentReplicaState = z.enum(["starting", "running", "warm"]);
+export const AgentReplicaState = z.enum(["starting", "running", "warm", "sleeping"]);
 export type AgentReplicaState = z.infer<typeof AgentReplicaState>;
 
 /**

@@ -312,6 +312,71 @@ describe("agent HTTP API (sim fleet)", () => {
     expect((await client.inventory()).gpus.used).toBe(0);
   });
 
+  it("puts a replica to sleep, lends its GPU to another, and wakes it on that GPU once free", async () => {
+    const client = fleet.client(G5);
+    const request = startRequest();
+    await client.startReplica(request);
+    await expect
+      .poll(() => fleet.cp.outcomes.has(request.coldStartId), { timeout: 5_000 })
+      .toBe(true);
+    const sleep = {
+      replicaId: request.replicaId,
+      gpus: "release" as const,
+      sleepLevel: 1 as const,
+      engineSleep: { path: "/sleep?level=1" },
+      engineWake: { path: "/wake_up" },
+    };
+    expect(await client.parkReplica(sleep)).toEqual({
+      replicaId: request.replicaId,
+      state: "sleeping",
+    });
+    // Resent: the same answer, nothing done twice.
+    expect(await client.parkReplica(sleep)).toMatchObject({ state: "sleeping" });
+    let inventory = await client.inventory();
+    expect(inventory.gpus.held).toEqual([]);
+    expect(inventory.replicas).toContainEqual(
+      expect.objectContaining({ replicaId: request.replicaId, state: "sleeping", gpus: [0] }),
+    );
+    // Its GPU is free for another replica meanwhile; the wake must wait for it.
+    const borrower = startRequest();
+    await client.startReplica(borrower);
+    const wake = startRequest({
+      path: "wake",
+      sleepingReplicaId: request.replicaId,
+      gpus: [],
+      deployment: request.deployment,
+    });
+    const busy = await rejection(client.startReplica(wake));
+    expect(busy).toMatchObject({ status: 409, code: "gpu_busy", field: "gpus" });
+    const otherGpu = await rejection(client.startReplica({ ...wake, gpus: [1] }));
+    expect(otherGpu).toMatchObject({ status: 409, code: "gpu_mismatch", field: "gpus" });
+    const otherDeployment = await rejection(
+      client.startReplica({ ...wake, deployment: { imageRef: "ghcr.io/thaw/other:v1" } }),
+    );
+    expect(otherDeployment).toMatchObject({ code: "sleeping_replica_mismatch" });
+    await client.stopReplica(borrower.replicaId);
+
+    await client.startReplica(wake);
+    await expect
+      .poll(() => fleet.cp.outcomes.get(wake.coldStartId)?.status, { timeout: 5_000 })
+      .toBe("succeeded");
+    expect(fleet.cp.events.get(wake.coldStartId)?.map((e) => e.phase)).toEqual([
+      "load_weights",
+      "warmup",
+      "ready",
+    ]);
+    inventory = await client.inventory();
+    expect(inventory.gpus.held).toEqual([{ index: 0, replicaId: wake.replicaId }]);
+    const missing = await rejection(
+      client.startReplica(
+        startRequest({ ...wake, replicaId: randomUUID(), coldStartId: randomUUID() }),
+      ),
+    );
+    expect(missing).toMatchObject({ code: "sleeping_replica_missing", field: "sleepingReplicaId" });
+    await client.stopReplica(wake.replicaId);
+    expect((await client.inventory()).gpus.used).toBe(0);
+  });
+
   it("captures a snapshot that a later restore finds local", async () => {
     const client = fleet.client(P4D);
     const request = startRequest();

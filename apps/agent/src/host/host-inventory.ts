@@ -1,4 +1,4 @@
-import { type AgentInventory } from "@thaw/protocol";
+import { type AgentInventory, StartPath } from "@thaw/protocol";
 import { type RuntimeInventory } from "../runtimes/runtime.ts";
 import { AGENT_VERSION } from "./agent-version.ts";
 import { type GpuLedger } from "./gpu-ledger.ts";
@@ -35,7 +35,7 @@ export async function describeHostInventory(host: HostInventorySource): Promise<
     },
     gpus: { total: gpus.total, free: gpus.free, used: held.length, held },
     capabilities: {
-      paths: runtime.capabilities?.().paths ?? ["warm", "restore", "lazy", "pull"],
+      paths: runtime.capabilities?.().paths ?? [...StartPath.options],
     },
     images: inventory.images,
     snapshotIds: inventory.snapshotIds,

@@ -91,11 +91,13 @@ export class ReplicaLifecycle {
     }
     this.deps.gate.refuseNewWork("the agent is shutting down and accepts no new starts");
     const handoverToSelf = request.path === "warm" && request.warmReplicaId === request.replicaId;
+    const wakeSelf = request.path === "wake" && request.sleepingReplicaId === request.replicaId;
     if (
       existing &&
       (existing.state === "starting" ||
         existing.state === "running" ||
-        (existing.state === "warm" && !handoverToSelf))
+        (existing.state === "warm" && !handoverToSelf) ||
+        (existing.state === "sleeping" && !wakeSelf))
     ) {
       throw new AgentError(
         "replica_exists",
@@ -122,9 +124,15 @@ export class ReplicaLifecycle {
       abort,
       done: Promise.resolve(),
     };
-    if (request.path === "warm" && request.warmReplicaId !== undefined) {
-      // The parked replica becomes this one: its GPUs with it.
-      const source = this.replicas.get(request.warmReplicaId);
+    const sourceId =
+      request.path === "warm"
+        ? request.warmReplicaId
+        : request.path === "wake"
+          ? request.sleepingReplicaId
+          : undefined;
+    if (sourceId !== undefined) {
+      // The parked (or sleeping) replica becomes this one: its GPUs with it.
+      const source = this.replicas.get(sourceId);
       if (source) {
         this.release(source);
         this.replicas.delete(source.replicaId);
@@ -175,6 +183,34 @@ export class ReplicaLifecycle {
         refuse(
           "gpu_mismatch",
           `parked replica ${sourceId} holds GPUs [${source!.gpus.join(", ")}], not [${gpus.join(", ")}]`,
+          "gpus",
+        );
+      }
+      gpus = source!.gpus;
+    }
+    if (request.path === "wake") {
+      // A sleeping engine's CUDA context stays on the GPUs it slept on: it wakes there or not
+      // at all, once no other replica holds them.
+      const sourceId = request.sleepingReplicaId ?? "";
+      const source = this.replicas.get(sourceId);
+      if (source?.state !== "sleeping") {
+        refuse(
+          "sleeping_replica_missing",
+          `no sleeping replica ${sourceId} on this host to wake`,
+          "sleepingReplicaId",
+        );
+      }
+      if (source!.deploymentKey !== deploymentKeyOf(request)) {
+        refuse(
+          "sleeping_replica_mismatch",
+          `sleeping replica ${sourceId} runs another deployment (${source!.deploymentKey})`,
+          "sleepingReplicaId",
+        );
+      }
+      if (gpus.length > 0 && !sameSet(gpus, source!.gpus)) {
+        refuse(
+          "gpu_mismatch",
+          `sleeping replica ${sourceId} wakes on GPUs [${source!.gpus.join(", ")}], not [${gpus.join(", ")}]`,
           "gpus",
         );
       }
@@ -255,7 +291,9 @@ export class ReplicaLifecycle {
 
   async park(request: ParkReplicaRequest): Promise<ParkReplicaResponse> {
     const record = this.requireLive(request.replicaId);
-    if (record.state === "warm") return { replicaId: record.replicaId, state: "warm" };
+    const parked = request.gpus === "release" ? "sleeping" : "warm";
+    // A resent park is answered as the first was.
+    if (record.state === parked) return { replicaId: record.replicaId, state: parked };
     if (record.state !== "running") {
       throw new AgentError(
         "replica_not_running",
@@ -264,8 +302,11 @@ export class ReplicaLifecycle {
       );
     }
     await this.deps.runtime.parkReplica(request);
-    record.state = "warm";
-    return { replicaId: record.replicaId, state: "warm" };
+    record.state = parked;
+    // A sleeping engine gave its GPU memory back: other replicas may start on its GPUs. It
+    // keeps their indices (record.gpus), the only ones it can wake on.
+    if (parked === "sleeping") this.deps.gpus.release(record.replicaId, record.gpus);
+    return { replicaId: record.replicaId, state: parked };
   }
 
   /** Stops a replica (aborting its start if it is still starting). Idempotent. */

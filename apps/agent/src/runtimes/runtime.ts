@@ -29,14 +29,6 @@ export interface PhaseEvent {
 /** Called once per phase, in order, as each phase ends. Must not throw. */
 export type EmitPhase = (event: PhaseEvent) => void;
 
-/**
- * Why no runtime of this agent serves the wake path yet: waking needs an engine this host put
- * to sleep, and the agent does not put engines to sleep yet. The path is in the vocabulary,
- * the cold-start model and the scheduler's options, so that nothing else changes when it does.
- */
-export const NO_SLEEPING_ENGINES =
-  "this agent does not put engines to sleep yet, so it has no sleeping engine to wake";
-
 export interface StartedReplica {
   replicaId: string;
   /** The runtime's own handle (the containerd container id). */

@@ -16,7 +16,6 @@ import { engineCall } from "../replica-http.ts";
 import {
   type CapturedSnapshot,
   type EmitPhase,
-  NO_SLEEPING_ENGINES,
   PhaseFailedError,
   type Runtime,
   type RuntimeInventory,
@@ -33,6 +32,7 @@ import { startByPull } from "./pull-path.ts";
 import { startByRestore } from "./restore-path.ts";
 import { captureCheckpoint } from "./snapshot-capture.ts";
 import { type PathOutcome, type StartContext } from "./start-context.ts";
+import { startWake } from "./wake-path.ts";
 import { startWarm } from "./warm-path.ts";
 
 interface ReplicaEntry {
@@ -40,6 +40,9 @@ interface ReplicaEntry {
   state: AgentReplicaState;
   port: number;
   engineWake?: EngineHttpCall;
+  /** A sleeping replica's level, and its weights' reload call (level 2). */
+  sleepLevel?: 1 | 2;
+  engineReload?: EngineHttpCall;
 }
 
 /** The phase a path starts with: where a failure before any phase is reported. */
@@ -83,7 +86,9 @@ export class ContainerdRuntime implements Runtime {
       new PhaseFailedError(FIRST_PHASE[request.path], new Date().toISOString(), 0, message);
 
     const existing = this.replicas.get(replicaId);
-    const handoverToSelf = request.path === "warm" && request.warmReplicaId === replicaId;
+    const handoverToSelf =
+      (request.path === "warm" && request.warmReplicaId === replicaId) ||
+      (request.path === "wake" && request.sleepingReplicaId === replicaId);
     if (existing && !handoverToSelf) {
       throw fail(`replica ${replicaId} already exists on this node (${existing.state})`);
     }
@@ -93,6 +98,14 @@ export class ContainerdRuntime implements Runtime {
       parked = this.replicas.get(sourceId);
       if (!parked || parked.state !== "warm") {
         throw fail(`no parked replica ${sourceId} on this node to hand over`);
+      }
+      this.replicas.delete(sourceId);
+    }
+    if (request.path === "wake") {
+      const sourceId = request.sleepingReplicaId ?? "";
+      parked = this.replicas.get(sourceId);
+      if (!parked || parked.state !== "sleeping" || !parked.engineWake || !parked.sleepLevel) {
+        throw fail(`no sleeping replica ${sourceId} on this node to wake`);
       }
       this.replicas.delete(sourceId);
     }
@@ -126,7 +139,14 @@ export class ContainerdRuntime implements Runtime {
           outcome = await startByRestore(ctx, () => this.restorePreflight());
           break;
         case "wake":
-          throw fail(NO_SLEEPING_ENGINES);
+          outcome = await startWake(ctx, {
+            containerId: entry.containerId,
+            port: parked!.port,
+            sleepLevel: parked!.sleepLevel!,
+            engineWake: parked!.engineWake!,
+            ...(parked!.engineReload ? { engineReload: parked!.engineReload } : {}),
+          });
+          break;
         case "warm":
           outcome = await startWarm(ctx, {
             containerId: entry.containerId,
@@ -187,8 +207,14 @@ export class ContainerdRuntime implements Runtime {
       });
     }
     await this.host.run(this.host.ctr.taskPause(entry.containerId), "pause the task");
-    entry.state = "warm";
     if (request.engineWake) entry.engineWake = request.engineWake;
+    if (request.gpus === "release") {
+      // Asleep, its GPU memory given back (the lifecycle frees its GPUs in the ledger): it
+      // waits paused, holding host memory, for the wake path.
+      entry.state = "sleeping";
+      entry.sleepLevel = request.sleepLevel!;
+      if (request.engineReload) entry.engineReload = request.engineReload;
+    } else entry.state = "warm";
   }
 
   async captureSnapshot(input: CaptureSnapshotRequestInput): Promise<CapturedSnapshot> {

@@ -155,6 +155,37 @@ describe("SimRuntime", () => {
     expect(warm.map((e) => e.phase)).toEqual(["handover", "ready"]);
   });
 
+  it("wakes a sleeping engine by the model's wake physics: weights back, no pull or compile", async () => {
+    const sim = runtime();
+    const sleep = async (level: 1 | 2) => {
+      const first = request();
+      await start(sim, first);
+      await sim.parkReplica({
+        replicaId: first.replicaId,
+        gpus: "release",
+        sleepLevel: level,
+        engineSleep: { path: `/sleep?level=${level}` },
+        engineWake: { path: "/wake_up" },
+      });
+      return first.replicaId;
+    };
+    const l1 = await sleep(1);
+    expect((await sim.inventory()).replicas).toContainEqual(
+      expect.objectContaining({ replicaId: l1, state: "sleeping" }),
+    );
+    const woken = await start(sim, request({ path: "wake", sleepingReplicaId: l1 }));
+    expect(woken.map((e) => e.phase)).toEqual(["load_weights", "warmup", "ready"]);
+    // g5.xlarge: 4 GB over PCIe Gen4 from pinned memory, well under a second or two.
+    expect(seconds(woken, "load_weights")).toBeLessThan(2);
+    // Level 2 dropped the weights: they are read again from the host's gp3 disk.
+    const l2 = await sleep(2);
+    const reloaded = await start(sim, request({ path: "wake", sleepingReplicaId: l2 }));
+    expect(seconds(reloaded, "load_weights")).toBeGreaterThan(10 * seconds(woken, "load_weights"));
+    await expect(
+      sim.startReplica(request({ path: "wake", sleepingReplicaId: l1 }), () => undefined),
+    ).rejects.toThrow(/no sleeping replica/);
+  });
+
   it("makes the second pull of a cached image faster, and lists the image", async () => {
     const sim = runtime();
     const first = await start(sim, request());
@@ -296,7 +327,7 @@ describe("SimRuntime", () => {
 
   it("refuses what it cannot serve: lazy without stargz, a snapshot of another driver", () => {
     const sim = runtime({ estargz: false });
-    expect(sim.capabilities().paths).toEqual(["warm", "restore", "pull"]);
+    expect(sim.capabilities().paths).toEqual(["warm", "wake", "restore", "pull"]);
     expect(sim.capabilities().reasons.lazy).toMatch(/stargz/);
     const foreign = request({
       path: "restore",

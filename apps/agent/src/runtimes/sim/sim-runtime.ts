@@ -12,13 +12,13 @@ import {
   type AgentReplicaState,
   type CaptureSnapshotRequest,
   type HostFigures,
-  type ParkReplicaRequest,
+  ParkReplicaRequest,
+  type ParkReplicaRequestInput,
   type StartReplicaRequest,
 } from "@thaw/protocol";
 import {
   type CapturedSnapshot,
   type EmitPhase,
-  NO_SLEEPING_ENGINES,
   PhaseFailedError,
   type Runtime,
   type RuntimeInventory,
@@ -58,6 +58,8 @@ interface SimReplica {
   state: AgentReplicaState;
   deploymentKey: string;
   snapshotBytes: number;
+  /** A sleeping replica's level (1: weights in host RAM, 2: discarded). */
+  sleepLevel?: 1 | 2;
 }
 
 interface SimSnapshot {
@@ -98,8 +100,6 @@ export class SimRuntime implements Runtime {
       reasons.lazy = "this host does not run stargz-snapshotter, so it cannot start lazily";
     if (this.options.restore === false)
       reasons.restore = "this host has no CRIU / cuda-checkpoint, so it cannot restore snapshots";
-    // Waking needs an engine put to sleep on this host, which this agent does not do yet.
-    reasons.wake = NO_SLEEPING_ENGINES;
     const paths = (["warm", "wake", "restore", "lazy", "pull"] as const).filter((p) => !reasons[p]);
     return { paths, reasons };
   }
@@ -150,6 +150,12 @@ export class SimRuntime implements Runtime {
         throw fail(`no parked replica ${request.warmReplicaId} on this host to hand over`);
       this.replicas.delete(request.warmReplicaId ?? "");
     }
+    if (request.path === "wake") {
+      parked = this.replicas.get(request.sleepingReplicaId ?? "");
+      if (parked?.state !== "sleeping")
+        throw fail(`no sleeping replica ${request.sleepingReplicaId} on this host to wake`);
+      this.replicas.delete(request.sleepingReplicaId ?? "");
+    }
     const key = deploymentKey(request);
     const entry: SimReplica = {
       containerId: parked?.containerId ?? replicaId,
@@ -164,7 +170,7 @@ export class SimRuntime implements Runtime {
     const cached = (request.path === "pull" || request.path === "lazy") && this.images.has(digest);
     const snapshotId = request.deployment.snapshot?.snapshotId;
     const snapshotLocal = snapshotId !== undefined && this.snapshots.has(snapshotId);
-    const result = this.simulate(request, cached, snapshotLocal);
+    const result = this.simulate(request, cached, snapshotLocal, parked?.sleepLevel);
     // A simulated host pulls nothing: a registry credential is only noted as given, never kept.
     const registryCredential = (request.registryAuth?.length ?? 0) > 0;
     const attributes: Partial<Record<Phase, Record<string, boolean>>> = {
@@ -203,12 +209,17 @@ export class SimRuntime implements Runtime {
     return Promise.resolve({ replicaId, found, signal: found ? "SIGTERM" : null, seconds: 0 });
   }
 
-  async parkReplica(request: ParkReplicaRequest): Promise<void> {
+  async parkReplica(input: ParkReplicaRequestInput): Promise<void> {
+    const request = ParkReplicaRequest.parse(input);
     const replica = this.replicas.get(request.replicaId);
     if (!replica || replica.state === "starting") {
       throw new Error(`replica ${request.replicaId} is not running on this host`);
     }
-    replica.state = "warm";
+    if (request.gpus === "release") {
+      // Its engine sleeps: the wake path's physics reads the level it slept at.
+      replica.state = "sleeping";
+      replica.sleepLevel = request.sleepLevel!;
+    } else replica.state = "warm";
     return Promise.resolve();
   }
 
@@ -273,11 +284,16 @@ export class SimRuntime implements Runtime {
     request: StartReplicaRequest,
     cached: boolean,
     snapshotLocal: boolean,
+    sleepLevel: 1 | 2 | undefined,
   ): ColdStartResult {
     const scenario = buildScenario(
       this.options.profile,
       request,
-      { warmCaches: this.warmCaches.has(deploymentKey(request)), snapshotLocal },
+      {
+        warmCaches: this.warmCaches.has(deploymentKey(request)),
+        snapshotLocal,
+        ...(sleepLevel ? { sleepLevel } : {}),
+      },
       Math.floor(this.random() * 2 ** 31),
     );
     const failures = this.options.failures ?? {};

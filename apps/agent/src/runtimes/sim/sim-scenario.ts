@@ -37,6 +37,8 @@ export const DEFAULT_SIMULATION: ReplicaSimulation = {
 export interface HostState {
   warmCaches: boolean;
   snapshotLocal: boolean;
+  /** The wake path: the level the sleeping engine was put to. */
+  sleepLevel?: 1 | 2;
 }
 
 export function buildScenario(
@@ -66,6 +68,7 @@ export function buildScenario(
       sleepLevel: request.deployment.snapshot?.sleepLevel ?? 2,
       reloadConcurrency: simulation.snapshot?.reloadConcurrency ?? 1,
     },
+    ...(state.sleepLevel ? { wake: { sleepLevel: state.sleepLevel } } : {}),
   };
 }
 

@@ -1,0 +1,66 @@
+import { type EngineHttpCall } from "@thaw/protocol";
+import { engineCall } from "../replica-http.ts";
+import { type PathOutcome, type StartContext } from "./start-context.ts";
+
+/** A sleeping replica: its task paused, its engine asleep, its GPUs given back. */
+export interface SleepingReplica {
+  containerId: string;
+  port: number;
+  sleepLevel: 1 | 2;
+  engineWake: EngineHttpCall;
+  engineReload?: EngineHttpCall;
+}
+
+/**
+ * wake: a sleeping engine woken on the GPUs it slept on (the lifecycle checked they are free).
+ * `load_weights`: Tasks.Resume thaws the paused task, the engine's wake call (vLLM
+ * `POST /wake_up`) copies its weights back from host memory at level 1, or re-allocates them
+ * at level 2, where the reload call (vLLM's `reload_weights`) reads them again; the engine
+ * re-allocates its KV cache in the wake call too. `warmup`: the readiness probe, until it
+ * serves. Nothing is pulled, created, compiled or captured: the process kept all of it.
+ */
+export async function startWake(
+  ctx: StartContext,
+  sleeping: SleepingReplica,
+): Promise<PathOutcome> {
+  const { host, request, rec, signal } = ctx;
+  const opts = signal ? { signal } : {};
+  const timeoutMs = host.config.timeouts.engineCallSeconds * 1000;
+  await rec.run("load_weights", async (scope) => {
+    ctx.created(sleeping.containerId);
+    scope.attributes.fromReplicaId = request.sleepingReplicaId ?? "";
+    scope.attributes.sleepLevel = sleeping.sleepLevel;
+    const t0 = performance.now();
+    await host.api.resumeTask(sleeping.containerId, opts).catch((error: unknown) => {
+      throw new Error(
+        `resume the sleeping task: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    });
+    scope.attributes.resumeSeconds = (performance.now() - t0) / 1000;
+    scope.attributes.wakeSeconds = await engineCall(sleeping.port, sleeping.engineWake, {
+      what: "wake the engine",
+      timeoutMs,
+      ...opts,
+    });
+    if (sleeping.engineReload) {
+      scope.attributes.reloadSeconds = await engineCall(sleeping.port, sleeping.engineReload, {
+        what: "reload the engine's weights",
+        timeoutMs,
+        ...opts,
+      });
+    }
+  });
+  const probe = await rec.run("warmup", async (scope) => {
+    const result = await host.probe(
+      sleeping.containerId,
+      request.readiness,
+      signal,
+      host.apiTaskStatus,
+    );
+    scope.attributes.probeAttempts = result.attempts;
+    return result;
+  });
+  rec.mark("ready", { port: request.readiness.port });
+  return { containerId: sleeping.containerId, probe };
+}
