@@ -388,6 +388,7 @@ export const AgentInventory = z.object({
   images: z.array(InventoryImage),
   snapshotIds: z.array(z.uuid()),
   warmReplicaIds: z.array(z.uuid()),
+  sleepingReplicaIds: z.array(z.uuid()).default([]),
   replicas: z.array(
     z.object({
       replicaId: z.uuid(),

@@ -103,6 +103,8 @@ export const HeartbeatRequest = z
         images: z.array(InventoryImage).max(10_000).default([]),
         snapshotIds: z.array(z.uuid()).max(10_000).default([]),
         warmReplicaIds: z.array(z.uuid()).max(1_000).default([]),
+        /** Replicas whose engines sleep here (no GPU held). Absent: an older agent. */
+        sleepingReplicaIds: z.array(z.uuid()).max(1_000).optional(),
       })
       .strict()
       .default({ images: [], snapshotIds: [], warmReplicaIds: [] }),

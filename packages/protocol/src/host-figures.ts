@@ -28,6 +28,8 @@ export const HostFigures = z
     gpuCount: z.number().int().min(0).max(64),
     gpuMemoryGiB: z.number().int().min(0).max(4096),
     vcpus: z.number().int().min(1).max(1024),
+    /** Host RAM: what sleeping engines may hold. Absent: not reported (an older agent). */
+    memoryGiB: z.number().int().min(1).max(65_536).optional(),
     networkGbps: boundedFigure(10_000),
     diskReadMiBps: boundedFigure(1_000_000),
     diskWriteMiBps: boundedFigure(1_000_000),

@@ -7,7 +7,8 @@ import { z } from "zod";
 
 /**
  * A Replica row's state in the control plane (the database enum ReplicaState):
- * pending → placed → starting → ready ⇄ warm → draining → stopped, or failed.
+ * pending → placed → starting → ready ⇄ warm → sleeping, → draining → stopped, or failed.
+ * Sleeping: its engine sleeps in its node's memory, its GPUs given back, until woken.
  */
 export const ReplicaState = z.enum([
   "pending",
@@ -15,6 +16,7 @@ export const ReplicaState = z.enum([
   "starting",
   "ready",
   "warm",
+  "sleeping",
   "draining",
   "stopped",
   "failed",

@@ -104,6 +104,7 @@ export class HostAgent {
         images: inventory.images,
         snapshotIds: inventory.snapshotIds,
         warmReplicaIds: inventory.warmReplicaIds,
+        sleepingReplicaIds: inventory.sleepingReplicaIds,
       },
     };
   }

@@ -40,6 +40,7 @@ export async function describeHostInventory(host: HostInventorySource): Promise<
     images: inventory.images,
     snapshotIds: inventory.snapshotIds,
     warmReplicaIds: inventory.warmReplicaIds,
+    sleepingReplicaIds: inventory.sleepingReplicaIds,
     replicas: inventory.replicas.map((replica) => {
       const record = replicas.recordOf(replica.replicaId);
       return {

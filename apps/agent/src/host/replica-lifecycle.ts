@@ -294,7 +294,9 @@ export class ReplicaLifecycle {
     const parked = request.gpus === "release" ? "sleeping" : "warm";
     // A resent park is answered as the first was.
     if (record.state === parked) return { replicaId: record.replicaId, state: parked };
-    if (record.state !== "running") {
+    // A parked (warm) replica may be put to sleep when its keep-alive ends.
+    const from = parked === "sleeping" ? ["running", "warm"] : ["running"];
+    if (!from.includes(record.state)) {
       throw new AgentError(
         "replica_not_running",
         `replica ${request.replicaId} is ${record.state}, not running`,

@@ -62,6 +62,7 @@ export interface RuntimeInventory {
   images: InventoryImage[];
   snapshotIds: string[];
   warmReplicaIds: string[];
+  sleepingReplicaIds: string[];
   replicas: { replicaId: string; containerId: string; state: AgentReplicaState }[];
 }
 

@@ -28,6 +28,7 @@ export function hostFiguresFor(instanceType: string): HostFigures {
     gpuCount: profile.gpu?.count ?? 0,
     gpuMemoryGiB: profile.gpu?.memoryGiB ?? 0,
     vcpus: profile.vcpus,
+    memoryGiB: profile.memoryGiB,
     networkGbps: profile.registryNetworkGbps,
     diskReadMiBps: profile.disk.readMiBps,
     diskWriteMiBps: profile.disk.writeMiBps,

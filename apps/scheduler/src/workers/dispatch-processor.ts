@@ -121,7 +121,8 @@ async function registryAuthFor(
   orgId: string,
   request: StartReplicaRequest,
 ): Promise<StartReplicaRequest["registryAuth"]> {
-  if (!ctx.registryCredentials || request.path === "warm") return undefined;
+  if (!ctx.registryCredentials || request.path === "warm" || request.path === "wake")
+    return undefined;
   const { deployment } = request;
   const imageRefs = [deployment.imageRef];
   if (request.path === "lazy" && deployment.estargzImageRef)

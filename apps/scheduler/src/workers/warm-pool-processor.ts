@@ -1,4 +1,5 @@
 import { classifyAgentFailure, finishReplicaStop, QUEUES } from "@thaw/core";
+import { abandonReplicaSleep, finishReplicaSleep } from "@thaw/core/sleeping";
 import { abandonReplicaPark, finishReplicaPark, tendWarmPool } from "@thaw/core/warm-pool";
 import { AgentApiError } from "@thaw/node-agent-client";
 import type { WorkerContext } from "./worker-context.ts";
@@ -38,6 +39,22 @@ export async function processWarmPool(ctx: WorkerContext, data: unknown): Promis
     }
     if (await finishReplicaPark({ db: ctx.db, replicaId })) parked++;
   }
+  let slept = 0;
+  for (const { replicaId, nodeId, sleepLevel, sleepingBytes, ...calls } of result.toSleep) {
+    try {
+      const agent = await agentOf(nodeId);
+      if (!agent) throw new Error("its node has no agent to call");
+      await agent.parkReplica({ replicaId, gpus: "release", sleepLevel, ...calls });
+    } catch (error) {
+      // Not asleep: it is stopped like any drain (reconcile will), its GPUs freed then.
+      const err = error instanceof Error ? error.message : String(error);
+      const failure = error instanceof AgentApiError ? classifyAgentFailure(error, "park") : err;
+      await abandonReplicaSleep({ db: ctx.db, replicaId, failure });
+      ctx.log.warn({ endpointId, replicaId, failure, err }, "sleep failed");
+      continue;
+    }
+    if (await finishReplicaSleep({ db: ctx.db, replicaId, sleepLevel, sleepingBytes })) slept++;
+  }
   let stopped = 0;
   for (const { replicaId, nodeId } of result.toStop) {
     const agent = nodeId ? await agentOf(nodeId) : null;
@@ -49,10 +66,17 @@ export async function processWarmPool(ctx: WorkerContext, data: unknown): Promis
     "place",
     result.toPlace.map((replicaId) => ({ replicaId })),
   );
-  if (parked + stopped + result.toPlace.length > 0)
+  if (parked + slept + stopped + result.toPlace.length > 0)
     ctx.log.info(
-      { endpointId, parked, stopped, prewarm: result.toPlace.length, plan: result.plan?.reason },
+      {
+        endpointId,
+        parked,
+        slept,
+        stopped,
+        prewarm: result.toPlace.length,
+        plan: result.plan?.reason,
+      },
       "warm pool",
     );
-  return { parked, stopped, prewarm: result.toPlace.length, plan: result.plan };
+  return { parked, slept, stopped, prewarm: result.toPlace.length, plan: result.plan };
 }

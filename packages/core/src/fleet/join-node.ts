@@ -13,6 +13,7 @@ import {
 import { AppError } from "../errors/index.ts";
 import { agentUrlProblem, type AgentNetwork } from "./agent-address.ts";
 import { JOIN_TOKEN_KIND } from "./create-join-token.ts";
+import { memoryBytesOf } from "./host-memory.ts";
 import { measuredDiskColumns } from "./measured-disk-columns.ts";
 
 export const NODE_CREDENTIAL_KIND = "thawnode";
@@ -94,6 +95,7 @@ export async function joinNode({
       gpuCount: figures.gpuCount,
       gpuMemoryGiB: figures.gpuMemoryGiB,
       vcpus: figures.vcpus,
+      memoryBytes: memoryBytesOf(figures),
       networkGbps: figures.networkGbps,
       diskReadMiBps: figures.diskReadMiBps,
       diskWriteMiBps: figures.diskWriteMiBps,

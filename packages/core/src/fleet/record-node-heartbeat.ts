@@ -2,6 +2,7 @@ import type { DbClient, DbTransaction } from "@thaw/db";
 import { HEARTBEAT_INTERVAL_SECONDS, type HeartbeatRequest } from "@thaw/protocol";
 import type { Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
+import { memoryBytesOf } from "./host-memory.ts";
 import { measuredDiskColumns } from "./measured-disk-columns.ts";
 import { replicaReasonData } from "../placement/replica-reason.ts";
 
@@ -39,6 +40,7 @@ export async function recordNodeHeartbeat({
         ...(f && {
           gpuCount: f.gpuCount,
           vcpus: f.vcpus,
+          ...(f.memoryGiB !== undefined ? { memoryBytes: memoryBytesOf(f) } : {}),
           networkGbps: f.networkGbps,
           diskReadMiBps: f.diskReadMiBps,
           diskWriteMiBps: f.diskWriteMiBps,
@@ -73,6 +75,13 @@ export async function recordNodeHeartbeat({
       });
     }
     await forgetVanishedWarmReplicas(tx, actor.nodeId, input.inventory.warmReplicaIds, now);
+    if (input.inventory.sleepingReplicaIds)
+      await forgetVanishedSleepingReplicas(
+        tx,
+        actor.nodeId,
+        input.inventory.sleepingReplicaIds,
+        now,
+      );
     return {
       nodeId: actor.nodeId,
       state,
@@ -113,4 +122,31 @@ async function forgetVanishedWarmReplicas(
     },
   });
   await tx.gpuReservation.deleteMany({ where: { replicaId: { in: ids } } });
+}
+
+/**
+ * The same for sleeping replicas (an agent that reports them): one the agent no longer holds
+ * asleep cannot be woken. It holds no GPU, so it is only stopped.
+ */
+async function forgetVanishedSleepingReplicas(
+  tx: DbTransaction,
+  nodeId: string,
+  heldSleeping: string[],
+  now: Date,
+): Promise<void> {
+  const sleptBefore = new Date(now.getTime() - 2 * HEARTBEAT_INTERVAL_SECONDS * 1000);
+  await tx.replica.updateMany({
+    where: {
+      nodeId,
+      state: "sleeping",
+      id: { notIn: heldSleeping },
+      updatedAt: { lt: sleptBefore },
+    },
+    data: {
+      state: "stopped",
+      stateVersion: { increment: 1 },
+      stoppedAt: now,
+      ...replicaReasonData({ drainIntent: "vanished_from_node" }),
+    },
+  });
 }

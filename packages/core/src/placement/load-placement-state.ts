@@ -47,6 +47,12 @@ export async function loadSchedulingNodes(
       ARRAY(SELECT p."deploymentId"::text FROM "Replica" p
         WHERE p."nodeId" = n.id AND p."orgId" = ${orgId}::uuid AND p.state = 'warm'
         ORDER BY p.id) AS "warmDeploymentIds",
+      ARRAY(SELECT p.id::text || ' ' || p."deploymentId"::text || ' ' || coalesce(p."sleepLevel", 1)
+        FROM "Replica" p
+        WHERE p."nodeId" = n.id AND p."orgId" = ${orgId}::uuid AND p.state = 'sleeping'
+          AND NOT EXISTS (SELECT 1 FROM "GpuReservation" g
+            WHERE g."nodeId" = n.id AND g."gpuIndex" = ANY(p."sleepingGpus"))
+        ORDER BY p.id) AS "sleeping",
       (SELECT count(*)::int FROM "ColdStart" s
         WHERE s."nodeId" = n.id AND s.status IN ('scheduled', 'dispatched', 'running'))
         AS "startsInFlight"
@@ -63,6 +69,15 @@ export async function loadSchedulingNodes(
           replicaId,
           deploymentId: row.warmDeploymentIds[i]!,
         })),
+        // Only those whose GPUs are free: a sleeping engine wakes on its own GPUs or not at all.
+        sleepingReplicas: row.sleeping.map((entry) => {
+          const [replicaId, deploymentId, level] = entry.split(" ");
+          return {
+            replicaId: replicaId!,
+            deploymentId: deploymentId!,
+            sleepLevel: level === "2" ? 2 : 1,
+          };
+        }),
         startsInFlight: row.startsInFlight,
       },
     ),
@@ -76,6 +91,8 @@ interface ShortlistedNodeRow extends Omit<NodeRow, "state"> {
   snapshotIds: string[];
   warmReplicaIds: string[];
   warmDeploymentIds: string[];
+  /** "<replicaId> <deploymentId> <sleepLevel>" of each sleeping replica that can wake now. */
+  sleeping: string[];
   startsInFlight: number;
 }
 
@@ -165,7 +182,7 @@ export async function loadHistoryLookup(
 
 /**
  * The nodes worth scoring: those holding the deployment's image, a snapshot of it or an idle
- * warm replica of it, plus a sample of the others with enough free GPUs.
+ * warm (or sleeping) replica of it, plus a sample of the others with enough free GPUs.
  *
  * The sample is the first nodes with room at or after a random rank (Node.sampleRank, fixed
  * at creation; wrapping round), read along an index — like Kubernetes' rotating start for
@@ -193,7 +210,7 @@ function shortlistSql(
         WHERE s."deploymentId" = ${want.deploymentId}::uuid
       UNION
       SELECT p."nodeId" FROM "Replica" p
-        WHERE p.state = 'warm' AND p."deploymentId" = ${want.deploymentId}::uuid
+        WHERE p.state IN ('warm', 'sleeping') AND p."deploymentId" = ${want.deploymentId}::uuid
     ), holding AS (
       SELECT n.id FROM "Node" n JOIN held ON held.id = n.id
       WHERE n."orgId" = ${orgId}::uuid AND n.state = 'ready' AND n."gpuModel" = ${gpuType}

@@ -26,6 +26,7 @@ export function optionsRecord(choice: StartOptionChoice) {
     };
     if (o.option.snapshotId) entry.snapshotId = o.option.snapshotId;
     if (o.option.warmReplicaId) entry.warmReplicaId = o.option.warmReplicaId;
+    if (o.option.sleepingReplica) entry.sleepingReplicaId = o.option.sleepingReplica.replicaId;
     return entry;
   });
   // Infeasible options by path and reason, in order of first appearance (keyed without
@@ -57,6 +58,7 @@ interface RecordedOption {
   locality: string;
   snapshotId?: string;
   warmReplicaId?: string;
+  sleepingReplicaId?: string;
   chosen: boolean;
   predictedSeconds: number;
   p90Seconds: number;

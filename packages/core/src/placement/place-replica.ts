@@ -354,6 +354,28 @@ async function commitDecisions(
       kept.push(decision);
       continue;
     }
+    if (option.path === "wake" && option.sleepingReplica) {
+      // Wake: the sleeping engine's GPUs — the only ones it can wake on — become this
+      // replica's, if nobody took them since; the sleeping row is retired.
+      const inUse = used.get(option.nodeId) ?? new Set<number>();
+      const [sleeping] = await tx.rows<{ sleepingGpus: number[] }>(Prisma.sql`
+        SELECT "sleepingGpus" FROM "Replica"
+        WHERE id = ${option.sleepingReplica.replicaId}::uuid AND state = 'sleeping'`);
+      const gpus = sleeping?.sleepingGpus ?? [];
+      if (gpus.length === 0 || gpus.some((g) => inUse.has(g))) continue;
+      const retired = await tx.execute(Prisma.sql`
+        UPDATE "Replica" SET state = 'stopped', "stateVersion" = "stateVersion" + 1,
+          "stoppedAt" = ${new Date()}, "updatedAt" = ${new Date()}
+        WHERE id = ${option.sleepingReplica.replicaId}::uuid AND state = 'sleeping'`);
+      if (retired !== 1) continue;
+      for (const gpuIndex of gpus) {
+        inUse.add(gpuIndex);
+        reservations.push({ nodeId: option.nodeId, gpuIndex, replicaId: decision.replicaId });
+      }
+      used.set(option.nodeId, inUse);
+      kept.push(decision);
+      continue;
+    }
     const node = nodes.get(option.nodeId)!;
     const inUse = used.get(option.nodeId) ?? new Set<number>();
     const free = Array.from({ length: node.gpuCount }, (_, i) => i).filter((i) => !inUse.has(i));

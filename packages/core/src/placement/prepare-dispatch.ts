@@ -45,7 +45,13 @@ interface DispatchRow {
   path: StartPath;
   replicaState: string;
   gpus: number[];
-  chosen: { nodeId: string; path: string; snapshotId?: string; warmReplicaId?: string } | null;
+  chosen: {
+    nodeId: string;
+    path: string;
+    snapshotId?: string;
+    warmReplicaId?: string;
+    sleepingReplicaId?: string;
+  } | null;
   nodeId: string | null;
   nodeName: string | null;
   nodeState: string | null;
@@ -134,6 +140,10 @@ export async function prepareDispatch({
   if (row.path === "warm") {
     if (!chosen?.warmReplicaId) return { kind: "fail", reason: "no warm replica recorded" };
     request.warmReplicaId = chosen.warmReplicaId;
+  }
+  if (row.path === "wake") {
+    if (!chosen?.sleepingReplicaId) return { kind: "fail", reason: "no sleeping replica recorded" };
+    request.sleepingReplicaId = chosen.sleepingReplicaId;
   }
   if (row.path === "restore") {
     const snapshot = chosen?.snapshotId

@@ -212,7 +212,7 @@ export async function reconcileEndpoint({
       // Left for the warm-pool worker, unless it has not come for them within the grace.
       const leftToWarmPool = (r: (typeof replicas)[number]) =>
         parking.includes(r.id) ||
-        (r.drainIntent === "park_candidate" &&
+        ((r.drainIntent === "park_candidate" || r.drainIntent === "sleep_candidate") &&
           r.updatedAt.getTime() > now.getTime() - PARKING_GRACE_MS);
       const pending = await tx.replica.findMany({
         where: { endpointId, state: "pending" },

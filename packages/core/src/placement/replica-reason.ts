@@ -69,6 +69,7 @@ const DRAIN_INTENTS = {
   scale_down: fixed("scaled down"),
   park_candidate: fixed("scaled down: warm pool may park it"),
   keep_alive_over: fixed("warm pool: keep-alive over"),
+  sleep_candidate: fixed("warm pool: keep-alive over, its engine is put to sleep"),
   park_refused: kind({
     detail: z.object({ failure: z.string() }),
     text: (d) => `warm pool: park refused: ${d.failure}`,

@@ -7,6 +7,7 @@ import {
   type SchedulingDeployment,
   type SchedulingEndpoint,
   type SchedulingNode,
+  type SleepingReplica,
 } from "../scheduling/index.ts";
 
 // Rows → the plain scheduling snapshot the pure decisions read (scheduling/start-option.ts).
@@ -91,6 +92,7 @@ export function schedulingNode(
     imageDigests: string[];
     snapshotIds: string[];
     warmReplicas: { replicaId: string; deploymentId: string }[];
+    sleepingReplicas?: SleepingReplica[];
     startsInFlight: number;
   },
 ): SchedulingNode {
@@ -118,6 +120,7 @@ export function schedulingNode(
     cachedImageDigests: held.imageDigests,
     localSnapshotIds: held.snapshotIds,
     idleWarmReplicas: held.warmReplicas,
+    ...(held.sleepingReplicas?.length ? { sleepingReplicas: held.sleepingReplicas } : {}),
     startsInFlight: held.startsInFlight,
   };
 }

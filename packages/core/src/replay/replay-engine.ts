@@ -28,6 +28,7 @@ import {
   type SchedulingSnapshot,
   type StartOption,
 } from "../scheduling/index.ts";
+import { sleepBudgetBytes, sleepingEngineBytes } from "../sleeping/choose-sleep-level.ts";
 import { quantiles } from "../statistics/index.ts";
 import type { StartPath } from "../vocabulary/index.ts";
 import { EventQueue } from "./event-queue.ts";
@@ -177,25 +178,6 @@ const NOISE_CEILING = Math.exp(
 );
 /** Spare units remembered per endpoint (the deepest are forgotten first). */
 const MAX_SPARE_UNITS = 256;
-/** Share of a host's memory kept for the OS, the page cache and the agent, never for sleepers. */
-const HOST_MEMORY_RESERVE_FRACTION = 0.1;
-
-/**
- * What sleeping engines may hold on a host: its memory less the reserve and the processes of
- * the engines that may run on its GPUs (one each: a serving engine's host memory is its process).
- */
-export function sleepBudgetBytes(memoryBytes: number, gpus: number): number {
-  return Math.max(
-    0,
-    memoryBytes * (1 - HOST_MEMORY_RESERVE_FRACTION) - gpus * PHYSICS.engineHostProcessBytes,
-  );
-}
-
-/** Host memory a sleeping engine holds: its process, and at level 1 its weights' backup. */
-export function sleepingBytes(weightsBytes: number, sleepLevel: 1 | 2): number {
-  return PHYSICS.engineHostProcessBytes + (sleepLevel === 1 ? weightsBytes : 0);
-}
-
 function hash(text: string): number {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
@@ -485,7 +467,7 @@ export function replay(input: {
     const host = replica.host;
     const weights = replica.endpoint.spec.engine.weightsBytes;
     for (const level of [1, 2] as const) {
-      const bytes = sleepingBytes(weights, level);
+      const bytes = sleepingEngineBytes(weights, level);
       if (bytes > host.sleepBudgetBytes) continue;
       while (host.sleepingBytes + bytes > host.sleepBudgetBytes) wakeOrEvict(host.sleepers[0]!, at);
       const sleeper: Sleeper = {

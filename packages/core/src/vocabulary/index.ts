@@ -24,11 +24,15 @@ export const ReplicaPendingCause = z.enum([
 ]);
 export type ReplicaPendingCause = z.infer<typeof ReplicaPendingCause>;
 
-/** Why a replica was taken out of service; park_candidate is the warm pool's to park. */
+/**
+ * Why a replica was taken out of service; park_candidate is the warm pool's to park,
+ * sleep_candidate its to put to sleep.
+ */
 export const ReplicaDrainIntent = z.enum([
   "scale_down",
   "park_candidate",
   "keep_alive_over",
+  "sleep_candidate",
   "park_refused",
   "node_drained",
   "node_lost",

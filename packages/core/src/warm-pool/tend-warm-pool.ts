@@ -18,6 +18,8 @@ import {
 } from "../placement/load-placement-state.ts";
 import { schedulingDeployment, schedulingEndpoint } from "../placement/scheduling-inputs.ts";
 import { replicaReasonData } from "../placement/replica-reason.ts";
+import { chooseSleepLevel } from "../sleeping/choose-sleep-level.ts";
+import { engineSleepCalls, type EngineSleepCalls } from "../sleeping/engine-sleep-calls.ts";
 import {
   loadOrgIdleTimes,
   loadWarmPoolMemory,
@@ -45,6 +47,16 @@ export interface TendWarmPoolResult {
   plan: Pick<WarmPoolPlan, "warmReplicas" | "reason"> | null;
   /** Park on their node, then finishReplicaPark. */
   toPark: { replicaId: string; nodeId: string }[];
+  /**
+   * Released from the warm pool but kept asleep (already `draining`, sleep_candidate): sleep
+   * their engines on their node with these calls, then finishReplicaSleep.
+   */
+  toSleep: ({
+    replicaId: string;
+    nodeId: string;
+    sleepLevel: 1 | 2;
+    sleepingBytes: number;
+  } & EngineSleepCalls)[];
   /** Stop on their node (already `draining`), then finishReplicaStop. */
   toStop: { replicaId: string; nodeId: string | null }[];
   /** Pre-warm replicas created `pending`: each needs a place job. */
@@ -70,7 +82,13 @@ export async function tendWarmPool({
       // Under the endpoint's row lock, like reconcile: neither sees the other half-done.
       const [locked] = await tx.$queryRaw<{ id: string }[]>`
         SELECT id::text FROM "Endpoint" WHERE id = ${endpointId}::uuid FOR NO KEY UPDATE`;
-      const nothing: TendWarmPoolResult = { plan: null, toPark: [], toStop: [], toPlace: [] };
+      const nothing: TendWarmPoolResult = {
+        plan: null,
+        toPark: [],
+        toSleep: [],
+        toStop: [],
+        toPlace: [],
+      };
       if (!locked) return nothing;
       const endpoint = await tx.endpoint.findUniqueOrThrow({
         where: { id: endpointId },
@@ -86,7 +104,7 @@ export async function tendWarmPool({
       const replicas = await tx.replica.findMany({
         where: {
           endpointId,
-          state: { in: [...STARTING, "ready", "warm", "draining"] },
+          state: { in: [...STARTING, "ready", "warm", "sleeping", "draining"] },
         },
         orderBy: { updatedAt: "asc" },
       });
@@ -104,10 +122,29 @@ export async function tendWarmPool({
       const prewarmed = replicas.filter(
         (r) => r.prewarm && ([...STARTING, "ready"] as string[]).includes(r.state),
       );
+      const sleepAllowed = enabled && endpoint.allowedPaths.includes("wake");
+      const asleep = replicas.filter((r) => r.state === "sleeping");
+      // A sleeper on a node that is no longer ready (drained, lost) can never be woken.
+      const readyNodes = new Set(
+        asleep.length === 0
+          ? []
+          : (
+              await tx.node.findMany({
+                where: {
+                  id: { in: asleep.flatMap((r) => (r.nodeId ? [r.nodeId] : [])) },
+                  state: "ready",
+                },
+                select: { id: true },
+              })
+            ).map((n) => n.id),
+      );
       // What no longer fits the endpoint is stopped whatever the plan says.
       const stale = [
         ...warm.filter((r) => !enabled || !ofCurrent(r)),
         ...prewarmed.filter((r) => !enabled || !ofCurrent(r)),
+        ...asleep.filter(
+          (r) => !sleepAllowed || !ofCurrent(r) || !r.nodeId || !readyNodes.has(r.nodeId),
+        ),
       ];
       const keptWarm = warm.filter((r) => !stale.includes(r));
       const keptPrewarmed = prewarmed.filter((r) => !stale.includes(r));
@@ -165,7 +202,26 @@ export async function tendWarmPool({
       const parked = candidates.slice(0, actions.park);
       const notParked = candidates.slice(actions.park);
       const released = keptWarm.filter((r) => actions.release.includes(r.id));
-      const toStop = [...notParked, ...released, ...stale];
+      // A released replica whose engine can sleep, on a node with the memory for it, sleeps
+      // there instead of stopping: its GPUs go back either way, and a later start may wake it.
+      const toSleep = sleepAllowed
+        ? await sleepersAmong(
+            tx,
+            released,
+            await tx.deployment.findUnique({ where: { id: current! } }),
+          )
+        : [];
+      const sleeping = new Set(toSleep.map((s) => s.replicaId));
+      if (toSleep.length > 0)
+        await tx.replica.updateMany({
+          where: { id: { in: [...sleeping] } },
+          data: {
+            state: "draining",
+            stateVersion: { increment: 1 },
+            ...replicaReasonData({ drainIntent: "sleep_candidate" }),
+          },
+        });
+      const toStop = [...notParked, ...released.filter((r) => !sleeping.has(r.id)), ...stale];
       if (toStop.length > 0)
         await tx.replica.updateMany({
           where: { id: { in: toStop.map((r) => r.id) } },
@@ -199,12 +255,61 @@ export async function tendWarmPool({
         toPark: [...parked, ...keptPrewarmed.filter((r) => r.state === "ready")]
           .filter((r) => r.nodeId !== null)
           .map((r) => ({ replicaId: r.id, nodeId: r.nodeId! })),
+        toSleep,
         toStop: toStop.map(withNode),
         toPlace,
       };
     },
     { timeout: 30_000 },
   );
+}
+
+/**
+ * Which of `released` sleep, at which level: those of an engine that can sleep, on a node
+ * that reports its memory and has room beside the engines already asleep there (counted as
+ * each is added).
+ */
+async function sleepersAmong(
+  tx: DbTransaction,
+  released: { id: string; nodeId: string | null }[],
+  deployment: { engine: string; modelBytes: bigint } | null,
+): Promise<TendWarmPoolResult["toSleep"]> {
+  const onNodes = released.filter((r) => r.nodeId !== null);
+  if (!deployment || onNodes.length === 0 || !engineSleepCalls(deployment.engine, 1)) return [];
+  const nodeIds = [...new Set(onNodes.map((r) => r.nodeId!))];
+  const nodes = await tx.node.findMany({
+    where: { id: { in: nodeIds }, state: "ready" },
+    select: { id: true, memoryBytes: true, gpuCount: true },
+  });
+  const asleep = await tx.replica.groupBy({
+    by: ["nodeId"],
+    where: { nodeId: { in: nodeIds }, state: "sleeping" },
+    _sum: { sleepingBytes: true },
+  });
+  const held = new Map(asleep.map((a) => [a.nodeId, Number(a._sum.sleepingBytes ?? 0n)]));
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const sleepers: TendWarmPoolResult["toSleep"] = [];
+  for (const replica of onNodes) {
+    const node = byId.get(replica.nodeId!);
+    if (!node) continue;
+    const fit = chooseSleepLevel({
+      memoryBytes: node.memoryBytes === null ? null : Number(node.memoryBytes),
+      gpuCount: node.gpuCount,
+      sleepingBytes: held.get(node.id) ?? 0,
+      weightsBytes: Number(deployment.modelBytes),
+    });
+    const calls = fit && engineSleepCalls(deployment.engine, fit.sleepLevel);
+    if (!fit || !calls) continue;
+    held.set(node.id, (held.get(node.id) ?? 0) + fit.bytes);
+    sleepers.push({
+      replicaId: replica.id,
+      nodeId: node.id,
+      sleepLevel: fit.sleepLevel,
+      sleepingBytes: fit.bytes,
+      ...calls,
+    });
+  }
+  return sleepers;
 }
 
 /** What a miss costs now: the predicted seconds of the best feasible start that is not a handover. */
@@ -247,6 +352,7 @@ async function predictBestNonWarm(
         path: option.path,
         locality: option.locality,
         ...(snapshot ? { snapshot } : {}),
+        ...(option.sleepingReplica ? { sleeping: option.sleepingReplica } : {}),
       }),
       history: history(option.path, option.locality),
     });

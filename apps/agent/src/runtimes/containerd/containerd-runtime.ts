@@ -199,6 +199,14 @@ export class ContainerdRuntime implements Runtime {
 
   async parkReplica(input: ParkReplicaRequestInput): Promise<void> {
     const request = ParkReplicaRequest.parse(input);
+    const parked = this.replicas.get(request.replicaId);
+    if (request.gpus === "release" && parked?.state === "warm") {
+      // A parked replica put to sleep when its keep-alive ends: thawed to take the call.
+      await this.host.api.resumeTask(parked.containerId);
+      parked.state = "running";
+      // Already asleep since its park: it stays so (its GPU memory is already given back).
+      if (parked.engineWake) return this.pauseAsleep(parked, request);
+    }
     const entry = this.requireRunning(request.replicaId);
     if (request.engineSleep) {
       await engineCall(entry.port, request.engineSleep, {
@@ -206,15 +214,22 @@ export class ContainerdRuntime implements Runtime {
         timeoutMs: this.host.config.timeouts.engineCallSeconds * 1000,
       });
     }
+    if (request.gpus === "release") return this.pauseAsleep(entry, request);
     await this.host.run(this.host.ctr.taskPause(entry.containerId), "pause the task");
     if (request.engineWake) entry.engineWake = request.engineWake;
-    if (request.gpus === "release") {
-      // Asleep, its GPU memory given back (the lifecycle frees its GPUs in the ledger): it
-      // waits paused, holding host memory, for the wake path.
-      entry.state = "sleeping";
-      entry.sleepLevel = request.sleepLevel!;
-      if (request.engineReload) entry.engineReload = request.engineReload;
-    } else entry.state = "warm";
+    entry.state = "warm";
+  }
+
+  /**
+   * Asleep, its GPU memory given back (the lifecycle frees its GPUs in the ledger): paused, it
+   * waits holding host memory for the wake path, which makes these calls.
+   */
+  private async pauseAsleep(entry: ReplicaEntry, request: ParkReplicaRequest): Promise<void> {
+    await this.host.run(this.host.ctr.taskPause(entry.containerId), "pause the task");
+    entry.engineWake ??= request.engineWake;
+    entry.state = "sleeping";
+    entry.sleepLevel = request.sleepLevel!;
+    if (request.engineReload) entry.engineReload = request.engineReload;
   }
 
   async captureSnapshot(input: CaptureSnapshotRequestInput): Promise<CapturedSnapshot> {
@@ -269,6 +284,7 @@ export class ContainerdRuntime implements Runtime {
       images: [...images.values()],
       snapshotIds: [...snapshotIds],
       warmReplicaIds: replicas.filter((r) => r.state === "warm").map((r) => r.replicaId),
+      sleepingReplicaIds: replicas.filter((r) => r.state === "sleeping").map((r) => r.replicaId),
       replicas,
     };
   }

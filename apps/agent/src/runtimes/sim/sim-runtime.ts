@@ -265,6 +265,7 @@ export class SimRuntime implements Runtime {
       images: [...this.images].map(([digest, image]) => ({ digest, ...image })),
       snapshotIds: [...this.snapshots.keys()],
       warmReplicaIds: replicas.filter((r) => r.state === "warm").map((r) => r.replicaId),
+      sleepingReplicaIds: replicas.filter((r) => r.state === "sleeping").map((r) => r.replicaId),
       replicas,
     };
   }

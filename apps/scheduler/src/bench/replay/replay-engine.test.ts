@@ -8,12 +8,11 @@ import {
   packOnto,
   pullKeepAlive,
   replay,
-  sleepBudgetBytes,
-  sleepingBytes,
   thaw,
   thawSleeping,
   type TraceRequest,
 } from "@thaw/core/replay";
+import { sleepBudgetBytes, sleepingEngineBytes as sleepingBytes } from "@thaw/core/sleeping";
 import { InputError, parseFleet, parseTrace } from "./replay-input.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "thaw-replay-"));
@@ -71,8 +70,11 @@ describe("sleeping engines in the replay", () => {
     const result = replay({ requests, fleet: big, policy: thawSleeping() });
     expect(result.coldStartsByPath.wake).toBe(1);
     // Level 1 (its weights fit in memory): a PCIe copy of 16 GB and the engine's wake.
-    const firstWait = replay({ requests: [requests[0]!], fleet: big, policy: thawSleeping() })
-      .meanWaitSeconds;
+    const firstWait = replay({
+      requests: [requests[0]!],
+      fleet: big,
+      policy: thawSleeping(),
+    }).meanWaitSeconds;
     expect(firstWait).toBeGreaterThan(10);
     const secondWait = 2 * result.meanWaitSeconds - firstWait;
     expect(secondWait).toBeGreaterThan(0.3);
