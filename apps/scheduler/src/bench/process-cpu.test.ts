@@ -22,8 +22,10 @@ describe("readCpu / cpuBetween", () => {
     expect(window.seconds.self).toBeGreaterThan(0.25);
     expect(window.seconds[THIS_PROCESS]).toBeGreaterThan(0.25);
     expect(window.seconds.nobody).toBe(0);
-    expect(window.windowSeconds).toBeGreaterThanOrEqual(0.3);
     expect(window.cores).toBeGreaterThanOrEqual(1);
+    // Node's own threads (GC, the JIT) count too, so 300 ms of CPU may take less than 300 ms
+    // of wall time, but never less than spread over every core.
+    expect(window.windowSeconds).toBeGreaterThanOrEqual(0.29 / window.cores);
     // The loop kept a core busy for its share of the window; anything else running only
     // adds to it.
     expect(window.busyCores).toBeGreaterThan(0.3 / window.windowSeconds - 0.1);
