@@ -98,7 +98,9 @@ export function EndpointDetail({
             </span>
             <span className="muted">
               {" "}
-              · {d.replicaCounts.warm} warm · {d.replicaCounts.starting} starting
+              · {d.replicaCounts.warm} warm
+              {d.replicaCounts.sleeping > 0 && ` · ${d.replicaCounts.sleeping} sleeping`} ·{" "}
+              {d.replicaCounts.starting} starting
             </span>
           </div>
         </div>

@@ -47,6 +47,8 @@ export const EndpointDetail = z.object({
   replicaCounts: z.object({
     ready: z.number(),
     warm: z.number(),
+    /** Engines asleep in their nodes' memory, holding no GPU (the wake path). */
+    sleeping: z.number(),
     starting: z.number(),
     draining: z.number(),
   }),
@@ -96,7 +98,7 @@ export const EndpointDetail = z.object({
 export type EndpointDetail = z.infer<typeof EndpointDetail>;
 
 /** Replicas that hold or are about to hold a GPU (stopped and failed ones are history). */
-const LIVE_STATES: ReplicaState[] = ["pending", ...GPU_HOLDING_REPLICA_STATES];
+const LIVE_STATES: ReplicaState[] = ["pending", ...GPU_HOLDING_REPLICA_STATES, "sleeping"];
 const DEPLOYMENTS_SHOWN = 50;
 const REPLICAS_SHOWN = 200;
 const SCALE_EVENTS_SHOWN = 20;
@@ -181,11 +183,18 @@ export async function getEndpointDetail({
   const replicaCounts = {
     ready: replicas.filter((r) => r.state === "ready").length,
     warm: replicas.filter((r) => r.state === "warm").length,
+    sleeping: replicas.filter((r) => r.state === "sleeping").length,
     starting: replicas.filter((r) => ["pending", "placed", "starting"].includes(r.state)).length,
     draining: replicas.filter((r) => r.state === "draining").length,
   };
   return {
-    status: endpointStatus({ desired: endpoint.desiredReplicas, ...replicaCounts }),
+    status: endpointStatus({
+      desired: endpoint.desiredReplicas,
+      ready: replicaCounts.ready,
+      warm: replicaCounts.warm,
+      starting: replicaCounts.starting,
+      draining: replicaCounts.draining,
+    }),
     endpoint: {
       id: endpoint.id,
       slug: endpoint.slug,

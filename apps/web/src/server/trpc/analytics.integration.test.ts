@@ -162,7 +162,13 @@ describe("tRPC analytics and scaling", () => {
     expect(detail.replicas).toEqual([
       expect.objectContaining({ state: "ready", nodeName: "sim-g6e-1", deploymentVersion: 1 }),
     ]);
-    expect(detail.replicaCounts).toEqual({ ready: 1, warm: 0, starting: 0, draining: 0 });
+    expect(detail.replicaCounts).toEqual({
+      ready: 1,
+      warm: 0,
+      sleeping: 0,
+      starting: 0,
+      draining: 0,
+    });
     // Time to ready over the four succeeded starts: 6, 400, 420, 500.
     expect(detail.summary.samples).toBe(4);
     expect(detail.summary.p50Seconds).toBe(410);
