@@ -298,8 +298,11 @@ export const ParkReplicaRequest = z
     gpus: z.enum(["hold", "release"]).default("hold"),
     /** With `gpus: "release"`: the level engineSleep puts the engine to (1 keeps its weights in host RAM). */
     sleepLevel: z.union([z.literal(1), z.literal(2)]).optional(),
-    /** Level 2: reload the discarded weights after the wake, e.g. vLLM's reload_weights. */
-    engineReload: EngineHttpCall.optional(),
+    /**
+     * Level 2: calls made in order after the wake, e.g. vLLM's reload_weights then
+     * reset_prefix_cache (the discarded weights read again, the stale prefix cache dropped).
+     */
+    engineAfterWake: z.array(EngineHttpCall).max(4).optional(),
   })
   .strict()
   .refine((r) => (r.engineSleep === undefined) === (r.engineWake === undefined), {
@@ -311,9 +314,9 @@ export const ParkReplicaRequest = z
       "releasing the GPUs needs an engine put to sleep: engineSleep, engineWake and sleepLevel",
     path: ["gpus"],
   })
-  .refine((r) => r.engineReload === undefined || r.sleepLevel === 2, {
-    message: "engineReload is for sleep level 2 only (level 1 keeps the weights)",
-    path: ["engineReload"],
+  .refine((r) => r.engineAfterWake === undefined || r.sleepLevel === 2, {
+    message: "engineAfterWake is for sleep level 2 only (level 1 keeps the weights)",
+    path: ["engineAfterWake"],
   });
 export type ParkReplicaRequest = z.infer<typeof ParkReplicaRequest>;
 export type ParkReplicaRequestInput = z.input<typeof ParkReplicaRequest>;

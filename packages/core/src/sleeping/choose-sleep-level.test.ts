@@ -41,7 +41,10 @@ describe("where a sleeping engine fits", () => {
     expect(engineSleepCalls("vllm", 2)).toEqual({
       engineSleep: { path: "/sleep?level=2" },
       engineWake: { path: "/wake_up" },
-      engineReload: { path: "/collective_rpc", body: '{"method":"reload_weights"}' },
+      engineAfterWake: [
+        { path: "/collective_rpc", body: '{"method":"reload_weights"}' },
+        { path: "/reset_prefix_cache" },
+      ],
     });
     for (const engine of ["sglang", "llama.cpp", "tgi", "triton", "custom"])
       expect(engineSleepCalls(engine, 1)).toBeNull();

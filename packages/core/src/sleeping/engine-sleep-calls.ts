@@ -4,7 +4,8 @@ import type { EngineHttpCall } from "@thaw/protocol";
 // the control plane names them). Sources, apps/agent/README.md "Sleeping engines":
 // - vLLM (`--enable-sleep-mode`, routes served with VLLM_SERVER_DEV_MODE=1): `POST /sleep?level=1|2`,
 //   `POST /wake_up`; after a level-2 wake the weights are read again with
-//   `POST /collective_rpc {"method":"reload_weights"}` (docs/features/sleep_mode.md).
+//   `POST /collective_rpc {"method":"reload_weights"}` (docs/features/sleep_mode.md) and the
+//   prefix cache reset, `POST /reset_prefix_cache` (vLLM blog, 2025-10-26).
 // - SGLang (`--enable-memory-saver`): `POST /release_memory_occupation` and
 //   `/resume_memory_occupation`; its weights survive only with `--enable-weights-cpu-backup`,
 //   a server flag the control plane cannot see, and without it nothing reloads them over HTTP
@@ -16,8 +17,8 @@ import type { EngineHttpCall } from "@thaw/protocol";
 export interface EngineSleepCalls {
   engineSleep: EngineHttpCall;
   engineWake: EngineHttpCall;
-  /** Level 2: the weights' reload after the wake. */
-  engineReload?: EngineHttpCall;
+  /** Level 2: after the wake, in order: the weights' reload, the prefix cache's reset. */
+  engineAfterWake?: EngineHttpCall[];
 }
 
 /** The calls that put `engine` to sleep at `level` and wake it, or null when it cannot sleep. */
@@ -27,7 +28,12 @@ export function engineSleepCalls(engine: string, level: 1 | 2): EngineSleepCalls
     engineSleep: { path: `/sleep?level=${level}` },
     engineWake: { path: "/wake_up" },
     ...(level === 2
-      ? { engineReload: { path: "/collective_rpc", body: '{"method":"reload_weights"}' } }
+      ? {
+          engineAfterWake: [
+            { path: "/collective_rpc", body: '{"method":"reload_weights"}' },
+            { path: "/reset_prefix_cache" },
+          ],
+        }
       : {}),
   };
 }

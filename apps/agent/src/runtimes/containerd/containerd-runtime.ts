@@ -40,9 +40,9 @@ interface ReplicaEntry {
   state: AgentReplicaState;
   port: number;
   engineWake?: EngineHttpCall;
-  /** A sleeping replica's level, and its weights' reload call (level 2). */
+  /** A sleeping replica's level, and its calls after the wake (level 2). */
   sleepLevel?: 1 | 2;
-  engineReload?: EngineHttpCall;
+  engineAfterWake?: EngineHttpCall[];
 }
 
 /** The phase a path starts with: where a failure before any phase is reported. */
@@ -144,7 +144,7 @@ export class ContainerdRuntime implements Runtime {
             port: parked!.port,
             sleepLevel: parked!.sleepLevel!,
             engineWake: parked!.engineWake!,
-            ...(parked!.engineReload ? { engineReload: parked!.engineReload } : {}),
+            ...(parked!.engineAfterWake ? { engineAfterWake: parked!.engineAfterWake } : {}),
           });
           break;
         case "warm":
@@ -229,7 +229,7 @@ export class ContainerdRuntime implements Runtime {
     entry.engineWake ??= request.engineWake;
     entry.state = "sleeping";
     entry.sleepLevel = request.sleepLevel!;
-    if (request.engineReload) entry.engineReload = request.engineReload;
+    if (request.engineAfterWake) entry.engineAfterWake = request.engineAfterWake;
   }
 
   async captureSnapshot(input: CaptureSnapshotRequestInput): Promise<CapturedSnapshot> {

@@ -43,7 +43,12 @@ describe("wake path (fake ctr, fake engine)", () => {
       engineSleep: { path: `/sleep?level=${level}` },
       engineWake: { path: "/wake_up" },
       ...(level === 2
-        ? { engineReload: { path: "/collective_rpc", body: '{"method":"reload_weights"}' } }
+        ? {
+            engineAfterWake: [
+              { path: "/collective_rpc", body: '{"method":"reload_weights"}' },
+              { path: "/reset_prefix_cache" },
+            ],
+          }
         : {}),
     });
     return first.replicaId;
@@ -58,6 +63,27 @@ describe("wake path (fake ctr, fake engine)", () => {
     expect(inventory.replicas).toEqual([
       { replicaId: sleepingId, containerId: sleepingId, state: "sleeping" },
     ]);
+  });
+
+  it("puts a parked (paused) replica to sleep: resume, the sleep call, pause again", async () => {
+    const first = request();
+    await fake.runtime.startReplica(first, () => undefined);
+    await fake.runtime.parkReplica({ replicaId: first.replicaId });
+    const before = (await fake.actions()).length;
+    fake.engine.requests.length = 0;
+    await fake.runtime.parkReplica({
+      replicaId: first.replicaId,
+      gpus: "release",
+      sleepLevel: 1,
+      engineSleep: { path: "/sleep?level=1" },
+      engineWake: { path: "/wake_up" },
+    });
+    expect((await fake.actions()).slice(before)).toEqual([
+      ["api", "Tasks.Resume", first.replicaId],
+      ["ctr", ...G, "tasks", "pause", first.replicaId],
+    ]);
+    expect(fake.engine.requests).toEqual(["POST /sleep?level=1"]);
+    expect((await fake.runtime.inventory()).sleepingReplicaIds).toEqual([first.replicaId]);
   });
 
   it("wakes at level 1: resume, the engine's wake call, then the probe", async () => {
@@ -91,6 +117,7 @@ describe("wake path (fake ctr, fake engine)", () => {
     expect(fake.engine.requests).toEqual([
       "POST /wake_up",
       'POST /collective_rpc {"method":"reload_weights"}',
+      "POST /reset_prefix_cache",
       "GET /health",
     ]);
     expect(events[0]!.attributes).toMatchObject({ sleepLevel: 2 });

@@ -8,14 +8,16 @@ export interface SleepingReplica {
   port: number;
   sleepLevel: 1 | 2;
   engineWake: EngineHttpCall;
-  engineReload?: EngineHttpCall;
+  /** Level 2: e.g. vLLM's reload_weights, then its reset_prefix_cache. */
+  engineAfterWake?: EngineHttpCall[];
 }
 
 /**
  * wake: a sleeping engine woken on the GPUs it slept on (the lifecycle checked they are free).
  * `load_weights`: Tasks.Resume thaws the paused task, the engine's wake call (vLLM
  * `POST /wake_up`) copies its weights back from host memory at level 1, or re-allocates them
- * at level 2, where the reload call (vLLM's `reload_weights`) reads them again; the engine
+ * at level 2, where the calls after the wake (vLLM's `reload_weights`, `reset_prefix_cache`)
+ * read them again and drop the stale prefix cache; the engine
  * re-allocates its KV cache in the wake call too. `warmup`: the readiness probe, until it
  * serves. Nothing is pulled, created, compiled or captured: the process kept all of it.
  */
@@ -43,13 +45,14 @@ export async function startWake(
       timeoutMs,
       ...opts,
     });
-    if (sleeping.engineReload) {
-      scope.attributes.reloadSeconds = await engineCall(sleeping.port, sleeping.engineReload, {
-        what: "reload the engine's weights",
+    let afterWakeSeconds = 0;
+    for (const call of sleeping.engineAfterWake ?? [])
+      afterWakeSeconds += await engineCall(sleeping.port, call, {
+        what: `call ${call.path} after the wake`,
         timeoutMs,
         ...opts,
       });
-    }
+    if (sleeping.engineAfterWake) scope.attributes.reloadSeconds = afterWakeSeconds;
   });
   const probe = await rec.run("warmup", async (scope) => {
     const result = await host.probe(
