@@ -90,7 +90,7 @@ export const EffectiveWaitPriceView = z
 export const AllowedPaths = z
   .array(StartPath)
   .min(1, "at least one start path")
-  .max(4)
+  .max(StartPath.options.length)
   .refine((paths) => new Set(paths).size === paths.length, "a path appears twice");
 
 const scalingFields = {
