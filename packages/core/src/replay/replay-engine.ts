@@ -28,7 +28,7 @@ import {
   type SchedulingSnapshot,
   type StartOption,
 } from "../scheduling/index.ts";
-import { sleepBudgetBytes, sleepingEngineBytes } from "../sleeping/choose-sleep-level.ts";
+import { planSleep } from "../sleeping/choose-sleep-level.ts";
 import { quantiles } from "../statistics/index.ts";
 import type { StartPath } from "../vocabulary/index.ts";
 import { EventQueue } from "./event-queue.ts";
@@ -88,11 +88,10 @@ interface SimHost {
   freeGpus: number;
   cachedImages: Set<string>;
   localSnapshots: Set<string>;
-  /** Bytes of host memory sleeping engines may hold (see sleepBudgetBytes). */
-  sleepBudgetBytes: number;
+  /** Host memory sleeping engines may use (null: none sleep here). */
+  memoryBytes: number | null;
   /** Sleeping engines on the host, the longest asleep first (the first to be evicted). */
   sleepers: Sleeper[];
-  sleepingBytes: number;
 }
 
 /** An engine asleep in its host's memory: it holds no GPU, and wakes on a free one. */
@@ -349,9 +348,8 @@ export function replay(input: {
     freeGpus: h.gpus,
     cachedImages: new Set(),
     localSnapshots: new Set(),
-    sleepBudgetBytes: policy.sleeps ? sleepBudgetBytes(h.memoryBytes ?? 0, h.gpus) : 0,
+    memoryBytes: policy.sleeps ? (h.memoryBytes ?? null) : null,
     sleepers: [],
-    sleepingBytes: 0,
   }));
   const endpoints = new Map<string, EndpointState>();
   const byIndex: EndpointState[] = [];
@@ -453,36 +451,34 @@ export function replay(input: {
   const wakeOrEvict = (sleeper: Sleeper, at: number) => {
     const host = sleeper.host;
     host.sleepers.splice(host.sleepers.indexOf(sleeper), 1);
-    host.sleepingBytes -= sleeper.bytes;
     sleepingByteSeconds += sleeper.bytes * Math.max(0, at - sleeper.since);
     sleeper.endpoint.startsVersion++;
   };
 
   /**
-   * A released replica's engine sleeps where its host has the memory: at level 1 (weights kept
-   * in host RAM) if that fits, else at level 2 (weights dropped), making room by evicting the
-   * engines asleep longest. Nothing fits: it stops, as without sleeping.
+   * A released replica's engine sleeps where its host has the memory, by the live warm pool's
+   * rule (planSleep): level 1 if its weights fit at all, else level 2, the engines asleep
+   * longest evicted to make room. Nothing fits: it stops, as without sleeping.
    */
   const fallAsleep = (replica: Replica, at: number) => {
     const host = replica.host;
-    const weights = replica.endpoint.spec.engine.weightsBytes;
-    for (const level of [1, 2] as const) {
-      const bytes = sleepingEngineBytes(weights, level);
-      if (bytes > host.sleepBudgetBytes) continue;
-      while (host.sleepingBytes + bytes > host.sleepBudgetBytes) wakeOrEvict(host.sleepers[0]!, at);
-      const sleeper: Sleeper = {
-        id: `sleeper-${sleeperIndex++}`,
-        endpoint: replica.endpoint,
-        host,
-        sleepLevel: level,
-        bytes,
-        since: at,
-      };
-      host.sleepers.push(sleeper);
-      host.sleepingBytes += bytes;
-      replica.endpoint.startsVersion++;
-      return;
-    }
+    const plan = planSleep({
+      memoryBytes: host.memoryBytes,
+      gpuCount: host.node.gpuCount,
+      sleepers: host.sleepers,
+      weightsBytes: replica.endpoint.spec.engine.weightsBytes,
+    });
+    if (!plan) return;
+    for (const evicted of plan.evict) wakeOrEvict(evicted, at);
+    host.sleepers.push({
+      id: `sleeper-${sleeperIndex++}`,
+      endpoint: replica.endpoint,
+      host,
+      sleepLevel: plan.sleepLevel,
+      bytes: plan.bytes,
+      since: at,
+    });
+    replica.endpoint.startsVersion++;
   };
 
   /** The engine of `state` asleep on `host` that wakes fastest (level 1 before level 2). */

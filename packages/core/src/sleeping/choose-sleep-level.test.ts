@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PHYSICS } from "../cold-start-model/index.ts";
-import { chooseSleepLevel, sleepBudgetBytes, sleepingEngineBytes } from "./choose-sleep-level.ts";
+import { planSleep, sleepBudgetBytes, sleepingEngineBytes } from "./choose-sleep-level.ts";
 import { engineSleepCalls } from "./engine-sleep-calls.ts";
 
 const GiB = 2 ** 30;
@@ -20,21 +20,39 @@ describe("where a sleeping engine fits", () => {
   });
 
   it("sleeps at level 1 where the weights fit, at level 2 where only the process does, else not", () => {
-    const at = (memoryGiB: number | null, sleepingBytes = 0) =>
-      chooseSleepLevel({
+    const at = (memoryGiB: number | null) =>
+      planSleep({
         memoryBytes: memoryGiB === null ? null : memoryGiB * GiB,
         gpuCount: 1,
-        sleepingBytes,
+        sleepers: [],
         weightsBytes: 16e9,
       })?.sleepLevel ?? null;
     expect(at(64)).toBe(1);
     expect(at(16)).toBe(2);
-    expect(at(4)).toBeNull();
+    expect(at(2)).toBeNull();
     // An unknown memory is never over-committed.
     expect(at(null)).toBeNull();
-    // What already sleeps there counts.
-    expect(at(64, 40e9)).toBe(2);
-    expect(at(64, 56e9)).toBeNull();
+  });
+
+  it("makes room by evicting the engines asleep longest, and no more than it needs", () => {
+    const sleepers = [
+      { id: "oldest", bytes: 20e9 },
+      { id: "older", bytes: 20e9 },
+      { id: "newest", bytes: 10e9 },
+    ];
+    // 64 GiB: a budget of ~58 GB, 50 GB asleep, 19.4 GB wanted: the oldest goes.
+    const plan = planSleep({ memoryBytes: 64 * GiB, gpuCount: 1, sleepers, weightsBytes: 16e9 });
+    expect(plan).toMatchObject({ sleepLevel: 1, evict: [{ id: "oldest" }] });
+    const roomy = planSleep({ memoryBytes: 256 * GiB, gpuCount: 1, sleepers, weightsBytes: 16e9 });
+    expect(roomy).toMatchObject({ sleepLevel: 1, evict: [] });
+    // Property: what stays asleep plus the newcomer never exceeds the budget.
+    for (const memoryGiB of [8, 16, 32, 64, 128])
+      for (const weightsBytes of [1e9, 16e9, 60e9]) {
+        const p = planSleep({ memoryBytes: memoryGiB * GiB, gpuCount: 1, sleepers, weightsBytes });
+        if (!p) continue;
+        const kept = sleepers.filter((s) => !p.evict.includes(s)).reduce((n, s) => n + s.bytes, 0);
+        expect(kept + p.bytes).toBeLessThanOrEqual(sleepBudgetBytes(memoryGiB * GiB, 1));
+      }
   });
 
   it("names vLLM's sleep API, and no other engine's", () => {

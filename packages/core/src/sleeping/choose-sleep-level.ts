@@ -24,22 +24,34 @@ export function sleepBudgetBytes(memoryBytes: number, gpuCount: number): number 
 }
 
 /**
- * The level a replica sleeps at on this node: 1 (its weights kept in memory) if that fits
- * beside the engines already asleep there, else 2 (weights dropped, read again on wake), else
- * null: it stops.
+ * Where a replica sleeps on this node, and what must wake up for it (evicted: stopped): level 1
+ * (its weights kept in memory) if that fits in the node's budget at all, making room by
+ * evicting the engines asleep longest (least recently used first), else level 2 (weights
+ * dropped, read again on wake) the same way, else null: it stops. bench:replay's sleeping
+ * policy is this same rule.
  */
-export function chooseSleepLevel(input: {
+export function planSleep<S extends { bytes: number }>(input: {
   memoryBytes: number | null;
   gpuCount: number;
-  /** Host memory the node's sleeping engines hold now. */
-  sleepingBytes: number;
+  /** The engines asleep on the node now, longest asleep first. */
+  sleepers: readonly S[];
   weightsBytes: number;
-}): { sleepLevel: 1 | 2; bytes: number } | null {
+}): { sleepLevel: 1 | 2; bytes: number; evict: S[] } | null {
   if (input.memoryBytes === null) return null;
-  const room = sleepBudgetBytes(input.memoryBytes, input.gpuCount) - input.sleepingBytes;
+  const budget = sleepBudgetBytes(input.memoryBytes, input.gpuCount);
+  let held = 0;
+  for (const s of input.sleepers) held += s.bytes;
   for (const sleepLevel of [1, 2] as const) {
     const bytes = sleepingEngineBytes(input.weightsBytes, sleepLevel);
-    if (bytes <= room) return { sleepLevel, bytes };
+    if (bytes > budget) continue;
+    const evict: S[] = [];
+    let left = held;
+    for (const s of input.sleepers) {
+      if (left + bytes <= budget) break;
+      evict.push(s);
+      left -= s.bytes;
+    }
+    return { sleepLevel, bytes, evict };
   }
   return null;
 }

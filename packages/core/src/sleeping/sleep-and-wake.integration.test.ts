@@ -196,4 +196,34 @@ describe("a sleeping replica, from the warm pool's release to its wake", () => {
     );
     expect(left!.n).toBe(0);
   });
+
+  it("makes room on a full node by stopping the engine asleep longest", async () => {
+    // The woken replica is gone; 20 GiB: room for one sleeper of this model, not two.
+    await t.db.gpuReservation.deleteMany({ where: { nodeId } });
+    await t.db.replica.updateMany({ where: { endpointId }, data: { state: "stopped" } });
+    await t.db.node.update({ where: { id: nodeId }, data: { memoryBytes: 20n * 2n ** 30n } });
+    const old = await t.db.replica.create({
+      data: {
+        orgId,
+        endpointId,
+        deploymentId,
+        nodeId,
+        state: "sleeping",
+        sleepLevel: 1,
+        sleepingGpus: [0],
+        sleepingBytes: 9_830_000_000n,
+      },
+    });
+    const warm = await t.db.replica.create({
+      data: { orgId, endpointId, deploymentId, nodeId, state: "warm" },
+    });
+    await t.db.gpuReservation.create({ data: { nodeId, gpuIndex: 0, replicaId: warm.id } });
+    const result = await tendWarmPool({ db: t.db, endpointId, options: { gpuBudget: 4 } });
+    expect(result.toSleep.map((s) => [s.replicaId, s.sleepLevel])).toEqual([[warm.id, 1]]);
+    expect(result.toStop).toEqual([{ replicaId: old.id, nodeId }]);
+    expect(await t.db.replica.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({
+      state: "draining",
+      drainIntent: "keep_alive_over",
+    });
+  });
 });

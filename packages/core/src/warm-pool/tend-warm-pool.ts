@@ -18,7 +18,7 @@ import {
 } from "../placement/load-placement-state.ts";
 import { schedulingDeployment, schedulingEndpoint } from "../placement/scheduling-inputs.ts";
 import { replicaReasonData } from "../placement/replica-reason.ts";
-import { chooseSleepLevel } from "../sleeping/choose-sleep-level.ts";
+import { planSleep } from "../sleeping/choose-sleep-level.ts";
 import { engineSleepCalls, type EngineSleepCalls } from "../sleeping/engine-sleep-calls.ts";
 import {
   loadOrgIdleTimes,
@@ -204,14 +204,28 @@ export async function tendWarmPool({
       const released = keptWarm.filter((r) => actions.release.includes(r.id));
       // A released replica whose engine can sleep, on a node with the memory for it, sleeps
       // there instead of stopping: its GPUs go back either way, and a later start may wake it.
-      const toSleep = sleepAllowed
+      const { toSleep, evicted } = sleepAllowed
         ? await sleepersAmong(
             tx,
             released,
             await tx.deployment.findUnique({ where: { id: current! } }),
           )
-        : [];
+        : { toSleep: [], evicted: [] };
       const sleeping = new Set(toSleep.map((s) => s.replicaId));
+      // Sleepers evicted for them (of any endpoint on those nodes) are stopped: only those
+      // still asleep, so one a start is waking meanwhile is left alone.
+      const evictedNow =
+        evicted.length === 0
+          ? []
+          : await tx.replica.updateManyAndReturn({
+              where: { id: { in: evicted.map((e) => e.id) }, state: "sleeping" },
+              data: {
+                state: "draining",
+                stateVersion: { increment: 1 },
+                ...replicaReasonData({ drainIntent: "keep_alive_over" }),
+              },
+              select: { id: true, nodeId: true },
+            });
       if (toSleep.length > 0)
         await tx.replica.updateMany({
           where: { id: { in: [...sleeping] } },
@@ -221,7 +235,12 @@ export async function tendWarmPool({
             ...replicaReasonData({ drainIntent: "sleep_candidate" }),
           },
         });
-      const toStop = [...notParked, ...released.filter((r) => !sleeping.has(r.id)), ...stale];
+      const toStop = [
+        ...notParked,
+        ...released.filter((r) => !sleeping.has(r.id)),
+        ...stale,
+        ...evictedNow,
+      ];
       if (toStop.length > 0)
         await tx.replica.updateMany({
           where: { id: { in: toStop.map((r) => r.id) } },
@@ -265,51 +284,63 @@ export async function tendWarmPool({
 }
 
 /**
- * Which of `released` sleep, at which level: those of an engine that can sleep, on a node
- * that reports its memory and has room beside the engines already asleep there (counted as
- * each is added).
+ * Which of `released` sleep, at which level, and which sleepers wake up (are evicted) for
+ * them: those of an engine that can sleep, on a node that reports its memory, by planSleep
+ * (the engines asleep longest make room first), counted as each is added.
  */
 async function sleepersAmong(
   tx: DbTransaction,
   released: { id: string; nodeId: string | null }[],
   deployment: { engine: string; modelBytes: bigint } | null,
-): Promise<TendWarmPoolResult["toSleep"]> {
+): Promise<{ toSleep: TendWarmPoolResult["toSleep"]; evicted: { id: string; nodeId: string }[] }> {
+  const none = { toSleep: [], evicted: [] };
   const onNodes = released.filter((r) => r.nodeId !== null);
-  if (!deployment || onNodes.length === 0 || !engineSleepCalls(deployment.engine, 1)) return [];
+  if (!deployment || onNodes.length === 0 || !engineSleepCalls(deployment.engine, 1)) return none;
   const nodeIds = [...new Set(onNodes.map((r) => r.nodeId!))];
   const nodes = await tx.node.findMany({
     where: { id: { in: nodeIds }, state: "ready" },
     select: { id: true, memoryBytes: true, gpuCount: true },
   });
-  const asleep = await tx.replica.groupBy({
-    by: ["nodeId"],
+  const asleep = await tx.replica.findMany({
     where: { nodeId: { in: nodeIds }, state: "sleeping" },
-    _sum: { sleepingBytes: true },
+    select: { id: true, nodeId: true, sleepingBytes: true },
+    orderBy: [{ stateSince: "asc" }, { id: "asc" }],
   });
-  const held = new Map(asleep.map((a) => [a.nodeId, Number(a._sum.sleepingBytes ?? 0n)]));
+  const sleepersOn = new Map<string, { id: string; nodeId: string; bytes: number }[]>();
+  for (const s of asleep) {
+    const list = sleepersOn.get(s.nodeId!) ?? [];
+    list.push({ id: s.id, nodeId: s.nodeId!, bytes: Number(s.sleepingBytes ?? 0n) });
+    sleepersOn.set(s.nodeId!, list);
+  }
   const byId = new Map(nodes.map((n) => [n.id, n]));
-  const sleepers: TendWarmPoolResult["toSleep"] = [];
+  const toSleep: TendWarmPoolResult["toSleep"] = [];
+  const evicted: { id: string; nodeId: string }[] = [];
   for (const replica of onNodes) {
     const node = byId.get(replica.nodeId!);
     if (!node) continue;
-    const fit = chooseSleepLevel({
+    const sleepers = sleepersOn.get(node.id) ?? [];
+    const plan = planSleep({
       memoryBytes: node.memoryBytes === null ? null : Number(node.memoryBytes),
       gpuCount: node.gpuCount,
-      sleepingBytes: held.get(node.id) ?? 0,
+      sleepers,
       weightsBytes: Number(deployment.modelBytes),
     });
-    const calls = fit && engineSleepCalls(deployment.engine, fit.sleepLevel);
-    if (!fit || !calls) continue;
-    held.set(node.id, (held.get(node.id) ?? 0) + fit.bytes);
-    sleepers.push({
+    const calls = plan && engineSleepCalls(deployment.engine, plan.sleepLevel);
+    if (!plan || !calls) continue;
+    evicted.push(...plan.evict);
+    sleepersOn.set(node.id, [
+      ...sleepers.filter((s) => !plan.evict.includes(s)),
+      { id: replica.id, nodeId: node.id, bytes: plan.bytes },
+    ]);
+    toSleep.push({
       replicaId: replica.id,
       nodeId: node.id,
-      sleepLevel: fit.sleepLevel,
-      sleepingBytes: fit.bytes,
+      sleepLevel: plan.sleepLevel,
+      sleepingBytes: plan.bytes,
       ...calls,
     });
   }
-  return sleepers;
+  return { toSleep, evicted };
 }
 
 /** What a miss costs now: the predicted seconds of the best feasible start that is not a handover. */
