@@ -6,6 +6,7 @@ import { loadSchedulingNodes } from "../placement/load-placement-state.ts";
 import { placeReplica } from "../placement/place-replica.ts";
 import { prepareDispatch } from "../placement/prepare-dispatch.ts";
 import { tendWarmPool } from "../warm-pool/tend-warm-pool.ts";
+import { sleepingEngineBytes } from "./choose-sleep-level.ts";
 import { finishReplicaSleep } from "./finish-replica-sleep.ts";
 
 // A replica the warm pool lets go sleeps on its node (its GPUs given back, its GPU time closed),
@@ -102,13 +103,14 @@ describe("a sleeping replica, from the warm pool's release to its wake", () => {
     await t.db.gpuReservation.create({ data: { nodeId, gpuIndex: 0, replicaId: warm.id } });
     const result = await tendWarmPool({ db: t.db, endpointId, options: { gpuBudget: 4 } });
     expect(result.toStop).toEqual([]);
+    const { modelBytes } = await t.db.deployment.findUniqueOrThrow({ where: { id: deploymentId } });
     expect(result.toSleep).toEqual([
       {
         replicaId: warm.id,
         nodeId,
         // 64 GiB holds the 6.4 GB of weights beside a serving engine: level 1.
         sleepLevel: 1,
-        sleepingBytes: expect.any(Number),
+        sleepingBytes: sleepingEngineBytes(Number(modelBytes), 1),
         engineSleep: { path: "/sleep?level=1" },
         engineWake: { path: "/wake_up" },
       },

@@ -208,7 +208,7 @@ export async function tendWarmPool({
         ? await sleepersAmong(
             tx,
             released,
-            await tx.deployment.findUnique({ where: { id: current! } }),
+            await tx.deployment.findUnique({ where: { id: current } }),
           )
         : { toSleep: [], evicted: [] };
       const sleeping = new Set(toSleep.map((s) => s.replicaId));
