@@ -1,5 +1,6 @@
 import { type EngineHttpCall } from "@thaw/protocol";
 import { engineCall } from "../replica-http.ts";
+import { probeResumed, resumePausedTask } from "./resume-paused-task.ts";
 import { type PathOutcome, type StartContext } from "./start-context.ts";
 
 /** A sleeping replica: its task paused, its engine asleep, its GPUs given back. */
@@ -32,14 +33,7 @@ export async function startWake(
     ctx.created(sleeping.containerId);
     scope.attributes.fromReplicaId = request.sleepingReplicaId ?? "";
     scope.attributes.sleepLevel = sleeping.sleepLevel;
-    const t0 = performance.now();
-    await host.api.resumeTask(sleeping.containerId, opts).catch((error: unknown) => {
-      throw new Error(
-        `resume the sleeping task: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
-    });
-    scope.attributes.resumeSeconds = (performance.now() - t0) / 1000;
+    scope.attributes.resumeSeconds = await resumePausedTask(ctx, sleeping.containerId, "sleeping");
     scope.attributes.wakeSeconds = await engineCall(sleeping.port, sleeping.engineWake, {
       what: "wake the engine",
       timeoutMs,
@@ -55,12 +49,7 @@ export async function startWake(
     if (sleeping.engineAfterWake) scope.attributes.reloadSeconds = afterWakeSeconds;
   });
   const probe = await rec.run("warmup", async (scope) => {
-    const result = await host.probe(
-      sleeping.containerId,
-      request.readiness,
-      signal,
-      host.apiTaskStatus,
-    );
+    const result = await probeResumed(ctx, sleeping.containerId);
     scope.attributes.probeAttempts = result.attempts;
     return result;
   });

@@ -1,5 +1,6 @@
 import { type EngineHttpCall } from "@thaw/protocol";
 import { engineCall } from "../replica-http.ts";
+import { probeResumed, resumePausedTask } from "./resume-paused-task.ts";
 import { type PathOutcome, type StartContext } from "./start-context.ts";
 
 /** A parked replica: its container is paused, its engine possibly asleep. */
@@ -21,14 +22,7 @@ export async function startWarm(ctx: StartContext, parked: ParkedReplica): Promi
   const opts = signal ? { signal } : {};
   const probe = await rec.run("handover", async (scope) => {
     ctx.created(parked.containerId);
-    const t0 = performance.now();
-    await host.api.resumeTask(parked.containerId, opts).catch((error: unknown) => {
-      throw new Error(
-        `resume the parked task: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
-    });
-    scope.attributes.resumeSeconds = (performance.now() - t0) / 1000;
+    scope.attributes.resumeSeconds = await resumePausedTask(ctx, parked.containerId, "parked");
     scope.attributes.fromReplicaId = request.warmReplicaId ?? "";
     if (parked.engineWake) {
       scope.attributes.wakeSeconds = await engineCall(parked.port, parked.engineWake, {
@@ -37,12 +31,7 @@ export async function startWarm(ctx: StartContext, parked: ParkedReplica): Promi
         ...opts,
       });
     }
-    const result = await host.probe(
-      parked.containerId,
-      request.readiness,
-      signal,
-      host.apiTaskStatus,
-    );
+    const result = await probeResumed(ctx, parked.containerId);
     scope.attributes.probeAttempts = result.attempts;
     return result;
   });
