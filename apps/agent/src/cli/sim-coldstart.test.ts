@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -98,4 +98,20 @@ describe("sim:coldstart", { timeout: 60_000 }, () => {
     expect(out.status).toBe(2);
     expect(out.stderr).toMatch(/not valid JSON/);
   });
+});
+
+describe("the scenarios shipped with the agent (apps/agent/scenarios)", () => {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "scenarios");
+  it("each runs, and the wake of an 8B model from host memory is the path under 3 s", () => {
+    const totals = new Map<string, { path: string; totalSeconds: number }>();
+    for (const name of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
+      const result = spawnSync(tsx, [cli, join(dir, name)], { encoding: "utf8" });
+      expect(result.status, `${name}: ${result.stderr}`).toBe(0);
+      totals.set(name, JSON.parse(result.stdout) as { path: string; totalSeconds: number });
+    }
+    expect(totals.get("l40s-8b-wake-level-1.json")).toMatchObject({ path: "wake" });
+    expect(totals.get("l40s-8b-wake-level-1.json")!.totalSeconds).toBeLessThan(3);
+    // Level 2 reads the weights again from gp3: a wake no faster than a restore's reload.
+    expect(totals.get("l40s-8b-wake-level-2.json")!.totalSeconds).toBeGreaterThan(60);
+  }, 60_000);
 });
