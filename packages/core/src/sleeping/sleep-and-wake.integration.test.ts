@@ -228,4 +228,25 @@ describe("a sleeping replica, from the warm pool's release to its wake", () => {
       drainIntent: "keep_alive_over",
     });
   });
+
+  it("puts a scaled-down replica to sleep when the pool keeps none warm (no GPU budget)", async () => {
+    await t.db.gpuReservation.deleteMany({ where: { nodeId } });
+    await t.db.replica.updateMany({ where: { endpointId }, data: { state: "stopped" } });
+    await t.db.node.update({ where: { id: nodeId }, data: { memoryBytes: 64n * 2n ** 30n } });
+    const surplus = await t.db.replica.create({
+      data: {
+        orgId,
+        endpointId,
+        deploymentId,
+        nodeId,
+        state: "draining",
+        drainIntent: "park_candidate",
+      },
+    });
+    await t.db.gpuReservation.create({ data: { nodeId, gpuIndex: 0, replicaId: surplus.id } });
+    const result = await tendWarmPool({ db: t.db, endpointId, options: { gpuBudget: 0 } });
+    expect(result.toPark).toEqual([]);
+    expect(result.toStop).toEqual([]);
+    expect(result.toSleep.map((s) => [s.replicaId, s.sleepLevel])).toEqual([[surplus.id, 1]]);
+  });
 });

@@ -202,12 +202,14 @@ export async function tendWarmPool({
       const parked = candidates.slice(0, actions.park);
       const notParked = candidates.slice(actions.park);
       const released = keptWarm.filter((r) => actions.release.includes(r.id));
-      // A released replica whose engine can sleep, on a node with the memory for it, sleeps
-      // there instead of stopping: its GPUs go back either way, and a later start may wake it.
+      // A replica the pool lets go — a scale-down it does not park (no budget, no worth), or a
+      // parked one whose keep-alive is over — whose engine can sleep, on a node with the memory
+      // for it, sleeps there instead of stopping: its GPUs go back either way, and a later
+      // start may wake it.
       const { toSleep, evicted } = sleepAllowed
         ? await sleepersAmong(
             tx,
-            released,
+            [...notParked, ...released].filter(ofCurrent),
             await tx.deployment.findUnique({ where: { id: current } }),
           )
         : { toSleep: [], evicted: [] };
@@ -236,7 +238,7 @@ export async function tendWarmPool({
           },
         });
       const toStop = [
-        ...notParked,
+        ...notParked.filter((r) => !sleeping.has(r.id)),
         ...released.filter((r) => !sleeping.has(r.id)),
         ...stale,
         ...evictedNow,
