@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { type Server } from "node:https";
 import { type AddressInfo } from "node:net";
-import { hostname, networkInterfaces } from "node:os";
+import { hostname, networkInterfaces, totalmem } from "node:os";
 import { ControlPlaneClient, keepAliveFetch } from "@thaw/node-agent-client";
 import { HEARTBEAT_INTERVAL_SECONDS, type HostFigures, type MeasuredDisk } from "@thaw/protocol";
 import { type Logger } from "pino";
@@ -174,6 +174,8 @@ export async function startAgent(
     const name = config.host.name ?? hostname();
     const figures = {
       ...hostFiguresFor(config.host.instanceType),
+      // What this host has, not what its type is published with: sleeping engines live in it.
+      memoryGiB: Math.max(1, Math.floor(totalmem() / 2 ** 30)),
       driverVersion: undefined,
       cudaVersion: undefined,
       ...(await detectGpuDriver()),
