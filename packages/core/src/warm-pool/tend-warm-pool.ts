@@ -298,7 +298,11 @@ async function sleepersAmong(
   const none = { toSleep: [], evicted: [] };
   const onNodes = released.filter((r) => r.nodeId !== null);
   if (!deployment || onNodes.length === 0 || !engineSleepCalls(deployment.engine, 1)) return none;
-  const nodeIds = [...new Set(onNodes.map((r) => r.nodeId!))];
+  const nodeIds = [...new Set(onNodes.map((r) => r.nodeId!))].sort();
+  // The nodes' placement locks, in id order (placeReplica takes the same): another endpoint's
+  // tending cannot fill the same memory meanwhile, nor a wake take a sleeper being evicted.
+  await tx.$queryRaw`SELECT count(pg_advisory_xact_lock(hashtextextended('thaw-node:' || id, 0)))::int AS locked
+    FROM (SELECT id FROM unnest(${nodeIds}::text[]) AS id ORDER BY id) AS ordered`;
   const nodes = await tx.node.findMany({
     where: { id: { in: nodeIds }, state: "ready" },
     select: { id: true, memoryBytes: true, gpuCount: true },
