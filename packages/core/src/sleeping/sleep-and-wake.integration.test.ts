@@ -78,6 +78,13 @@ describe("a sleeping replica, from the warm pool's release to its wake", () => {
       gpus: 1,
     });
 
+  /** Every replica of the endpoint gone and the node's GPUs free, with this much memory. */
+  async function emptyNode(memoryGiB: bigint) {
+    await t.db.gpuReservation.deleteMany({ where: { nodeId } });
+    await t.db.replica.updateMany({ where: { endpointId }, data: { state: "stopped" } });
+    await t.db.node.update({ where: { id: nodeId }, data: { memoryBytes: memoryGiB * 2n ** 30n } });
+  }
+
   /** A replica that served, was parked, and whose keep-alive is over: handed to the agent to sleep. */
   async function sleepCandidate() {
     const replica = await t.db.replica.create({
@@ -200,10 +207,8 @@ describe("a sleeping replica, from the warm pool's release to its wake", () => {
   });
 
   it("makes room on a full node by stopping the engine asleep longest", async () => {
-    // The woken replica is gone; 20 GiB: room for one sleeper of this model, not two.
-    await t.db.gpuReservation.deleteMany({ where: { nodeId } });
-    await t.db.replica.updateMany({ where: { endpointId }, data: { state: "stopped" } });
-    await t.db.node.update({ where: { id: nodeId }, data: { memoryBytes: 20n * 2n ** 30n } });
+    // 20 GiB: room for one sleeper of this model, not two.
+    await emptyNode(20n);
     const old = await t.db.replica.create({
       data: {
         orgId,
@@ -230,9 +235,7 @@ describe("a sleeping replica, from the warm pool's release to its wake", () => {
   });
 
   it("puts a scaled-down replica to sleep when the pool keeps none warm (no GPU budget)", async () => {
-    await t.db.gpuReservation.deleteMany({ where: { nodeId } });
-    await t.db.replica.updateMany({ where: { endpointId }, data: { state: "stopped" } });
-    await t.db.node.update({ where: { id: nodeId }, data: { memoryBytes: 64n * 2n ** 30n } });
+    await emptyNode(64n);
     const surplus = await t.db.replica.create({
       data: {
         orgId,
