@@ -1,5 +1,6 @@
 import type { DbClient } from "@thaw/db";
 import { GPU_HOLDING_REPLICA_STATES } from "../vocabulary/index.ts";
+import { lockNodesSql } from "../placement/lock-nodes.ts";
 
 /**
  * Takes an idle host out of placement before it is terminated. Under the node's placement
@@ -18,7 +19,7 @@ export async function beginHostRetirement({
   reason: string;
 }): Promise<{ instanceId: string | null; orgId: string } | null> {
   return db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended('thaw-node:' || ${nodeId}, 0))::text`;
+    await tx.$queryRaw(lockNodesSql([nodeId]));
     const node = await tx.node.findUnique({
       where: { id: nodeId },
       select: { state: true, instanceId: true, orgId: true },

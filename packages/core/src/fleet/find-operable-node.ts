@@ -1,6 +1,7 @@
 import type { DbTransaction } from "@thaw/db";
 import type { Actor } from "../auth/index.ts";
 import { AppError } from "../errors/index.ts";
+import { lockNodesSql } from "../placement/lock-nodes.ts";
 
 /**
  * The actor's org's node an operator acts on (rotate, revoke, drain), locked for the
@@ -37,6 +38,6 @@ export async function findOperableNode(
     );
   const found = matches[0]!;
   // Serialises with placement on this node (the advisory lock placeReplica takes).
-  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended('thaw-node:' || ${found.id}, 0))::text`;
+  await tx.$queryRaw(lockNodesSql([found.id]));
   return found;
 }

@@ -12,6 +12,7 @@ import {
 } from "./load-placement-state.ts";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { decideBatch, type BatchDecision, type BatchReplica } from "./decide-batch.ts";
+import { lockNodesSql } from "./lock-nodes.ts";
 import { optionsRecord } from "./options-record.ts";
 import {
   replicaReasonData,
@@ -324,8 +325,7 @@ async function commitDecisions(
   // reservations: what another batch took since we read is not ours to give. Advisory locks,
   // not row locks: a node's heartbeat updates its row and must never wait for a placement.
   const nodeIds = [...new Set(decided.map((d) => d.choice.chosen!.option.nodeId))].sort();
-  await tx.rows(Prisma.sql`SELECT count(pg_advisory_xact_lock(hashtextextended('thaw-node:' || id, 0)))::int AS locked
-    FROM (SELECT id FROM unnest(${nodeIds}::text[]) AS id ORDER BY id) AS ordered`);
+  await tx.rows(lockNodesSql(nodeIds));
   // A node retired (draining) or lost since the state was read takes nothing more; the
   // retirement took the same lock, so this read sees it. One read: each node's state and the
   // GPUs reserved on it now.
@@ -357,18 +357,16 @@ async function commitDecisions(
     if (option.path === "wake" && option.sleepingReplica) {
       // Wake: the sleeping engine's GPUs — the only ones it can wake on — become this
       // replica's, if nobody took them since; the sleeping row is retired.
+      // One statement: retired only while still asleep and none of its GPUs taken.
       const inUse = used.get(option.nodeId) ?? new Set<number>();
-      const [sleeping] = await tx.rows<{ sleepingGpus: number[] }>(Prisma.sql`
-        SELECT "sleepingGpus" FROM "Replica"
-        WHERE id = ${option.sleepingReplica.replicaId}::uuid AND state = 'sleeping'`);
-      const gpus = sleeping?.sleepingGpus ?? [];
-      if (gpus.length === 0 || gpus.some((g) => inUse.has(g))) continue;
-      const retired = await tx.execute(Prisma.sql`
+      const [retired] = await tx.rows<{ sleepingGpus: number[] }>(Prisma.sql`
         UPDATE "Replica" SET state = 'stopped', "stateVersion" = "stateVersion" + 1,
           "stoppedAt" = ${new Date()}, "updatedAt" = ${new Date()}
-        WHERE id = ${option.sleepingReplica.replicaId}::uuid AND state = 'sleeping'`);
-      if (retired !== 1) continue;
-      for (const gpuIndex of gpus) {
+        WHERE id = ${option.sleepingReplica.replicaId}::uuid AND state = 'sleeping'
+          AND cardinality("sleepingGpus") > 0 AND NOT ("sleepingGpus" && ${[...inUse]}::int[])
+        RETURNING "sleepingGpus"`);
+      if (!retired) continue;
+      for (const gpuIndex of retired.sleepingGpus) {
         inUse.add(gpuIndex);
         reservations.push({ nodeId: option.nodeId, gpuIndex, replicaId: decision.replicaId });
       }

@@ -17,6 +17,7 @@ import {
   loadSchedulingSnapshots,
 } from "../placement/load-placement-state.ts";
 import { schedulingDeployment, schedulingEndpoint } from "../placement/scheduling-inputs.ts";
+import { lockNodesSql } from "../placement/lock-nodes.ts";
 import { replicaReasonData } from "../placement/replica-reason.ts";
 import { planSleep } from "../sleeping/choose-sleep-level.ts";
 import { engineSleepCalls, type EngineSleepCalls } from "../sleeping/engine-sleep-calls.ts";
@@ -298,11 +299,10 @@ async function sleepersAmong(
   const none = { toSleep: [], evicted: [] };
   const onNodes = released.filter((r) => r.nodeId !== null);
   if (!deployment || onNodes.length === 0 || !engineSleepCalls(deployment.engine, 1)) return none;
-  const nodeIds = [...new Set(onNodes.map((r) => r.nodeId!))].sort();
-  // The nodes' placement locks, in id order (placeReplica takes the same): another endpoint's
-  // tending cannot fill the same memory meanwhile, nor a wake take a sleeper being evicted.
-  await tx.$queryRaw`SELECT count(pg_advisory_xact_lock(hashtextextended('thaw-node:' || id, 0)))::int AS locked
-    FROM (SELECT id FROM unnest(${nodeIds}::text[]) AS id ORDER BY id) AS ordered`;
+  const nodeIds = [...new Set(onNodes.map((r) => r.nodeId!))];
+  // The nodes' placement locks: another endpoint's tending cannot fill the same memory
+  // meanwhile, nor a wake take a sleeper being evicted.
+  await tx.$queryRaw(lockNodesSql(nodeIds));
   const nodes = await tx.node.findMany({
     where: { id: { in: nodeIds }, state: "ready" },
     select: { id: true, memoryBytes: true, gpuCount: true },
@@ -321,6 +321,7 @@ async function sleepersAmong(
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const toSleep: TendWarmPoolResult["toSleep"] = [];
   const evicted: { id: string; nodeId: string }[] = [];
+  const newcomers = new Set<string>();
   for (const replica of onNodes) {
     const node = byId.get(replica.nodeId!);
     if (!node) continue;
@@ -332,7 +333,9 @@ async function sleepersAmong(
       weightsBytes: Number(deployment.modelBytes),
     });
     const calls = plan && engineSleepCalls(deployment.engine, plan.sleepLevel);
-    if (!plan || !calls) continue;
+    // Never by evicting one this same tending just put to sleep: that one stops instead.
+    if (!plan || !calls || plan.evict.some((s) => newcomers.has(s.id))) continue;
+    newcomers.add(replica.id);
     evicted.push(...plan.evict);
     sleepersOn.set(node.id, [
       ...sleepers.filter((s) => !plan.evict.includes(s)),
