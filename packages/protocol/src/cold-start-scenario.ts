@@ -30,6 +30,12 @@ export const ScenarioHost = z
      * Defaults to the network-attached EBS figure (see physical-constants.ts).
      */
     diskReadStreamMiBps: positive.optional(),
+    /**
+     * Extension (optional): how many workers restore a CRIU image's memory pages at once.
+     * 1 (the default): stock CRIU, one preadv loop. More: a CRIU with parallel memfd restore
+     * and native AIO (NVIDIA Dynamo Snapshot's patches), bound together by where the pages are.
+     */
+    restoreStreams: z.number().int().min(1).max(256).optional(),
   })
   .strict();
 
@@ -121,6 +127,20 @@ export const ScenarioRestore = z
      * e.g. a backup a CRIU restore has just put back, staged through a bounce buffer.
      */
     hostBackup: z.enum(["pinned", "pageable"]).default("pageable"),
+    /**
+     * Where the image's pages are when CRIU reads them. `disk` (default): on the block device.
+     * `page-cache`: captured or fetched on this host moments ago, still held by the kernel.
+     */
+    imageSource: z.enum(["disk", "page-cache"]).default("disk"),
+    /**
+     * Weights restored apart from the process image: while CRIU restores the process, the
+     * agent reads the weight files into the page cache with `stagingReaders` readers, so the
+     * engine's reload after the wake (sleep level 2) copies from memory instead of waiting for
+     * the disk one tensor at a time. false (default): the reload reads where the weights are.
+     */
+    stageWeights: z.boolean().default(false),
+    /** Reader threads of that staging (the agent's, not the engine's). */
+    stagingReaders: z.number().int().min(1).max(256).default(8),
   })
   .strict();
 
