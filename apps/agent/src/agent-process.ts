@@ -176,6 +176,7 @@ export async function startAgent(
       ...hostFiguresFor(config.host.instanceType),
       // What this host has, not what its type is published with: sleeping engines live in it.
       memoryGiB: Math.max(1, Math.floor(totalmem() / 2 ** 30)),
+      restoreStreams: config.containerd.criuRestoreStreams,
       driverVersion: undefined,
       cudaVersion: undefined,
       ...(await detectGpuDriver()),

@@ -116,6 +116,15 @@ const FIELDS = [
     schema: z.string().min(1),
     default: "/etc/thaw/criu/runc.conf",
   },
+  // What the installed CRIU does, reported to the scheduler as a host figure: Thaw does not
+  // change CRIU. 1 = stock CRIU (one preadv loop); a build with parallel memfd restore and
+  // native AIO (NVIDIA Dynamo Snapshot's patches) restores pages with several workers.
+  {
+    path: "containerd.criuRestoreStreams",
+    env: "THAW_CRIU_RESTORE_STREAMS",
+    schema: numberFromEnv(z.number().int().min(1).max(256)),
+    default: 1,
+  },
   // The containerd host's disk probe (host/disk-probe.ts): sequential direct-I/O write and
   // read at first boot, cached in the state directory, reported at join. In the directory
   // given (the data volume containerd writes to: cloud-init sets /var/lib/containerd), else
@@ -287,6 +296,7 @@ export interface AgentConfig {
     plainHttpRegistries?: string;
     stargzSnapshotter: string;
     criuConfigPath: string;
+    criuRestoreStreams: number;
   };
 }
 

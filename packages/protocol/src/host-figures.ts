@@ -30,6 +30,11 @@ export const HostFigures = z
     vcpus: z.number().int().min(1).max(1024),
     /** Host RAM: what sleeping engines may hold. Absent: not reported (an older agent). */
     memoryGiB: z.number().int().min(1).max(65_536).optional(),
+    /**
+     * Workers the host's CRIU restores a checkpoint's memory pages with: 1 for stock CRIU,
+     * more for a build with parallel memfd restore. Absent: 1 (an older agent).
+     */
+    restoreStreams: z.number().int().min(1).max(256).optional(),
     networkGbps: boundedFigure(10_000),
     diskReadMiBps: boundedFigure(1_000_000),
     diskWriteMiBps: boundedFigure(1_000_000),

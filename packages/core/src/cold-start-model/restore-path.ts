@@ -66,6 +66,16 @@ export function restorePhases(
 }
 
 /**
+ * Whether Thaw's agents stage a restore's weights apart (the agent's rule, shared by the
+ * scheduler's prior and the sim runtime): only a sleep-level-2 image needs its weights read
+ * again, and only a single-reader reload (vLLM's own `reload_weights`) gains, since a loader
+ * with several readers already reaches the device's ceiling and staging would add a copy.
+ */
+export function stagesWeightsApart(sleepLevel: 0 | 1 | 2, reloadConcurrency: number): boolean {
+  return sleepLevel === 2 && reloadConcurrency <= 1;
+}
+
+/**
  * CRIU puts the image's pages back with preadv into the new address space: each worker is
  * bound by page faults and copies, all of them together by where the pages are (the device,
  * or the page cache when the image was written or fetched here moments ago).

@@ -183,6 +183,26 @@ describe("node join and heartbeats", () => {
     });
   });
 
+  it("keeps the host's CRIU restore workers as reported, and an older agent's silence as unknown", async () => {
+    const joined = await joinWithNewToken("criu-workers");
+    const stored = () =>
+      t.db.node.findUniqueOrThrow({
+        where: { id: joined.nodeId },
+        select: { restoreStreams: true },
+      });
+    expect((await stored()).restoreStreams).toBeNull();
+    const actor = await authenticateNode({ credential: joined.credential, db: t.db });
+    await recordNodeHeartbeat({
+      actor,
+      input: { ...beat, figures: { ...figures, restoreStreams: 8 } },
+      db: t.db,
+    });
+    expect((await stored()).restoreStreams).toBe(8);
+    // A heartbeat without the figure leaves it as it was.
+    await recordNodeHeartbeat({ actor, input: { ...beat, figures }, db: t.db });
+    expect((await stored()).restoreStreams).toBe(8);
+  });
+
   it("an instance joins again only as itself: with its credential, or a token made for its node", async () => {
     const token = async (nodeId?: string) =>
       (

@@ -96,6 +96,7 @@ export async function joinNode({
       gpuMemoryGiB: figures.gpuMemoryGiB,
       vcpus: figures.vcpus,
       memoryBytes: memoryBytesOf(figures),
+      restoreStreams: figures.restoreStreams ?? null,
       networkGbps: figures.networkGbps,
       diskReadMiBps: figures.diskReadMiBps,
       diskWriteMiBps: figures.diskWriteMiBps,

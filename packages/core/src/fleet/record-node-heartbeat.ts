@@ -41,6 +41,7 @@ export async function recordNodeHeartbeat({
           gpuCount: f.gpuCount,
           vcpus: f.vcpus,
           ...(f.memoryGiB !== undefined ? { memoryBytes: memoryBytesOf(f) } : {}),
+          ...(f.restoreStreams !== undefined ? { restoreStreams: f.restoreStreams } : {}),
           networkGbps: f.networkGbps,
           diskReadMiBps: f.diskReadMiBps,
           diskWriteMiBps: f.diskWriteMiBps,

@@ -36,7 +36,7 @@ export async function loadSchedulingNodes(
     SELECT n.id::text, n.name, n.state::text, n."gpuModel", n."gpuCount", n."driverVersion",
       n."cudaVersion", n.vcpus, n."networkGbps", n."registryRttMs", n."diskReadMiBps",
       n."diskWriteMiBps", n."volumeThroughputMiBps", n."measuredDiskReadMiBps",
-      n."measuredDiskWriteMiBps", n."pcieGBps",
+      n."measuredDiskWriteMiBps", n."pcieGBps", n."restoreStreams",
       (SELECT count(*)::int FROM "GpuReservation" g WHERE g."nodeId" = n.id) AS "reservedGpus",
       ARRAY(SELECT i.digest FROM "NodeImage" i WHERE i."nodeId" = n.id) AS "imageDigests",
       ARRAY(SELECT c."snapshotId"::text FROM "NodeSnapshot" c WHERE c."nodeId" = n.id)

@@ -83,6 +83,8 @@ export interface NodeRow extends NodeDiskColumns {
   networkGbps: number;
   registryRttMs: number;
   pcieGBps: number;
+  /** CRIU's page-restore workers as the agent reports them (null: 1, an older agent). */
+  restoreStreams: number | null;
 }
 
 export function schedulingNode(
@@ -113,6 +115,7 @@ export function schedulingNode(
       diskWriteMiBps: disk.writeMiBps,
       diskReadMiBps: disk.readMiBps,
       pcieGBps: row.pcieGBps,
+      ...(row.restoreStreams ? { restoreStreams: row.restoreStreams } : {}),
     },
     // Agents do not report stargz-snapshotter yet: assume it, and a host that lacks it
     // refuses the lazy start with a reason, which the fallback turns into the next option.

@@ -1,5 +1,6 @@
 import {
   simulateColdStart,
+  stagesWeightsApart,
   type ColdStartScenarioInput,
   type ScenarioHost,
 } from "../cold-start-model/index";
@@ -178,6 +179,8 @@ export function physicsPriorSeconds(input: {
       ...(input.snapshot
         ? { snapshotBytes: input.snapshot.bytes, sleepLevel: input.snapshot.sleepLevel }
         : {}),
+      // The agent reloads with the engine's own single reader: it stages level-2 weights.
+      stageWeights: stagesWeightsApart(input.snapshot?.sleepLevel ?? 2, 1),
     },
     ...(input.sleeping ? { wake: { sleepLevel: input.sleeping.sleepLevel } } : {}),
   };

@@ -3,6 +3,7 @@ import {
   type ColdStartScenarioInput,
   type HostProfile,
   scenarioHostFromProfile,
+  stagesWeightsApart,
 } from "@thaw/core/cold-start-model";
 import { type ReplicaSimulation, type StartReplicaRequest } from "@thaw/protocol";
 
@@ -48,6 +49,8 @@ export function buildScenario(
   seed: number,
 ): ColdStartScenarioInput {
   const simulation = simulationOf(request);
+  const sleepLevel = request.deployment.snapshot?.sleepLevel ?? 2;
+  const reloadConcurrency = simulation.snapshot?.reloadConcurrency ?? 1;
   // A cached image runs from local disk: modelled as a pull whose fetch is skipped (the
   // caller replaces the fetch phase), whichever path was asked for.
   return {
@@ -65,8 +68,9 @@ export function buildScenario(
     restore: {
       snapshotBytes: simulation.snapshot?.bytes ?? 3_400_000_000,
       local: state.snapshotLocal,
-      sleepLevel: request.deployment.snapshot?.sleepLevel ?? 2,
-      reloadConcurrency: simulation.snapshot?.reloadConcurrency ?? 1,
+      sleepLevel,
+      reloadConcurrency,
+      stageWeights: stagesWeightsApart(sleepLevel, reloadConcurrency),
     },
     ...(state.sleepLevel ? { wake: { sleepLevel: state.sleepLevel } } : {}),
   };
