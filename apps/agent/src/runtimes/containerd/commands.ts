@@ -121,6 +121,10 @@ export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
     imagePull: (ref: string, o: { plainHttp: boolean; hostsDir?: string }) =>
       ctr("images", "pull", ...plain(o.plainHttp), ...hostsDir(o.hostsDir), ref),
     imageRemove: (ref: string) => ctr("images", "rm", "--sync", ref),
+    /** A read-only view of the image's unpacked layers at `target` (restore: weights staging). */
+    imageMount: (ref: string, target: string) => ctr("images", "mount", ref, target),
+    /** Unmounts it and removes the view snapshot the mount made. */
+    imageUnmount: (target: string) => ctr("images", "unmount", "--rm", target),
     imageLabel: (ref: string, key: string, value: string) =>
       ctr("images", "label", ref, `${key}=${value}`),
     imagePush: (ref: string, o: { plainHttp: boolean }) =>

@@ -47,6 +47,8 @@ export interface ContainerdRuntimeConfig {
   plainHttpRegistries?: string[];
   /** Where a pull's private hosts directory (its registry credential) lives while it runs. */
   pullAuthDir?: string;
+  /** Where a restore mounts the image to stage its weights (default: the OS temp dir). */
+  stagingDir?: string;
   stargz?: Partial<StargzSettings>;
   /** CRIU options file runc reads for checkpointable containers (infra/agent/criu/runc.conf). */
   criuConfigPath?: string;
@@ -67,6 +69,7 @@ export interface ResolvedContainerdConfig {
   logDir: string;
   plainHttpRegistries: string[];
   pullAuthDir: string;
+  stagingDir: string;
   stargz: StargzSettings;
   criuConfigPath: string;
   procSysDir: string;
@@ -124,6 +127,7 @@ export function resolveContainerdConfig(config: ContainerdRuntimeConfig): Resolv
     logDir: path.resolve(config.logDir),
     plainHttpRegistries: config.plainHttpRegistries ?? [],
     pullAuthDir: config.pullAuthDir ?? os.tmpdir(),
+    stagingDir: config.stagingDir ?? path.join(os.tmpdir(), "thaw-staging"),
     stargz,
     criuConfigPath: config.criuConfigPath ?? "/etc/thaw/criu/runc.conf",
     procSysDir: config.procSysDir ?? "/proc/sys",

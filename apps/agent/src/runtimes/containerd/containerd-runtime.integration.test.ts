@@ -13,6 +13,7 @@ import { pinnedReference } from "./image-blobs.ts";
 import { parseTaskList } from "./parse.ts";
 import { rebuiltContainer } from "./restore-path.ts";
 import { runTool } from "./run-tool.ts";
+import { stageImageWeights } from "./stage-weights.ts";
 import { containerSpecFor, type StartContext } from "./start-context.ts";
 import {
   ensureContainerTools,
@@ -35,7 +36,8 @@ describe.skipIf(!isRoot)("containerd runtime, real containerd", () => {
 
   beforeAll(async () => {
     await ensureContainerTools();
-    stack = await startLocalStack();
+    // One small incompressible payload file (/payload/0.bin): what a restore stages as weights.
+    stack = await startLocalStack({ payloadLayers: [2 * 1024 * 1024] });
     runtime = new ContainerdRuntime({
       address: stack.address,
       namespace: stack.namespace,
@@ -393,6 +395,18 @@ describe.skipIf(!isRoot)("containerd runtime, real containerd", () => {
     for (const req of [unknown, image])
       expect(await ctr("containers", "ls", "-q")).not.toContain(req.replicaId);
     expect(parseTaskList(await ctr("tasks", "ls")).size).toBe(0);
+  });
+
+  it("stages an image's weight files through a read-only mount, and leaves no mount or snapshot", async () => {
+    await runtime.startReplica(request({ warmup: undefined }), () => undefined).then((s) =>
+      runtime.stopReplica(s.containerId),
+    );
+    const snapshotsBefore = await ctr("snapshots", "ls");
+    const stagingDir = await mkdtemp(path.join(os.tmpdir(), "thaw-staging-"));
+    const staged = await stageImageWeights(runtime.host, stack.image.ref, { stagingDir });
+    expect(staged).toMatchObject({ files: 1, bytes: 2 * 1024 * 1024 });
+    expect(await mountPointsUnder(stagingDir)).toEqual([]);
+    expect(await ctr("snapshots", "ls")).toBe(snapshotsBefore);
   });
 
   it("accepts the GPU hosts' containerd config (infra/agent/containerd/config.toml)", async () => {

@@ -110,9 +110,20 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
     ...overrides,
   });
 
+  /** The weights staging's mount and unmount run beside CRIU: apart from the ordered calls. */
+  const isStaging = (call: string[]) =>
+    call[5] === "images" && (call[6] === "mount" || call[6] === "unmount");
+
   it("fetches a remote snapshot, restores through CRIU, toggles CUDA, wakes and reloads", async () => {
     const events: PhaseEvent[] = [];
     const req = request();
+    const weights = "w".repeat(3_000_000);
+    await fake.tools.imageFiles(BASE, {
+      "models/llama/model-00001-of-00002.safetensors": weights,
+      "models/llama/model-00002-of-00002.safetensors": weights.slice(0, 1_000),
+      "models/llama/config.json": "{}",
+      "usr/lib/python3/site.py": "# not weights",
+    });
     const started = await fake.runtime.startReplica(req, (e) => events.push(e));
 
     expect(events.map((e) => e.phase)).toEqual([
@@ -123,8 +134,9 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
       "ready",
     ]);
     const criuConfig = fake.runtime.host.config.criuConfigPath;
+    const actions = await fake.actions();
     // prettier-ignore
-    expect(await fake.actions()).toEqual([
+    expect(actions.filter((call) => !isStaging(call))).toEqual([
       ["criu", "check"],
       ["ctr", ...G, "content", "fetch", "--plain-http", "--all-platforms",
         "--label", `thaw.snapshot-id=${snapshotId}`, checkpoint.ref],
@@ -166,10 +178,47 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
       checkpointRef: checkpoint.ref,
     });
     expect(restore!.attributes).toMatchObject({ cudaProcesses: 1 });
-    expect(load!.attributes).toMatchObject({ sleepLevel: 2, probeAttempts: 1 });
+    // The weights were read into the page cache from a read-only mount of the base image while
+    // CRIU worked, then unmounted (its view snapshot removed): only the weight files.
+    const staging = actions.filter(isStaging);
+    expect(staging.map((call) => call.slice(5, 8))).toEqual([
+      ["images", "mount", BASE],
+      ["images", "unmount", "--rm"],
+    ]);
+    expect(staging[1]![8]).toBe(staging[0]![8]);
+    expect(load!.attributes).toMatchObject({
+      sleepLevel: 2,
+      probeAttempts: 1,
+      stagedFiles: 2,
+      stagedBytes: 3_001_000,
+    });
+    expect(load!.attributes!.stagingError).toBeUndefined();
     expect(load!.attributes!.wakeSeconds).toBeGreaterThanOrEqual(0);
     expect(load!.attributes!.reloadSeconds).toBeGreaterThanOrEqual(0);
     expect(started).toMatchObject({ containerId: req.replicaId, readiness: { status: 200 } });
+  });
+
+  it("restores all the same when the weights cannot be staged, and says why", async () => {
+    await fake.tools.failWhen("ctr", "images mount", "ctr: mount: operation not permitted");
+    const events: PhaseEvent[] = [];
+    await fake.runtime.startReplica(request(), (e) => events.push(e));
+    const load = events.find((e) => e.phase === "load_weights");
+    expect(load!.attributes).toMatchObject({
+      stagingError: expect.stringMatching(/operation not permitted/),
+    });
+    expect(events.at(-1)!.phase).toBe("ready");
+    // Nothing was mounted, so nothing is unmounted.
+    expect((await fake.actions()).filter((c) => c[6] === "unmount")).toEqual([]);
+  });
+
+  it("stages nothing for a checkpoint that keeps its weights (sleep level 1)", async () => {
+    const req = request();
+    req.deployment.snapshot = { ...req.deployment.snapshot!, sleepLevel: 1 };
+    delete req.deployment.snapshot.reloadWeights;
+    const events: PhaseEvent[] = [];
+    await fake.runtime.startReplica(req, (e) => events.push(e));
+    expect((await fake.actions()).filter(isStaging)).toEqual([]);
+    expect(events.find((e) => e.phase === "load_weights")!.attributes!.stagedFiles).toBeUndefined();
   });
 
   it("builds the restored container with exactly the cold path's create command", async () => {

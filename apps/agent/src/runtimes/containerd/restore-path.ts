@@ -9,6 +9,7 @@ import { LABEL_SNAPSHOT } from "./commands.ts";
 import { type ContainerdHost } from "./host.ts";
 import { referencedBlobs, pinnedReference } from "./image-blobs.ts";
 import { parseImageList } from "./parse.ts";
+import { stageImageWeights, type StagedWeights } from "./stage-weights.ts";
 import { containerSpecFor, type PathOutcome, type StartContext } from "./start-context.ts";
 
 /**
@@ -19,7 +20,8 @@ import { containerSpecFor, type PathOutcome, type StartContext } from "./start-c
  * spec); CRIU-restore it through containerd (`ctr containers restore --live --rw`; runc reads
  * the CRIU options from the file the container's org.criu.config annotation names); move each
  * CUDA process's state back to the GPU (`cuda-checkpoint --toggle --pid`); wake the engine and
- * reload its weights (load_weights); warmup; ready.
+ * reload its weights (load_weights); warmup; ready. A sleep-level-2 checkpoint has its weights
+ * staged apart while CRIU works (stage-weights.ts), so the engine's reload reads memory.
  */
 export async function startByRestore(
   ctx: StartContext,
@@ -88,6 +90,40 @@ export async function startByRestore(
     });
   }
 
+  // Only a level-2 image lacks its weights, and only an engine that reloads them needs them
+  // read: staged from now, while CRIU works; awaited before the reload, stopped on failure.
+  const stopStaging = new AbortController();
+  const onAbort = () => stopStaging.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const staging =
+    snapshot.sleepLevel === 2 && snapshot.reloadWeights
+      ? stageImageWeights(host, baseRef, {
+          stagingDir: host.config.stagingDir,
+          signal: stopStaging.signal,
+        }).catch((error: unknown) => ({
+          error: error instanceof Error ? error.message : String(error),
+        }))
+      : undefined;
+  try {
+    return await restoreAndWake(ctx, { wantedDigest, baseRef, checkpointRef }, staging);
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    stopStaging.abort();
+    await staging;
+  }
+}
+
+async function restoreAndWake(
+  ctx: StartContext,
+  image: { wantedDigest: string; baseRef: string; checkpointRef: string },
+  staging: Promise<StagedWeights | { error: string }> | undefined,
+): Promise<PathOutcome> {
+  const { host, request, rec, signal } = ctx;
+  const snapshot = request.deployment.snapshot!;
+  const { wantedDigest, baseRef, checkpointRef } = image;
+  const containerId = request.replicaId;
+  const opts = signal ? { signal } : {};
+
   await rec.run("restore", async (scope) => {
     await verifyCheckpoint(ctx, wantedDigest, baseRef);
     const restored = await host.run(
@@ -116,6 +152,13 @@ export async function startByRestore(
     const timeoutMs = host.config.timeouts.engineCallSeconds * 1000;
     const port = request.readiness.port;
     scope.attributes.sleepLevel = snapshot.sleepLevel;
+    const staged = await staging;
+    if (staged && "error" in staged) scope.attributes.stagingError = staged.error;
+    else if (staged) {
+      scope.attributes.stagedFiles = staged.files;
+      scope.attributes.stagedBytes = staged.bytes;
+      scope.attributes.stagingSeconds = staged.seconds;
+    }
     scope.attributes.wakeSeconds = await engineCall(port, snapshot.wake, {
       what: "wake the engine",
       timeoutMs,

@@ -78,6 +78,16 @@ case "$group $verb" in
       fi
     done < "$S/images.txt" ;;
   "images label"|"images push") : ;;
+  "images mount")
+    # A read-only view of the image: the files a test gave it (imageFiles), copied.
+    grep -q "^$1 " "$S/images.txt" || { echo "ctr: image \"$1\": not found" >&2; exit 1; }
+    src="$S/rootfs/$(printf '%s' "$1" | tr '/:@' '___')"
+    [ -d "$src" ] && cp -r "$src/." "$2/"
+    echo "$2" >> "$S/mounts.txt" ;;
+  "images unmount")
+    target="$(last "$@")"
+    grep -qx "$target" "$S/mounts.txt" 2>/dev/null || { echo "ctr: $target: not mounted" >&2; exit 1; }
+    find "$target" -mindepth 1 -delete ;;
   "content ls") cat "$S/content.txt" 2>/dev/null ;;
   "content get") cat "$S/blobs/$1" ;;
   "containers create")

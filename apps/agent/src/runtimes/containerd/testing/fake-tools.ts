@@ -60,6 +60,8 @@ export interface FakeTools {
   blob(mediaType: string, content: Uint8Array | string): Promise<BlobDescriptor>;
   /** Put an image in the local store as if it had been pulled before. */
   preload(ref: string, labels?: string): Promise<void>;
+  /** The files `ctr images mount <ref> <target>` shows at target (path inside the image → content). */
+  imageFiles(ref: string, files: Record<string, string>): Promise<void>;
   remove(): Promise<void>;
 }
 
@@ -141,6 +143,13 @@ export async function installFakeTools(
         path.join(state, "images.txt"),
         `${ref} ${digest ?? "sha256:" + "0".repeat(64)} ${labels}\n`,
       );
+    },
+    async imageFiles(ref, files) {
+      const root = path.join(state, "rootfs", ref.replace(/[/:@]/g, "_"));
+      for (const [file, content] of Object.entries(files)) {
+        await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+        await writeFile(path.join(root, file), content);
+      }
     },
     async remove() {
       await rm(dir, { recursive: true, force: true });
