@@ -96,6 +96,35 @@ describe("decideSnapshotCapture", () => {
     }
   });
 
+  it("does not capture a tensor-parallel deployment where that degree keeps failing to restore", () => {
+    const failedAt = (deploymentId: string, driverVersion = "550.54") => ({
+      deploymentId,
+      gpuModel: L40S,
+      driverVersion,
+    });
+    const tp = (degree: number, quarantinedElsewhere: ReturnType<typeof failedAt>[]) =>
+      decideSnapshotCapture(input({ tensorParallel: { degree, quarantinedElsewhere } }));
+    const twoOthers = [failedAt("d-a"), failedAt("d-a"), failedAt("d-b")];
+    const refused = tp(2, twoOthers);
+    expect(refused.capture).toBe(false);
+    expect(refused.reason).toMatch(
+      /tensor-parallel 2 on (NVIDIA )?L40S driver 550\.54 were quarantined for 2 other deployments/,
+    );
+    // One other deployment is not a pattern; the same failures on another driver say nothing
+    // of this one; a single-GPU deployment is never held to a multi-GPU limit.
+    expect(tp(2, [failedAt("d-a"), failedAt("d-a")]).capture).toBe(true);
+    expect(tp(2, [failedAt("d-a", "570.1"), failedAt("d-b", "570.1")]).capture).toBe(true);
+    expect(tp(1, twoOthers).capture).toBe(true);
+    // A second source on another driver is still captured.
+    const elsewhere = decideSnapshotCapture(
+      input({
+        sources: [source(), source({ id: "n-2", name: "n-2", driverVersion: "570.1" }, "r-2")],
+        tensorParallel: { degree: 2, quarantinedElsewhere: twoOthers },
+      }),
+    );
+    expect(elsewhere.capture && elsewhere.binding.driverVersion).toBe("570.1");
+  });
+
   it("captures for another driver even when one binding already has a snapshot", () => {
     const decision = decideSnapshotCapture(
       input({

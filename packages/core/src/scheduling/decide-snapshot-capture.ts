@@ -50,6 +50,13 @@ export interface SnapshotCaptureSettings {
   failureBackoffSeconds: number;
   /** This many quarantined or failed snapshots and the deployment is not captured again. */
   maxFailures: number;
+  /**
+   * Tensor-parallel replicas (2+ GPUs per process group): when snapshots of this many other
+   * deployments at the same degree were quarantined on a GPU model and driver, none is
+   * captured there. cuda-checkpoint still fails some multi-GPU restores (NVIDIA Dynamo
+   * Snapshot supports single-GPU workers only), and it fails by degree and driver, not by model.
+   */
+  tensorParallelQuarantineAfter: number;
 }
 
 export const DEFAULT_SNAPSHOT_CAPTURE_SETTINGS: SnapshotCaptureSettings = {
@@ -62,6 +69,7 @@ export const DEFAULT_SNAPSHOT_CAPTURE_SETTINGS: SnapshotCaptureSettings = {
   push: true,
   failureBackoffSeconds: 3_600,
   maxFailures: 3,
+  tensorParallelQuarantineAfter: 2,
 };
 
 /** What a snapshot is bound to: cuda-checkpoint state restores only on the same three. */
@@ -108,6 +116,16 @@ export interface SnapshotCaptureInput {
   sources: readonly SnapshotCaptureSource[];
   snapshots: readonly ExistingSnapshot[];
   history: (path: StartPath, locality: Locality) => HistoryForOption;
+  /**
+   * The deployment's tensor-parallel degree (GPUs per replica) and the org's quarantined
+   * snapshots of other deployments at that degree. Absent or degree 1: no such quarantine.
+   */
+  tensorParallel?: {
+    degree: number;
+    quarantinedElsewhere: readonly (Pick<SnapshotBinding, "gpuModel" | "driverVersion"> & {
+      deploymentId: string;
+    })[];
+  };
   /** Cold starts of the endpoint requested within settings.windowSeconds. */
   coldStartsInWindow: number;
   /** Bytes of the org's snapshots that still occupy storage, and what the org allows. */
@@ -150,6 +168,28 @@ export function predictCaptureSeconds(host: ScenarioHost, bytes: number, push: b
   const write = bytes / (host.diskWriteMiBps * 2 ** 20);
   const upload = push ? bytes / ((host.networkGbps * 1e9) / 8) : 0;
   return write + upload;
+}
+
+const gpuDriverKey = (b: { gpuModel: string; driverVersion: string | null }) =>
+  `${b.gpuModel}|${b.driverVersion ?? ""}`;
+
+/** GPU model × driver → how many other deployments at this degree were quarantined there, past the threshold. */
+function tensorParallelQuarantine(
+  input: SnapshotCaptureInput,
+  settings: SnapshotCaptureSettings,
+): Map<string, number> {
+  const tp = input.tensorParallel;
+  if (!tp || tp.degree < 2) return new Map();
+  const deploymentsByKey = new Map<string, Set<string>>();
+  for (const s of tp.quarantinedElsewhere) {
+    const key = gpuDriverKey(s);
+    deploymentsByKey.set(key, (deploymentsByKey.get(key) ?? new Set()).add(s.deploymentId));
+  }
+  return new Map(
+    [...deploymentsByKey]
+      .filter(([, ids]) => ids.size >= settings.tensorParallelQuarantineAfter)
+      .map(([key, ids]) => [key, ids.size]),
+  );
 }
 
 export const bindingKey = (b: SnapshotBinding) =>
@@ -207,12 +247,24 @@ export function decideSnapshotCapture(input: SnapshotCaptureInput): SnapshotCapt
       .filter((s) => s.status === "capturing" || s.status === "ready")
       .map((s) => bindingKey(s)),
   );
-  const open = known.filter((s) => !taken.has(bindingKey(bindingOf(s))));
-  if (open.length === 0)
+  const untaken = known.filter((s) => !taken.has(bindingKey(bindingOf(s))));
+  if (untaken.length === 0)
     return {
       capture: false,
       reason: "a ready or capturing snapshot already exists for every GPU/driver/CUDA it runs on",
     };
+  const quarantined = tensorParallelQuarantine(input, settings);
+  const open = untaken.filter((s) => !quarantined.has(gpuDriverKey(s.node)));
+  if (open.length === 0) {
+    const [key, deployments] = [...quarantined].find(
+      ([k]) => k === gpuDriverKey(untaken[0]!.node),
+    )!;
+    const [gpuModel, driverVersion] = key.split("|");
+    return {
+      capture: false,
+      reason: `restores at tensor-parallel ${input.tensorParallel!.degree} on ${gpuModel} driver ${driverVersion} were quarantined for ${deployments} other deployments (cuda-checkpoint fails some multi-GPU restores): not capturing there`,
+    };
+  }
 
   const estimatedBytes = estimateSnapshotBytes(deployment.engine.weightsBytes, settings.sleepLevel);
   const { usedBytes, budgetBytes } = input.storage;

@@ -149,25 +149,39 @@ async function decideAndRecord(
   const deployment = schedulingDeployment(deploymentRow);
   const orgId = deploymentRow.orgId;
 
-  const [replicas, snapshots, history, coldStartsInWindow, used] = await Promise.all([
-    tx.replica.findMany({
-      where: { deploymentId, state: "ready", nodeId: { not: null } },
-      include: { node: true },
-      orderBy: { id: "asc" },
-    }),
-    tx.snapshot.findMany({ where: { deploymentId } }),
-    loadHistoryLookup(prismaRows(tx), orgId, deployment),
-    tx.coldStart.count({
-      where: {
-        endpointId: endpointRow.id,
-        requestedAt: { gt: new Date(now.getTime() - settings.windowSeconds * 1000) },
-      },
-    }),
-    tx.snapshot.aggregate({
-      where: { orgId, status: { in: ["capturing", "ready", "quarantined"] } },
-      _sum: { bytes: true },
-    }),
-  ]);
+  // Tensor-parallel degree = GPUs per replica: multi-GPU restores fail by degree and driver.
+  const degree = endpointRow.gpuCount;
+  const [replicas, snapshots, history, coldStartsInWindow, used, quarantinedElsewhere] =
+    await Promise.all([
+      tx.replica.findMany({
+        where: { deploymentId, state: "ready", nodeId: { not: null } },
+        include: { node: true },
+        orderBy: { id: "asc" },
+      }),
+      tx.snapshot.findMany({ where: { deploymentId } }),
+      loadHistoryLookup(prismaRows(tx), orgId, deployment),
+      tx.coldStart.count({
+        where: {
+          endpointId: endpointRow.id,
+          requestedAt: { gt: new Date(now.getTime() - settings.windowSeconds * 1000) },
+        },
+      }),
+      tx.snapshot.aggregate({
+        where: { orgId, status: { in: ["capturing", "ready", "quarantined"] } },
+        _sum: { bytes: true },
+      }),
+      degree < 2
+        ? []
+        : tx.snapshot.findMany({
+            where: {
+              orgId,
+              status: "quarantined",
+              deploymentId: { not: deploymentId },
+              deployment: { endpoint: { gpuCount: degree } },
+            },
+            select: { deploymentId: true, gpuModel: true, driverVersion: true },
+          }),
+    ]);
   const agentUrls = new Map(replicas.map((r) => [r.id, r.node!.agentUrl]));
   const decision = decideSnapshotCapture({
     snapshotStore,
@@ -195,6 +209,7 @@ async function decideAndRecord(
       changedAt: s.updatedAt,
     })),
     history,
+    tensorParallel: { degree, quarantinedElsewhere },
     coldStartsInWindow,
     storage: {
       usedBytes: Number(used._sum.bytes ?? 0n),
