@@ -238,4 +238,38 @@ describe("snapshot capture use cases", () => {
     const rows = await db.snapshot.findMany({ where: { deploymentId, driverVersion: "580.1" } });
     expect(rows.map((r) => r.status)).toEqual(["deleted"]);
   });
+  it("does not capture a tensor-parallel deployment where two others at its degree were quarantined", async () => {
+    const { deploymentId, endpoint } = await readyReplica("llama-3-2-1b-gguf", "A10G", "a10g-tp");
+    const others = await Promise.all(["meta-llama-3-8b", "gpt-oss-20b"].map(endpointOf));
+    for (const e of [endpoint, ...others])
+      await db.endpoint.update({ where: { id: e.id }, data: { gpuCount: 2 } });
+    const quarantined = await Promise.all(
+      others.map((e) =>
+        db.snapshot.create({
+          data: {
+            orgId,
+            deploymentId: e.activeDeploymentId!,
+            gpuModel: "A10G",
+            driverVersion: "570.133.20",
+            cudaVersion: "12.8",
+            location: "store",
+            uri: `${snapshotStore}:tp-${e.id}`,
+            bytes: 3_400_000_000n,
+            status: "quarantined",
+          },
+        }),
+      ),
+    );
+    const skipped = await beginSnapshotCapture({ db, deploymentId, snapshotStore });
+    expect(skipped.kind).toBe("skip");
+    expect(skipped.reason).toMatch(
+      /tensor-parallel 2 on A10G driver 570\.133\.20 were quarantined for 2 other deployments/,
+    );
+    // At another degree the same failures say nothing of this deployment: it is decided on
+    // what a restore would save (a small GGUF model, whose pulls are short: nothing here).
+    await db.endpoint.update({ where: { id: others[1]!.id }, data: { gpuCount: 4 } });
+    const other = await beginSnapshotCapture({ db, deploymentId, snapshotStore });
+    expect(other.reason).toMatch(/^restore would not be faster by enough/);
+    await db.snapshot.deleteMany({ where: { id: { in: quarantined.map((q) => q.id) } } });
+  });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { chmod, mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,8 +36,7 @@ describe.skipIf(!isRoot)("containerd runtime, real containerd", () => {
 
   beforeAll(async () => {
     await ensureContainerTools();
-    // One small incompressible payload file (/payload/0.bin): what a restore stages as weights.
-    stack = await startLocalStack({ payloadLayers: [2 * 1024 * 1024] });
+    stack = await startLocalStack();
     runtime = new ContainerdRuntime({
       address: stack.address,
       namespace: stack.namespace,
@@ -398,13 +397,24 @@ describe.skipIf(!isRoot)("containerd runtime, real containerd", () => {
   });
 
   it("stages an image's weight files through a read-only mount, and leaves no mount or snapshot", async () => {
-    await runtime.startReplica(request({ warmup: undefined }), () => undefined).then((s) =>
-      runtime.stopReplica(s.containerId),
-    );
+    await runtime
+      .startReplica(request({ warmup: undefined }), () => undefined)
+      .then((s) => runtime.stopReplica(s.containerId));
     const snapshotsBefore = await ctr("snapshots", "ls");
     const stagingDir = await mkdtemp(path.join(os.tmpdir(), "thaw-staging-"));
-    const staged = await stageImageWeights(runtime.host, stack.image.ref, { stagingDir });
-    expect(staged).toMatchObject({ files: 1, bytes: 2 * 1024 * 1024 });
+    // The probe image holds no weights: its busybox binary stands in for one.
+    const busybox = (await stat("/bin/busybox")).size;
+    // Pulled as the restore's base image is: pinned by digest.
+    const pinned = pinnedReference(stack.image.ref, stack.image.digest);
+    const staged = await stageImageWeights(runtime.host, pinned, {
+      stagingDir,
+      files: /^busybox$/,
+    });
+    expect(staged).toMatchObject({ files: 1, bytes: busybox });
+    expect(await stageImageWeights(runtime.host, pinned, { stagingDir })).toMatchObject({
+      files: 0,
+      bytes: 0,
+    });
     expect(await mountPointsUnder(stagingDir)).toEqual([]);
     expect(await ctr("snapshots", "ls")).toBe(snapshotsBefore);
   });

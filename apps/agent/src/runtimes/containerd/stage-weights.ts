@@ -29,7 +29,13 @@ export interface StagedWeights {
 export async function stageImageWeights(
   host: ContainerdHost,
   imageRef: string,
-  options: { stagingDir: string; readers?: number; signal?: AbortSignal },
+  options: {
+    stagingDir: string;
+    readers?: number;
+    /** Which file names are weights (default WEIGHT_FILE). */
+    files?: RegExp;
+    signal?: AbortSignal;
+  },
 ): Promise<StagedWeights> {
   const started = performance.now();
   const { signal } = options;
@@ -40,7 +46,7 @@ export async function stageImageWeights(
       ...(signal ? { signal } : {}),
     });
     try {
-      const files = await weightFiles(target, signal);
+      const files = await weightFiles(target, options.files ?? WEIGHT_FILE, signal);
       const bytes = await readInto(files, options.readers ?? STAGING_READERS, signal);
       return { files: files.length, bytes, seconds: (performance.now() - started) / 1000 };
     } finally {
@@ -53,15 +59,15 @@ export async function stageImageWeights(
   }
 }
 
-/** Regular files with a weights extension under `root`, largest first (symlinks are not followed). */
-async function weightFiles(root: string, signal?: AbortSignal): Promise<string[]> {
+/** Regular files named like weights under `root`, largest first (symlinks are not followed). */
+async function weightFiles(root: string, names: RegExp, signal?: AbortSignal): Promise<string[]> {
   const found: { file: string; size: number }[] = [];
   const walk = async (dir: string): Promise<void> => {
     signal?.throwIfAborted();
     for (const entry of await readdir(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile() && WEIGHT_FILE.test(entry.name)) {
+      else if (entry.isFile() && names.test(entry.name)) {
         found.push({ file: full, size: (await stat(full)).size });
       }
     }
