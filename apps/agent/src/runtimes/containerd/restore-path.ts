@@ -30,7 +30,6 @@ export async function startByRestore(
   const { host, request, rec, signal } = ctx;
   const snapshot = request.deployment.snapshot;
   if (!snapshot) throw new Error("the restore path needs a snapshot");
-  const containerId = request.replicaId;
   const opts = signal ? { signal } : {};
   const wantedDigest = snapshot.checkpointRef.slice(snapshot.checkpointRef.indexOf("@") + 1);
 
