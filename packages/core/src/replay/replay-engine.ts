@@ -1,6 +1,7 @@
 import {
   mulberry32,
   noiselessPhases,
+  stagesWeightsApart,
   noisyTotalSeconds,
   PHYSICS,
   type ColdStartScenarioInput,
@@ -227,6 +228,8 @@ class StartPhysics {
         restore: {
           local,
           ...(snapshot ? { snapshotBytes: snapshot.bytes, sleepLevel: snapshot.sleepLevel } : {}),
+          // As Thaw's agents do: the engine reloads with one reader, so weights are staged.
+          stageWeights: stagesWeightsApart(snapshot?.sleepLevel ?? 2, 1),
         },
         wake: { sleepLevel },
       };
