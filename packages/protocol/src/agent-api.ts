@@ -120,6 +120,11 @@ export const ReplicaSnapshot = z
     wake: EngineHttpCall.default({ path: "/wake_up" }),
     /** Level 2 only: reload the discarded weights after wake. */
     reloadWeights: EngineHttpCall.optional(),
+    /**
+     * Level 2: read the image's weight files into the page cache while CRIU restores, so the
+     * reload copies from memory (the scheduler's choice where it pays; absent: no).
+     */
+    stageWeights: z.boolean().optional(),
   })
   .strict();
 export type ReplicaSnapshot = z.infer<typeof ReplicaSnapshot>;

@@ -1,13 +1,23 @@
 import {
   diskReadBytesPerSecond,
+  hostRates,
   loadLocalWeightsSeconds,
   pageCacheReadBytesPerSecond,
   weightsSourceOf,
   type HostRates,
   type LoaderShape,
 } from "./engine-phases";
-import type { Physics } from "./physical-constants";
-import type { ColdStartScenario, PhaseTiming } from "./scenario-schema";
+import { PHYSICS, type Physics } from "./physical-constants";
+import type {
+  ColdStartScenario,
+  PhaseTiming,
+  ScenarioEngine,
+  ScenarioHost,
+  ScenarioRestore,
+} from "./scenario-schema";
+
+/** What the restore path reads of a scenario. */
+type RestoreScenario = Pick<ColdStartScenario, "host" | "engine" | "restore">;
 
 // Restore: fetch the CRIU image if the store holds it, restore the process (pages back by
 // preadv), toggle CUDA state back with cuda-checkpoint, then put the weights back as the
@@ -17,7 +27,7 @@ import type { ColdStartScenario, PhaseTiming } from "./scenario-schema";
 // (`restore.stageWeights`: staged into the page cache while CRIU works).
 
 export function restorePhases(
-  scenario: ColdStartScenario,
+  scenario: RestoreScenario,
   rates: HostRates,
   physics: Physics,
 ): PhaseTiming[] {
@@ -66,13 +76,39 @@ export function restorePhases(
 }
 
 /**
- * Whether Thaw's agents stage a restore's weights apart (the agent's rule, shared by the
- * scheduler's prior and the sim runtime): only a sleep-level-2 image needs its weights read
- * again, and only a single-reader reload (vLLM's own `reload_weights`) gains, since a loader
- * with several readers already reaches the device's ceiling and staging would add a copy.
+ * Whether staging a restore's weights apart pays on this host (the scheduler's choice, which
+ * the start request carries to the agent): only a sleep-level-2 image lacks its weights, and
+ * staging pays where the staging readers outrun the engine's own reload and the copy from
+ * memory after it. On gp3 it does not (one reader already meets the 125 MiB/s ceiling); on a
+ * fast volume it halves the restore (apps/agent/scenarios).
  */
-export function stagesWeightsApart(sleepLevel: 0 | 1 | 2, reloadConcurrency: number): boolean {
-  return sleepLevel === 2 && reloadConcurrency <= 1;
+export function weightsStagingPays(input: {
+  host: ScenarioHost;
+  engine: ScenarioEngine;
+  snapshotBytes: number;
+  sleepLevel: 0 | 1 | 2;
+  /** The engine's reload readers: 1 for vLLM's own `reload_weights`. */
+  reloadConcurrency?: number;
+}): boolean {
+  if (input.sleepLevel !== 2 || input.engine.weightsBytes <= 0) return false;
+  const rates = hostRates(input.host, PHYSICS);
+  const restore: ScenarioRestore = {
+    snapshotBytes: input.snapshotBytes,
+    local: true,
+    sleepLevel: 2,
+    reloadConcurrency: input.reloadConcurrency ?? 1,
+    hostBackup: "pageable",
+    imageSource: "disk",
+    stageWeights: false,
+    stagingReaders: 8,
+  };
+  const seconds = (stageWeights: boolean) =>
+    restorePhases(
+      { host: input.host, engine: input.engine, restore: { ...restore, stageWeights } },
+      rates,
+      PHYSICS,
+    ).reduce((sum, timing) => sum + timing.seconds, 0);
+  return seconds(true) < seconds(false);
 }
 
 /**
@@ -81,7 +117,7 @@ export function stagesWeightsApart(sleepLevel: 0 | 1 | 2, reloadConcurrency: num
  * or the page cache when the image was written or fetched here moments ago).
  */
 function criuPageBytesPerSecond(
-  scenario: ColdStartScenario,
+  scenario: RestoreScenario,
   rates: HostRates,
   physics: Physics,
 ): number {
@@ -101,7 +137,7 @@ function criuPageBytesPerSecond(
  * `load_weights` is the staging's tail past the restore, then that reload.
  */
 function stagedReloadPhases(
-  scenario: ColdStartScenario,
+  scenario: RestoreScenario,
   restoreSeconds: number,
   rates: HostRates,
   physics: Physics,

@@ -226,6 +226,7 @@ export function optionPredictor(
           locality: option.locality,
           ...(snapshot ? { snapshot } : {}),
           ...(option.sleepingReplica ? { sleeping: option.sleepingReplica } : {}),
+          ...(option.stageWeights ? { stageWeights: true } : {}),
         }),
         history: history(option.path, option.locality),
       });

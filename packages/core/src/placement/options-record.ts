@@ -25,6 +25,7 @@ export function optionsRecord(choice: StartOptionChoice) {
       lostBecause: o.lostBecause?.text ?? null,
     };
     if (o.option.snapshotId) entry.snapshotId = o.option.snapshotId;
+    if (o.option.stageWeights) entry.stageWeights = true;
     if (o.option.warmReplicaId) entry.warmReplicaId = o.option.warmReplicaId;
     if (o.option.sleepingReplica) entry.sleepingReplicaId = o.option.sleepingReplica.replicaId;
     return entry;
@@ -57,6 +58,8 @@ interface RecordedOption {
   path: string;
   locality: string;
   snapshotId?: string;
+  /** `restore`: the agent is asked to stage the weights apart. */
+  stageWeights?: boolean;
   warmReplicaId?: string;
   sleepingReplicaId?: string;
   chosen: boolean;

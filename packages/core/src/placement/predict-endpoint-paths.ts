@@ -97,6 +97,7 @@ export async function predictEndpointPaths({
               locality: option.locality,
               ...(snapshot ? { snapshot } : {}),
               ...(option.sleepingReplica ? { sleeping: option.sleepingReplica } : {}),
+              ...(option.stageWeights ? { stageWeights: true } : {}),
             }),
             history: history(path, option.locality),
           }),

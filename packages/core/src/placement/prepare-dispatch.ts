@@ -6,6 +6,7 @@ import {
   type StartReplicaRequestInput,
 } from "@thaw/protocol";
 import { protocolRefusal } from "../fleet/agent-address.ts";
+import { engineSleepCalls } from "../sleeping/engine-sleep-calls.ts";
 import { checkpointByDigest } from "../snapshots/checkpoint-ref.ts";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { schedulingDeployment } from "./scheduling-inputs.ts";
@@ -49,6 +50,7 @@ interface DispatchRow {
     nodeId: string;
     path: string;
     snapshotId?: string;
+    stageWeights?: boolean;
     warmReplicaId?: string;
     sleepingReplicaId?: string;
   } | null;
@@ -66,6 +68,7 @@ interface DispatchRow {
   modelBytes: bigint;
   imageLayers: unknown;
   engineProfile: unknown;
+  engine: string;
 }
 
 /**
@@ -86,7 +89,7 @@ const readDispatchRow = coalesceByTick<string, DispatchRow>(async (db, coldStart
       n."agentUrl", n.runtime::text AS runtime,
       d.id::text AS "deploymentId", d."endpointId"::text AS "endpointId", d."imageRef",
       d."imageDigest", d."estargzImageRef", d."estargzDigest", d."modelBytes", d."imageLayers",
-      d."engineProfile"
+      d."engineProfile", d.engine
     FROM "ColdStart" c
     JOIN "Replica" r ON r.id = c."replicaId"
     JOIN "Deployment" d ON d.id = c."deploymentId"
@@ -153,11 +156,17 @@ export async function prepareDispatch({
       return { kind: "fail", reason: "the chosen snapshot is no longer ready" };
     if (!snapshot.digest)
       return { kind: "fail", reason: "the chosen snapshot has no recorded digest" };
+    const sleepLevel = snapshot.sleepLevel >= 2 ? 2 : 1;
+    // A level-2 image woke without weights: the engine reads them again (vLLM's
+    // reload_weights), the same call a level-2 wake of a sleeping engine makes.
+    const reload = engineSleepCalls(row.engine, sleepLevel)?.engineAfterWake?.[0];
     body.snapshot = {
       snapshotId: snapshot.id,
       // By the digest its capture recorded: a tag in the store could have been moved since.
       checkpointRef: checkpointByDigest(snapshot.uri, snapshot.digest),
-      sleepLevel: snapshot.sleepLevel >= 2 ? 2 : 1,
+      sleepLevel,
+      ...(reload ? { reloadWeights: reload } : {}),
+      ...(chosen?.stageWeights ? { stageWeights: true } : {}),
     };
   }
   if (row.runtime === "sim") {

@@ -1,7 +1,7 @@
 import {
   mulberry32,
   noiselessPhases,
-  stagesWeightsApart,
+  weightsStagingPays,
   noisyTotalSeconds,
   PHYSICS,
   type ColdStartScenarioInput,
@@ -228,8 +228,15 @@ class StartPhysics {
         restore: {
           local,
           ...(snapshot ? { snapshotBytes: snapshot.bytes, sleepLevel: snapshot.sleepLevel } : {}),
-          // As Thaw's agents do: the engine reloads with one reader, so weights are staged.
-          stageWeights: stagesWeightsApart(snapshot?.sleepLevel ?? 2, 1),
+          // As the scheduler tells Thaw's agents: staged where it pays on this host.
+          stageWeights:
+            !!snapshot &&
+            weightsStagingPays({
+              host,
+              engine: deployment.engine,
+              snapshotBytes: snapshot.bytes,
+              sleepLevel: snapshot.sleepLevel,
+            }),
         },
         wake: { sleepLevel },
       };

@@ -89,6 +89,24 @@ describe("enumerateStartOptions", () => {
     expect(locality).toEqual({ restore: "snapshot-local", lazy: "cold", pull: "image-cached" });
   });
 
+  it("asks for the weights staged apart on a restore only where it pays: a fast volume, not gp3", () => {
+    const restoreOn = (diskReadMiBps: number, sleepLevel: 1 | 2 = 2) => {
+      const node = makeNode({ localSnapshotIds: ["snapshot-1"] });
+      node.host = { ...node.host, diskReadMiBps, diskWriteMiBps: diskReadMiBps };
+      const { feasible } = enumerateStartOptions({
+        endpoint,
+        deployment,
+        nodes: [node],
+        snapshots: [makeSnapshot({ sleepLevel })],
+      });
+      return feasible.find((o) => o.path === "restore")!;
+    };
+    expect(restoreOn(1_000).stageWeights).toBe(true);
+    expect(restoreOn(125).stageWeights).toBeUndefined();
+    // A level-1 image carries its weights: nothing to stage.
+    expect(restoreOn(1_000, 1).stageWeights).toBeUndefined();
+  });
+
   it("rejects nodes that are not ready, of the wrong GPU, or without free GPUs", () => {
     const nodes = [
       makeNode({ id: "draining", state: "draining" }),

@@ -1,3 +1,4 @@
+import { weightsStagingPays } from "../cold-start-model/restore-path";
 import { StartPath } from "../vocabulary/index";
 import type {
   InfeasibleOption,
@@ -103,6 +104,14 @@ function checkPath(
           ...base,
           locality: chosen === local ? "snapshot-local" : "snapshot-store",
           snapshotId: chosen.id,
+          ...(weightsStagingPays({
+            host: node.host,
+            engine: deployment.engine,
+            snapshotBytes: chosen.bytes,
+            sleepLevel: chosen.sleepLevel,
+          })
+            ? { stageWeights: true }
+            : {}),
         },
       };
     }

@@ -1,6 +1,5 @@
 import {
   simulateColdStart,
-  stagesWeightsApart,
   type ColdStartScenarioInput,
   type ScenarioHost,
 } from "../cold-start-model/index";
@@ -159,6 +158,8 @@ export function physicsPriorSeconds(input: {
   snapshot?: Pick<SchedulingSnapshot, "bytes" | "sleepLevel">;
   /** The wake path: how the sleeping engine sleeps (level 1 when absent). */
   sleeping?: Pick<SleepingReplica, "sleepLevel">;
+  /** The restore path: the option stages its weights apart (StartOption.stageWeights). */
+  stageWeights?: boolean;
 }): number {
   const { deployment, path, locality } = input;
   const imageCached = locality === "image-cached" && (path === "pull" || path === "lazy");
@@ -179,8 +180,7 @@ export function physicsPriorSeconds(input: {
       ...(input.snapshot
         ? { snapshotBytes: input.snapshot.bytes, sleepLevel: input.snapshot.sleepLevel }
         : {}),
-      // The agent reloads with the engine's own single reader: it stages level-2 weights.
-      stageWeights: stagesWeightsApart(input.snapshot?.sleepLevel ?? 2, 1),
+      stageWeights: input.stageWeights ?? false,
     },
     ...(input.sleeping ? { wake: { sleepLevel: input.sleeping.sleepLevel } } : {}),
   };

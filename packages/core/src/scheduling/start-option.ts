@@ -104,6 +104,8 @@ export interface StartOption {
   gpusToReserve: number;
   /** Set for `restore`. */
   snapshotId?: string;
+  /** `restore`: stage the weights into the page cache while CRIU works (weightsStagingPays). */
+  stageWeights?: boolean;
   /** Set for `warm`. */
   warmReplicaId?: string;
   /** Set for `wake`: the sleeping engine to wake, and how it sleeps. */

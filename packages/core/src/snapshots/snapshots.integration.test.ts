@@ -2,6 +2,8 @@ import type { DbClient } from "@thaw/db";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { placeReplica } from "../placement/place-replica.ts";
+import { prepareDispatch } from "../placement/prepare-dispatch.ts";
 import {
   beginSnapshotCapture,
   completeSnapshotCapture,
@@ -238,6 +240,72 @@ describe("snapshot capture use cases", () => {
     const rows = await db.snapshot.findMany({ where: { deploymentId, driverVersion: "580.1" } });
     expect(rows.map((r) => r.status)).toEqual(["deleted"]);
   });
+  it("dispatches a level-2 restore with the engine's weight reload, and staging where it pays", async () => {
+    const endpoint = await endpointOf("gpt-oss-20b");
+    const deploymentId = endpoint.activeDeploymentId!;
+    await db.endpoint.update({ where: { id: endpoint.id }, data: { allowedPaths: ["restore"] } });
+    const restoreOn = async (name: string, diskMiBps: number) => {
+      const node = await db.node.create({
+        data: {
+          orgId,
+          name,
+          provider: "aws",
+          runtime: "containerd",
+          instanceType: "g6e.xlarge",
+          gpuModel: "L40S",
+          gpuCount: 1,
+          vcpus: 4,
+          networkGbps: 20,
+          diskReadMiBps: diskMiBps,
+          diskWriteMiBps: diskMiBps,
+          pcieGBps: 25,
+          driverVersion: "570.133.20",
+          cudaVersion: "12.8",
+          state: "ready",
+          agentUrl: `https://127.0.0.1:1/${name}`,
+        },
+      });
+      const snapshot = await db.snapshot.create({
+        data: {
+          orgId,
+          deploymentId,
+          gpuModel: "L40S",
+          driverVersion: "570.133.20",
+          cudaVersion: "12.8",
+          location: "store",
+          uri: `${snapshotStore}:${name}`,
+          digest: `sha256:${"a".repeat(64)}`,
+          bytes: 3_400_000_000n,
+          sleepLevel: 2,
+          status: "ready",
+        },
+      });
+      await db.nodeSnapshot.create({ data: { nodeId: node.id, snapshotId: snapshot.id } });
+      const replica = await db.replica.create({
+        data: { orgId, endpointId: endpoint.id, deploymentId, state: "pending" },
+      });
+      await placeReplica({ db, replicaId: replica.id, random: () => 0.5 });
+      const start = await db.coldStart.findFirstOrThrow({ where: { replicaId: replica.id } });
+      expect([start.path, start.nodeId]).toEqual(["restore", node.id]);
+      const plan = await prepareDispatch({ db, coldStartId: start.id });
+      // Off the placement's way for the next case: this node's GPU stays taken.
+      await db.snapshot.update({ where: { id: snapshot.id }, data: { status: "deleted" } });
+      if (plan.kind !== "send") throw new Error(`not sent: ${plan.reason}`);
+      return plan.request.deployment.snapshot!;
+    };
+    const fast = await restoreOn("l40s-fast-volume", 1_000);
+    expect(fast).toMatchObject({
+      sleepLevel: 2,
+      wake: { path: "/wake_up" },
+      reloadWeights: { path: "/collective_rpc", body: '{"method":"reload_weights"}' },
+      stageWeights: true,
+    });
+    // gp3: one reader already meets the disk's ceiling; staging would only add a copy.
+    const gp3 = await restoreOn("l40s-gp3", 125);
+    expect(gp3.reloadWeights).toBeDefined();
+    expect(gp3.stageWeights).toBeUndefined();
+  });
+
   it("does not capture a tensor-parallel deployment where two others at its degree were quarantined", async () => {
     const { deploymentId, endpoint } = await readyReplica("llama-3-2-1b-gguf", "A10G", "a10g-tp");
     const others = await Promise.all(["meta-llama-3-8b", "gpt-oss-20b"].map(endpointOf));

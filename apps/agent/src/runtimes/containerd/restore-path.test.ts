@@ -102,6 +102,7 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
         sleepLevel: 2,
         wake: { path: "/wake_up" },
         reloadWeights: { path: "/collective_rpc", body: '{"method":"reload_weights"}' },
+        stageWeights: true,
       },
     },
     gpus: [0],
@@ -207,6 +208,15 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
     expect(events.at(-1)!.phase).toBe("ready");
     // Nothing was mounted, so nothing is unmounted.
     expect((await fake.actions()).filter((c) => c[6] === "unmount")).toEqual([]);
+  });
+
+  it("stages nothing unless the scheduler asks (where staging does not pay: gp3)", async () => {
+    const req = request();
+    delete req.deployment.snapshot!.stageWeights;
+    const events: PhaseEvent[] = [];
+    await fake.runtime.startReplica(req, (e) => events.push(e));
+    expect((await fake.actions()).filter(isStaging)).toEqual([]);
+    expect(fake.engine.requests).toContain('POST /collective_rpc {"method":"reload_weights"}');
   });
 
   it("stages nothing for a checkpoint that keeps its weights (sleep level 1)", async () => {

@@ -89,13 +89,14 @@ export async function startByRestore(
     });
   }
 
-  // Only a level-2 image lacks its weights, and only an engine that reloads them needs them
-  // read: staged from now, while CRIU works; awaited before the reload, stopped on failure.
+  // Only a level-2 image lacks its weights, only an engine that reloads them needs them read,
+  // and the scheduler asks where it pays (weightsStagingPays): staged from now, while CRIU
+  // works; awaited before the reload, stopped on failure.
   const stopStaging = new AbortController();
   const onAbort = () => stopStaging.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   const staging =
-    snapshot.sleepLevel === 2 && snapshot.reloadWeights
+    snapshot.sleepLevel === 2 && snapshot.reloadWeights && snapshot.stageWeights
       ? stageImageWeights(host, baseRef, {
           stagingDir: host.config.stagingDir,
           signal: stopStaging.signal,

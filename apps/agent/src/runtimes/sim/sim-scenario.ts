@@ -3,7 +3,6 @@ import {
   type ColdStartScenarioInput,
   type HostProfile,
   scenarioHostFromProfile,
-  stagesWeightsApart,
 } from "@thaw/core/cold-start-model";
 import { type ReplicaSimulation, type StartReplicaRequest } from "@thaw/protocol";
 
@@ -70,7 +69,8 @@ export function buildScenario(
       local: state.snapshotLocal,
       sleepLevel,
       reloadConcurrency,
-      stageWeights: stagesWeightsApart(sleepLevel, reloadConcurrency),
+      // As the scheduler asked (the containerd runtime does the same).
+      stageWeights: request.deployment.snapshot?.stageWeights ?? false,
     },
     ...(state.sleepLevel ? { wake: { sleepLevel: state.sleepLevel } } : {}),
   };
