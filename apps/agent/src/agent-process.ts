@@ -115,7 +115,12 @@ export async function startAgent(
           timeFactor: config.sim.timeFactor,
           checkInstanceType: (instanceType) => void hostProfileFor(instanceType),
           addHost: ({ name, instanceType, zone, instanceId, joinToken, dataVolume }) => {
-            const figures = simHostFigures(instanceType, dataVolume, new Date());
+            const figures = simHostFigures(
+              instanceType,
+              dataVolume,
+              new Date(),
+              config.sim.restoreStreams,
+            );
             const host = new HostAgent(name, figures, simRuntime(name, figures, dataVolume), {
               ...hostDeps,
               tokens: new SingleJoinToken(joinToken),
@@ -210,7 +215,7 @@ export async function startAgent(
   const bootedAt = new Date();
   for (const { instanceType, count, volumeMiBps } of simHosts) {
     const volume = volumeMiBps === undefined ? undefined : { throughputMiBps: volumeMiBps };
-    const figures = simHostFigures(instanceType, volume, bootedAt);
+    const figures = simHostFigures(instanceType, volume, bootedAt, config.sim.restoreStreams);
     for (let i = 0; i < count; i++) {
       const n = (numbered.get(instanceType) ?? 0) + 1;
       numbered.set(instanceType, n);

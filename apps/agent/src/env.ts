@@ -233,6 +233,13 @@ const FIELDS = [
   },
   { path: "sim.estargz", env: "THAW_SIM_ESTARGZ", schema: boolFromEnv, default: true },
   { path: "sim.restore", env: "THAW_SIM_RESTORE", schema: boolFromEnv, default: true },
+  // The CRIU sim hosts model: 1 = stock; more = parallel page restore (a host figure they report).
+  {
+    path: "sim.restoreStreams",
+    env: "THAW_SIM_RESTORE_STREAMS",
+    schema: numberFromEnv(z.number().int().min(1).max(256)),
+    default: 1,
+  },
   {
     path: "telemetry.flushIntervalMs",
     env: "THAW_TELEMETRY_FLUSH_MS",
@@ -277,6 +284,7 @@ export interface AgentConfig {
     pullStallProbability: number;
     estargz: boolean;
     restore: boolean;
+    restoreStreams: number;
   };
   telemetry: { flushIntervalMs: number; retryBaseMs: number; retryMaxMs: number };
   /** Used when runtime = containerd. */

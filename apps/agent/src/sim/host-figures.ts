@@ -47,10 +47,12 @@ export function simHostFigures(
   instanceType: string,
   volume: SimDataVolume | undefined,
   bootedAt: Date,
+  restoreStreams = 1,
 ): HostFigures {
   const { disk } = simHostProfile(instanceType, volume);
   return {
     ...hostFiguresFor(instanceType),
+    restoreStreams,
     measuredDisk: {
       readMiBps: disk.readMiBps,
       writeMiBps: disk.writeMiBps,

@@ -222,6 +222,44 @@ describe("SimRuntime", () => {
     expect(again.map((e) => e.phase)).not.toContain("fetch_snapshot");
   });
 
+  it("restores pages with the CRIU workers the host reports, as fast as its disk allows", async () => {
+    const restoreSeconds = async (
+      restoreStreams: number,
+      instanceType: "p4d.24xlarge" | "g5.xlarge",
+    ) => {
+      const sim = runtime({
+        profile: HOST_PROFILES[instanceType],
+        figures: { ...hostFiguresFor(instanceType), restoreStreams },
+      });
+      const events = await start(
+        sim,
+        request({
+          path: "restore",
+          gpus: [0],
+          deployment: {
+            imageRef: "ghcr.io/thaw/llama:v1",
+            simulation,
+            snapshot: {
+              snapshotId: randomUUID(),
+              checkpointRef: `registry.internal/snap@${DIGEST}`,
+              sleepLevel: 2,
+            },
+          },
+        }),
+      );
+      return seconds(events, "restore");
+    };
+    // 16 GB/s of local NVMe: more workers restore the same pages faster (same seed, same noise).
+    expect(await restoreSeconds(8, "p4d.24xlarge")).toBeLessThan(
+      await restoreSeconds(1, "p4d.24xlarge"),
+    );
+    // gp3's 125 MiB/s binds one worker already.
+    expect(await restoreSeconds(8, "g5.xlarge")).toBeCloseTo(
+      await restoreSeconds(1, "g5.xlarge"),
+      6,
+    );
+  });
+
   it("captures a snapshot: local afterwards, the replica stopped", async () => {
     const sim = runtime();
     const running = request();

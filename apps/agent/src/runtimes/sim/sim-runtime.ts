@@ -293,6 +293,9 @@ export class SimRuntime implements Runtime {
       {
         warmCaches: this.warmCaches.has(deploymentKey(request)),
         snapshotLocal,
+        ...(this.options.figures.restoreStreams
+          ? { restoreStreams: this.options.figures.restoreStreams }
+          : {}),
         ...(sleepLevel ? { sleepLevel } : {}),
       },
       Math.floor(this.random() * 2 ** 31),

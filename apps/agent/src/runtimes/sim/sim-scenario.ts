@@ -36,6 +36,8 @@ export const DEFAULT_SIMULATION: ReplicaSimulation = {
 
 export interface HostState {
   warmCaches: boolean;
+  /** CRIU's page-restore workers, as the host reports them (1 when absent). */
+  restoreStreams?: number;
   snapshotLocal: boolean;
   /** The wake path: the level the sleeping engine was put to. */
   sleepLevel?: 1 | 2;
@@ -55,7 +57,10 @@ export function buildScenario(
   return {
     seed,
     noise: true,
-    host: scenarioHostFromProfile(profile),
+    host: {
+      ...scenarioHostFromProfile(profile),
+      ...(state.restoreStreams ? { restoreStreams: state.restoreStreams } : {}),
+    },
     image: {
       format: request.path === "lazy" ? "estargz" : "oci",
       layers: simulation.layers,
