@@ -2,7 +2,10 @@
 # Fake ctr / ctr-remote / criu / cuda-checkpoint for the runtime unit tests (see fake-tools.ts).
 tool=$(basename "$0")
 S="$FAKE_STATE"
-{ printf '%s' "$tool"; for a in "$@"; do printf '\t%s' "$a"; done; printf '\n'; } >> "$S/calls.log"
+# One write per call: calls run at once (a restore stages weights beside CRIU), and separate
+# writes from two processes would interleave in the log.
+line="$tool"; for a in "$@"; do line="$line"$'\t'"$a"; done
+printf '%s\n' "$line" >> "$S/calls.log"
 joined="$tool $*"
 if [ -f "$S/fail" ]; then
   while IFS=$'\t' read -r ftool fmatch fmsg fgone; do
