@@ -30,7 +30,7 @@ export {
   type HostProfileName,
 } from "./host-profiles";
 export { PHYSICS, type Physics } from "./physical-constants";
-export { weightsStagingPays } from "./restore-path";
+export { WEIGHT_STAGING_READERS, weightsStagingPays } from "./restore-path";
 export { mulberry32 } from "./seeded-random";
 export {
   CALIBRATION_ROWS,

@@ -75,6 +75,9 @@ export function restorePhases(
   return phases;
 }
 
+/** Readers Thaw's agents stage a restore's weights with (the scenario's `stagingReaders` default). */
+export const WEIGHT_STAGING_READERS = 8;
+
 /**
  * Whether staging a restore's weights apart pays on this host (the scheduler's choice, which
  * the start request carries to the agent): only a sleep-level-2 image lacks its weights, and
@@ -100,7 +103,7 @@ export function weightsStagingPays(input: {
     hostBackup: "pageable",
     imageSource: "disk",
     stageWeights: false,
-    stagingReaders: 8,
+    stagingReaders: WEIGHT_STAGING_READERS,
   };
   const seconds = (stageWeights: boolean) =>
     restorePhases(

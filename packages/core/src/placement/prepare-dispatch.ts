@@ -6,7 +6,7 @@ import {
   type StartReplicaRequestInput,
 } from "@thaw/protocol";
 import { protocolRefusal } from "../fleet/agent-address.ts";
-import { engineSleepCalls } from "../sleeping/engine-sleep-calls.ts";
+import { engineWeightReload } from "../sleeping/engine-sleep-calls.ts";
 import { checkpointByDigest } from "../snapshots/checkpoint-ref.ts";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { schedulingDeployment } from "./scheduling-inputs.ts";
@@ -159,7 +159,7 @@ export async function prepareDispatch({
     const sleepLevel = snapshot.sleepLevel >= 2 ? 2 : 1;
     // A level-2 image woke without weights: the engine reads them again (vLLM's
     // reload_weights), the same call a level-2 wake of a sleeping engine makes.
-    const reload = engineSleepCalls(row.engine, sleepLevel)?.engineAfterWake?.[0];
+    const reload = sleepLevel === 2 ? engineWeightReload(row.engine) : null;
     body.snapshot = {
       snapshotId: snapshot.id,
       // By the digest its capture recorded: a tag in the store could have been moved since.

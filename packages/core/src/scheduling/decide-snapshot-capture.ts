@@ -256,10 +256,8 @@ export function decideSnapshotCapture(input: SnapshotCaptureInput): SnapshotCapt
   const quarantined = tensorParallelQuarantine(input, settings);
   const open = untaken.filter((s) => !quarantined.has(gpuDriverKey(s.node)));
   if (open.length === 0) {
-    const [key, deployments] = [...quarantined].find(
-      ([k]) => k === gpuDriverKey(untaken[0]!.node),
-    )!;
-    const [gpuModel, driverVersion] = key.split("|");
+    const { gpuModel, driverVersion } = untaken[0]!.node;
+    const deployments = quarantined.get(gpuDriverKey(untaken[0]!.node));
     return {
       capture: false,
       reason: `restores at tensor-parallel ${input.tensorParallel!.degree} on ${gpuModel} driver ${driverVersion} were quarantined for ${deployments} other deployments (cuda-checkpoint fails some multi-GPU restores): not capturing there`,

@@ -21,19 +21,23 @@ export interface EngineSleepCalls {
   engineAfterWake?: EngineHttpCall[];
 }
 
+/**
+ * The call that reads a level-2 engine's discarded weights again, or null for an engine that
+ * cannot sleep: after a sleeping engine's wake, and after a level-2 snapshot's restore.
+ */
+export function engineWeightReload(engine: string): EngineHttpCall | null {
+  return engine === "vllm"
+    ? { path: "/collective_rpc", body: '{"method":"reload_weights"}' }
+    : null;
+}
+
 /** The calls that put `engine` to sleep at `level` and wake it, or null when it cannot sleep. */
 export function engineSleepCalls(engine: string, level: 1 | 2): EngineSleepCalls | null {
-  if (engine !== "vllm") return null;
+  const reload = engineWeightReload(engine);
+  if (!reload) return null;
   return {
     engineSleep: { path: `/sleep?level=${level}` },
     engineWake: { path: "/wake_up" },
-    ...(level === 2
-      ? {
-          engineAfterWake: [
-            { path: "/collective_rpc", body: '{"method":"reload_weights"}' },
-            { path: "/reset_prefix_cache" },
-          ],
-        }
-      : {}),
+    ...(level === 2 ? { engineAfterWake: [reload, { path: "/reset_prefix_cache" }] } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, open, readdir, rmdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { WEIGHT_STAGING_READERS } from "@thaw/core/cold-start-model";
 import { type ContainerdHost } from "./host.ts";
 
 /**
@@ -16,8 +17,6 @@ import { type ContainerdHost } from "./host.ts";
 
 /** Files an engine loads weights from: safetensors, PyTorch pickles, GGUF. */
 export const WEIGHT_FILE = /\.(safetensors|bin|pt|pth|gguf|ckpt)$/i;
-/** Readers at once: the model's `stagingReaders` default (libuv runs 4 file reads at a time unless UV_THREADPOOL_SIZE is raised). */
-export const STAGING_READERS = 8;
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
 export interface StagedWeights {
@@ -47,7 +46,9 @@ export async function stageImageWeights(
     });
     try {
       const files = await weightFiles(target, options.files ?? WEIGHT_FILE, signal);
-      const bytes = await readInto(files, options.readers ?? STAGING_READERS, signal);
+      // The readers the model prices (libuv runs 4 file reads at a time unless
+      // UV_THREADPOOL_SIZE is raised).
+      const bytes = await readInto(files, options.readers ?? WEIGHT_STAGING_READERS, signal);
       return { files: files.length, bytes, seconds: (performance.now() - started) / 1000 };
     } finally {
       // `--rm` removes the view snapshot the mount made; never abandoned to a signal.
