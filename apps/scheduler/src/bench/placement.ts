@@ -1,5 +1,6 @@
 // pnpm --silent bench:placement [--nodes 5000] [--replicas 10000] [--json]
 //                                [--schedulers N] [--cpu-profile DIR] [--project-cores 16]
+//                                [--rates 20,50,200]
 //
 // End-to-end placement through BullMQ and Postgres (bench-contracts.md): N simulated nodes
 // as rows of a fresh database, R replicas wanted across endpoints, and the scheduler's real
@@ -8,7 +9,7 @@
 // agent does (the agent's own capacity is measured by apps/agent's sim-fleet bench; the
 // stand-in does not check signatures). Baseline in the same run: the raw BullMQ drain
 // rate of no-op jobs on the same Redis. Then dispatch latency — desire change to the agent's
-// receipt of startReplica — at a steady 200 scale events/s.
+// receipt of startReplica — at steady rates of scale events (--rates; 200/s is the issue's).
 // The scheduler runs as it is deployed: `src/main.ts` processes (--schedulers, default one per
 // core, as a Node process uses one), sharing the queues; the agent stand-in runs in this
 // process, apart from them, as the fleet would. JSON on stdout; progress on stderr.
@@ -41,6 +42,10 @@ const Args = z.object({
   schedulers: z.coerce.number().int().min(1).max(16),
   "cpu-profile": z.string().min(1).optional(),
   "project-cores": z.coerce.number().int().min(1).max(1024),
+  rates: z
+    .string()
+    .transform((v) => v.split(",").map((r) => Number(r.trim())))
+    .pipe(z.array(z.number().int().min(1).max(10_000)).min(1)),
 });
 
 const schedulers: ChildProcess[] = [];
@@ -63,6 +68,7 @@ try {
       schedulers: { type: "string", default: String(availableParallelism()) },
       "cpu-profile": { type: "string" },
       "project-cores": { type: "string", default: "16" },
+      rates: { type: "string", default: "20,50,200" },
     },
     strict: true,
   }).values;
@@ -313,75 +319,142 @@ const cpu = {
 };
 await waitUntil(() => received.length >= args.replicas, 120_000);
 
-// --- dispatch latency at a steady 200 scale events/s ------------------------------------------
-const RATE = 200;
+// --- dispatch latency at steady rates of scale events ------------------------------------------
 const SECONDS = 10;
-progress(`dispatch latency: ${RATE} scale events/s for ${SECONDS} s`);
-const steady = [];
-for (let i = 0; i < 20; i++) steady.push(await makeEndpoint(`steady-${i}`, 0));
-const events = new Map<string, number[]>();
-const baseReceived = received.length;
-const steadyStart = performance.now();
-for (let n = 0; n < RATE * SECONDS; n++) {
-  const due = n * (1000 / RATE);
-  const wait = due - (performance.now() - steadyStart);
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  const target = steady[n % steady.length]!;
-  await db.endpoint.update({
-    where: { id: target.endpointId },
-    data: { desiredReplicas: { increment: 1 } },
-  });
-  const at = performance.now();
-  events.set(target.deploymentId, [...(events.get(target.deploymentId) ?? []), at]);
-  await enqueue(queues, "reconcile", { endpointId: target.endpointId });
-}
-// A control plane slower than the event rate falls behind: wait a while, then report what
-// was delivered rather than nothing.
-await waitUntil(() => received.length >= baseReceived + RATE * SECONDS, 60_000, false);
-const delivered = received.length - baseReceived;
-const latencies: number[] = [];
-for (const { deploymentId } of steady) {
-  const sent = events.get(deploymentId) ?? [];
-  const got = received
-    .slice(baseReceived)
-    .filter((r) => r.deploymentId === deploymentId)
-    .map((r) => r.at);
-  for (let k = 0; k < Math.min(sent.length, got.length); k++) latencies.push(got[k]! - sent[k]!);
-}
-const [p50Latency, p99Latency] = quantiles(latencies, [0.5, 0.99]);
+const atRates = [];
+for (const [i, rate] of args.rates.entries()) atRates.push(await dispatchLatencyAt(rate, i));
+const atIssueRate = atRates.find((r) => r.scaleEventsPerSecond === 200) ?? atRates.at(-1)!;
 
-// Where the latency goes, per start: the k-th scale event of a deployment made its k-th
-// replica (reconcile), whose cold start was placed, then reached the agent. Stage ends are
-// the rows' own timestamps (Postgres now(): the writing transaction's start) and the
-// stand-in's receipt; the stages add up to the end-to-end figure above. performance.now()
-// moves onto the wall clock Postgres shares (one host) by adding its time origin.
-const stageSamples = { reconcile: [] as number[], place: [] as number[], dispatch: [] as number[] };
-const receiptByColdStart = new Map(received.slice(baseReceived).map((r) => [r.coldStartId, r]));
-for (const { deploymentId } of steady) {
-  const sent = (events.get(deploymentId) ?? []).map((at) => performance.timeOrigin + at);
-  const replicas = await db.replica.findMany({
-    where: { deploymentId },
-    orderBy: { createdAt: "asc" },
-    select: { createdAt: true, coldStarts: { select: { id: true, requestedAt: true } } },
-  });
-  for (let k = 0; k < Math.min(sent.length, replicas.length); k++) {
-    const replica = replicas[k]!;
-    const coldStart = replica.coldStarts[0];
-    const receipt = coldStart ? receiptByColdStart.get(coldStart.id) : undefined;
-    if (!coldStart || !receipt) continue;
-    stageSamples.reconcile.push(replica.createdAt.getTime() - sent[k]!);
-    stageSamples.place.push(coldStart.requestedAt.getTime() - replica.createdAt.getTime());
-    stageSamples.dispatch.push(
-      performance.timeOrigin + receipt.at - coldStart.requestedAt.getTime(),
+/**
+ * Desire change → the agent's receipt of startReplica, for SECONDS of `rate` scale events a
+ * second over 20 fresh endpoints. Each event is sent when it is due, not after the one before
+ * it: independent autoscalers' hook calls do not wait for each other, and a sender that did
+ * (as this bench's did until 2026-11-27) falls behind a loaded database and offers less than
+ * it claims: its "200 events/s" were 55.
+ */
+async function dispatchLatencyAt(rate: number, round_: number) {
+  progress(`dispatch latency: ${rate} scale events/s for ${SECONDS} s`);
+  const steady: { endpointId: string; deploymentId: string }[] = [];
+  for (let i = 0; i < 20; i++) steady.push(await makeEndpoint(`steady-${round_}-${i}`, 0));
+  const events = new Map<string, number[]>();
+  const baseReceived = received.length;
+  const count = rate * SECONDS;
+  const cpuBefore = readCpu(cpuGroups);
+  const steadyStart = performance.now();
+  let lastSentAt = steadyStart;
+  const sends: Promise<void>[] = [];
+  for (let n = 0; n < count; n++) {
+    const due = n * (1000 / rate);
+    const wait = due - (performance.now() - steadyStart);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const target = steady[n % steady.length]!;
+    sends.push(
+      (async () => {
+        await db.endpoint.update({
+          where: { id: target.endpointId },
+          data: { desiredReplicas: { increment: 1 } },
+        });
+        // In the order the increments committed: the k-th made the k-th replica.
+        const at = performance.now();
+        lastSentAt = Math.max(lastSentAt, at);
+        events.set(target.deploymentId, [...(events.get(target.deploymentId) ?? []), at]);
+        await enqueue(queues, "reconcile", { endpointId: target.endpointId });
+      })(),
     );
   }
+  await Promise.all(sends);
+  // The rate the writes landed at: below `rate` when the database could not keep up.
+  const sentPerSecond = count / ((lastSentAt - steadyStart) / 1000);
+  // A control plane slower than the event rate falls behind: wait a while, then report what
+  // was delivered rather than nothing.
+  await waitUntil(() => received.length >= baseReceived + count, 60_000, false);
+  const delivered = received.length - baseReceived;
+  // What the rate costs and whether it saturates the machine: a latency measured on busy
+  // cores is mostly queueing behind other events' work.
+  const cpuWindow = cpuBetween(cpuBefore, readCpu(cpuGroups));
+  const msPerEvent = (group: string) =>
+    round(((cpuWindow.seconds[group] ?? 0) * 1000) / Math.max(1, delivered), 3);
+  const cpuPerEvent = {
+    schedulers: msPerEvent("schedulers"),
+    postgres: msPerEvent("postgres"),
+    redis: msPerEvent("redis"),
+    // This process: the agent stand-in and the scale events' own writes.
+    agentStandIn: msPerEvent(THIS_PROCESS),
+  };
+  const controlPlaneMs = cpuPerEvent.schedulers + cpuPerEvent.postgres + cpuPerEvent.redis;
+
+  const latencies: number[] = [];
+  for (const { deploymentId } of steady) {
+    const sent = events.get(deploymentId) ?? [];
+    const got = received
+      .slice(baseReceived)
+      .filter((r) => r.deploymentId === deploymentId)
+      .map((r) => r.at);
+    for (let k = 0; k < Math.min(sent.length, got.length); k++) latencies.push(got[k]! - sent[k]!);
+  }
+  const [p50Latency, p99Latency] = quantiles(latencies, [0.5, 0.99]);
+
+  // Where the latency goes, per start: the k-th scale event of a deployment made its k-th
+  // replica (reconcile), whose cold start was placed, then reached the agent. Stage ends are
+  // the rows' own timestamps (Postgres now(): the writing transaction's start) and the
+  // stand-in's receipt; the stages add up to the end-to-end figure. performance.now() moves
+  // onto the wall clock Postgres shares (one host) by adding its time origin.
+  const stageSamples = {
+    reconcile: [] as number[],
+    place: [] as number[],
+    dispatch: [] as number[],
+  };
+  const receiptByColdStart = new Map(received.slice(baseReceived).map((r) => [r.coldStartId, r]));
+  for (const { deploymentId } of steady) {
+    const sent = (events.get(deploymentId) ?? []).map((at) => performance.timeOrigin + at);
+    const replicas = await db.replica.findMany({
+      where: { deploymentId },
+      orderBy: { createdAt: "asc" },
+      select: { createdAt: true, coldStarts: { select: { id: true, requestedAt: true } } },
+    });
+    for (let k = 0; k < Math.min(sent.length, replicas.length); k++) {
+      const replica = replicas[k]!;
+      const coldStart = replica.coldStarts[0];
+      const receipt = coldStart ? receiptByColdStart.get(coldStart.id) : undefined;
+      if (!coldStart || !receipt) continue;
+      stageSamples.reconcile.push(replica.createdAt.getTime() - sent[k]!);
+      stageSamples.place.push(coldStart.requestedAt.getTime() - replica.createdAt.getTime());
+      stageSamples.dispatch.push(
+        performance.timeOrigin + receipt.at - coldStart.requestedAt.getTime(),
+      );
+    }
+  }
+  const stages = Object.fromEntries(
+    Object.entries(stageSamples).map(([stage, values]) => {
+      const [p50, p99] = quantiles(values, [0.5, 0.99]);
+      return [stage, { p50: round(p50 ?? 0), p99: round(p99 ?? 0), starts: values.length }];
+    }),
+  );
+  return {
+    scaleEventsPerSecond: rate,
+    scaleEventsPerSecondSent: round(sentPerSecond),
+    scaleEventsSent: count,
+    scaleEventsDispatchedWithin60s: delivered,
+    p50: round(p50Latency ?? 0),
+    p99: round(p99Latency ?? 0),
+    // API write -> replica created (reconcile) -> cold start placed -> agent received.
+    stages,
+    // From the first event until the last was received (or 60 s passed).
+    cpu: {
+      windowSeconds: round(cpuWindow.windowSeconds),
+      busyCores: round(cpuWindow.busyCores),
+      msPerEvent: cpuPerEvent,
+      // The rate --project-cores cores of control plane sustain at half busy, where an
+      // event waits little behind others' work (an M/M/c queue at 50% load); an upper
+      // bound, as in the placement projection.
+      projection: {
+        cores: args["project-cores"],
+        eventsPerSecondAtHalfLoad:
+          controlPlaneMs > 0 ? round((0.5 * args["project-cores"] * 1000) / controlPlaneMs) : 0,
+      },
+    },
+  };
 }
-const stages = Object.fromEntries(
-  Object.entries(stageSamples).map(([stage, values]) => {
-    const [p50, p99] = quantiles(values, [0.5, 0.99]);
-    return [stage, { p50: round(p50 ?? 0), p99: round(p99 ?? 0), starts: values.length }];
-  }),
-);
 
 await stopSchedulers();
 await Promise.all(
@@ -395,20 +468,23 @@ await database.drop();
 const result = {
   placementsPerSecond: round(placementsPerSecond),
   bullmqDrainPerSecond: round(bullmqDrainPerSecond),
+  // At 200 scale events/s (the issue's rate) when it is among --rates, else the last rate.
   dispatchLatencyMs: {
-    p50: round(p50Latency ?? 0),
-    p99: round(p99Latency ?? 0),
-    // API write -> replica created (reconcile) -> cold start placed -> agent received.
-    stages,
+    p50: atIssueRate.p50,
+    p99: atIssueRate.p99,
+    stages: atIssueRate.stages,
+    cpu: atIssueRate.cpu,
   },
+  dispatchLatencyAtRates: atRates,
   nodes: args.nodes,
   replicas: args.replicas,
   schedulerProcesses: args.schedulers,
   placementSeconds: round(placementSeconds),
   ratioToBullmqDrain: Math.round((placementsPerSecond / bullmqDrainPerSecond) * 10_000) / 10_000,
-  scaleEventsPerSecond: RATE,
-  scaleEventsSent: RATE * SECONDS,
-  scaleEventsDispatchedWithin60s: delivered,
+  scaleEventsPerSecond: atIssueRate.scaleEventsPerSecond,
+  scaleEventsPerSecondSent: atIssueRate.scaleEventsPerSecondSent,
+  scaleEventsSent: atIssueRate.scaleEventsSent,
+  scaleEventsDispatchedWithin60s: atIssueRate.scaleEventsDispatchedWithin60s,
   cpu,
 };
 console.log(JSON.stringify(result, null, args.json ? 0 : 2));
