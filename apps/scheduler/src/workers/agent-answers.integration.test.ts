@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { testTlsCertificate } from "@thaw/node-agent-client/testing";
-import { replicaReasonData, replicaReasonText } from "@thaw/core/placement";
+import { placeReplica, replicaReasonData, replicaReasonText } from "@thaw/core/placement";
 import { DEMO_ENDPOINTS, demoDeploymentColumns, seedDemo } from "@thaw/db/seed";
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
@@ -9,7 +9,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createQueues, type SchedulerQueues } from "../queues.ts";
 import { createProducerConnection } from "../redis.ts";
 import { processDispatch } from "./dispatch-processor.ts";
-import { processPlace } from "./place-processor.ts";
 import { processSnapshot } from "./snapshot-processor.ts";
 import { processWarmPool } from "./warm-pool-processor.ts";
 import { createWorkerContext, type WorkerContext } from "./worker-context.ts";
@@ -184,7 +183,8 @@ describe("what a node's address answers, as the tenant reads it", () => {
         state: "pending",
       },
     });
-    await processPlace(ctx, { replicaId: replica.id });
+    // Placed only (a place job would send it at once): the dispatch is the test's to run.
+    await placeReplica({ db: db(), replicaId: replica.id });
     const start = await db().coldStart.findFirstOrThrow({ where: { replicaId: replica.id } });
     expect(start.status).toBe("scheduled");
     expect(await db().gpuReservation.count({ where: { replicaId: replica.id } })).toBe(1);

@@ -11,7 +11,7 @@ import { AgentApiError } from "@thaw/node-agent-client";
 import type { Job } from "bullmq";
 import type { WorkerContext } from "./worker-context.ts";
 
-type DispatchOutcome =
+export type DispatchOutcome =
   | { kind: "skip"; reason: string }
   | { kind: "dispatched"; nodeId: string; path: string }
   | { kind: "failed"; reason: string }
@@ -33,19 +33,29 @@ export async function processDispatch(
 ): Promise<unknown> {
   const { coldStartIds } = QUEUES.dispatch.payload.parse(data);
   const lastAttempt = job ? job.attemptsMade + 1 >= (job.opts.attempts ?? 1) : true;
-  const settled = await Promise.allSettled(
-    coldStartIds.map((coldStartId) => dispatchOne(ctx, coldStartId, lastAttempt)),
-  );
-  const outcomes: DispatchOutcome[] = [];
-  for (const result of settled) {
-    // Anything else (Postgres, a bug) fails the job like a thrown error always did.
-    if (result.status === "rejected") throw result.reason;
-    outcomes.push(result.value);
-  }
+  const outcomes = await dispatchStarts(ctx, coldStartIds, lastAttempt);
   const retry = outcomes.find((o) => o.kind === "retry");
   if (retry) throw retry.error;
   const count = (kind: DispatchOutcome["kind"]) => outcomes.filter((o) => o.kind === kind).length;
   return { dispatched: count("dispatched"), skipped: count("skip"), failed: count("failed") };
+}
+
+/**
+ * Sends the starts in parallel; an outcome per start, in order. Anything but an agent's
+ * answer (Postgres, a bug) is thrown, as it fails a dispatch job.
+ */
+export async function dispatchStarts(
+  ctx: WorkerContext,
+  coldStartIds: readonly string[],
+  lastAttempt: boolean,
+): Promise<DispatchOutcome[]> {
+  const settled = await Promise.allSettled(
+    coldStartIds.map((coldStartId) => dispatchOne(ctx, coldStartId, lastAttempt)),
+  );
+  return settled.map((result) => {
+    if (result.status === "rejected") throw result.reason;
+    return result.value;
+  });
 }
 
 async function dispatchOne(

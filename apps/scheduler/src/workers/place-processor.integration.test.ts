@@ -3,6 +3,11 @@ import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { placeJobHeads } from "@thaw/core";
+import {
+  startAgentStandIn,
+  type AgentStandIn,
+  type StandInStart,
+} from "@thaw/node-agent-client/testing";
 import { createQueues, enqueue, enqueueMany, type SchedulerQueues } from "../queues.ts";
 import { createProducerConnection } from "../redis.ts";
 import { processPlace } from "./place-processor.ts";
@@ -10,9 +15,10 @@ import { createWorkerContext } from "./worker-context.ts";
 import { TEST_AGENT_CALL_KEY } from "../testing/agent-call-keys.ts";
 
 // A place job decides for its replica and a batch of the deployment's other pending replicas.
-// Whatever becomes of its own replica, every start the batch committed must be dispatched:
-// left behind, they would wait for the periodic sweep (seen in bench:placement as 13 starts
-// that never reached their agent).
+// Whatever becomes of its own replica, every start the batch committed must be sent to its
+// agent (from the job itself, since no dispatch job lies between): left behind, they would
+// wait for the periodic sweep (seen in bench:placement as 13 starts that never reached their
+// agent).
 
 const silent = pino({ level: "silent" });
 
@@ -21,14 +27,18 @@ describe("place job", () => {
   const prefix = `test-place-${Date.now()}`;
   let producer: ReturnType<typeof createProducerConnection>;
   let queues: SchedulerQueues;
+  let agent: AgentStandIn;
+  const received: StandInStart[] = [];
 
   beforeAll(async () => {
     producer = createProducerConnection(process.env.REDIS_URL!);
     await producer.connect();
     queues = createQueues(producer, prefix);
+    agent = await startAgentStandIn((start) => received.push(start));
   });
 
   afterAll(async () => {
+    agent.close();
     await Promise.all(
       Object.values(queues).map((q) => q.obliterate({ force: true }).then(() => q.close())),
     );
@@ -56,7 +66,8 @@ describe("place job", () => {
         pcieGBps: 12,
         state: "ready" as const,
         lastHeartbeatAt: new Date(),
-        agentUrl: "http://127.0.0.1:9/agent",
+        agentUrl: `${agent.url}/hosts/${slug}-${i}`,
+        agentCertSha256: agent.certSha256,
       })),
     });
     const endpoint = await db.endpoint.create({
@@ -121,10 +132,47 @@ describe("place job", () => {
 
     expect(result.kind).toBe("unplaceable");
     expect(result.placed.map((p) => p.replicaId)).toEqual([other.id]);
-    expect((await db.replica.findUniqueOrThrow({ where: { id: other.id } })).state).toBe("placed");
+    // Sent by the job itself: the agent has it, and no dispatch job was left to do it.
+    expect(received.filter((r) => r.replicaId === other.id).map((r) => r.coldStartId)).toEqual([
+      result.placed[0]!.coldStartId,
+    ]);
+    expect((await db.replica.findUniqueOrThrow({ where: { id: other.id } })).state).toBe(
+      "starting",
+    );
+    expect(await queues.dispatch.getJobs(["waiting", "prioritized", "delayed"])).toEqual([]);
+  });
+
+  it("hands a start whose agent did not answer to a dispatch job, which retries it", async () => {
+    const { db, org, node, endpoint, deployment } = await seed("place-unanswered", 1, 1);
+    // Nothing listens on port 9 (discard): connection refused, a retryable error.
+    await db.node.update({ where: { id: node.id }, data: { agentUrl: "https://127.0.0.1:9" } });
+    await queues.dispatch.obliterate({ force: true });
+    const replica = await db.replica.create({
+      data: {
+        orgId: org.id,
+        endpointId: endpoint.id,
+        deploymentId: deployment.id,
+        state: "pending",
+      },
+    });
+    const ctx = createWorkerContext({
+      db,
+      queues,
+      log: silent,
+      agentCallKey: TEST_AGENT_CALL_KEY,
+    });
+    const result = (await processPlace(ctx, { replicaId: replica.id })) as {
+      placed: { coldStartId: string }[];
+    };
+
+    expect(result.placed).toHaveLength(1);
+    const start = await db.coldStart.findUniqueOrThrow({
+      where: { id: result.placed[0]!.coldStartId },
+    });
+    expect(start.status).toBe("scheduled");
     const dispatches = await queues.dispatch.getJobs(["waiting", "prioritized", "delayed"]);
     expect(dispatches.map((j) => (j.data as { coldStartIds: string[] }).coldStartIds)).toEqual([
-      [result.placed[0]!.coldStartId],
+      [start.id],
     ]);
   });
 
@@ -189,17 +237,15 @@ describe("place job", () => {
       0,
     );
     expect(await db.coldStart.count({ where: { endpointId: endpoint.id } })).toBe(70);
-    // Every start in exactly one dispatch job, a job per batch.
-    const dispatches = await queues.dispatch.getJobs(["waiting", "prioritized", "delayed"]);
-    const dispatched = dispatches.flatMap(
-      (j) => (j.data as { coldStartIds: string[] }).coldStartIds,
-    );
+    // Every start sent to its agent exactly once, by the job that placed it.
     const coldStarts = await db.coldStart.findMany({
       where: { endpointId: endpoint.id },
-      select: { id: true },
+      select: { id: true, status: true },
     });
-    expect(dispatched.toSorted()).toEqual(coldStarts.map((c) => c.id).toSorted());
-    expect(dispatches.length).toBeLessThanOrEqual(jobs);
+    const sent = received.filter((r) => r.deploymentId === deployment.id).map((r) => r.coldStartId);
+    expect(sent.toSorted()).toEqual(coldStarts.map((c) => c.id).toSorted());
+    expect(new Set(coldStarts.map((c) => c.status))).toEqual(new Set(["dispatched"]));
+    expect(await queues.dispatch.getJobs(["waiting", "prioritized", "delayed"])).toEqual([]);
     // Never more than a node's GPUs.
     const perNode = await db.gpuReservation.groupBy({ by: ["nodeId"], _count: true });
     expect(Math.max(...perNode.map((n) => n._count))).toBeLessThanOrEqual(4);

@@ -1,9 +1,10 @@
 import { DISPATCH_BATCH_MAX, placeReplica, QUEUES, recordProvisionPhases } from "@thaw/core";
+import { dispatchStarts } from "./dispatch-processor.ts";
 import type { WorkerContext } from "./worker-context.ts";
 
 /**
  * place: a batch of the deployment's pending replicas (this job's first): choose node × path,
- * reserve, record the cold starts; then dispatch them and hand on what is left.
+ * reserve, record the cold starts; then send them to their agents and hand on what is left.
  */
 export async function processPlace(ctx: WorkerContext, data: unknown): Promise<unknown> {
   const { replicaId } = QUEUES.place.payload.parse(data);
@@ -15,12 +16,10 @@ export async function processPlace(ctx: WorkerContext, data: unknown): Promise<u
         db: ctx.db,
         coldStartIds: result.placed.map((p) => p.coldStartId),
       });
-    // One dispatch job for the batch: its starts are sent in parallel.
-    const ids = result.placed.map((p) => p.coldStartId);
-    const batches = [];
-    for (let i = 0; i < ids.length; i += DISPATCH_BATCH_MAX)
-      batches.push({ coldStartIds: ids.slice(i, i + DISPATCH_BATCH_MAX) });
-    await ctx.enqueueMany("dispatch", batches);
+    await dispatchPlaced(
+      ctx,
+      result.placed.map((p) => p.coldStartId),
+    );
   }
   // Replicas whose node another batch filled, and the deployment's next pending one.
   await ctx.enqueueMany(
@@ -34,4 +33,26 @@ export async function processPlace(ctx: WorkerContext, data: unknown): Promise<u
     if (ctx.fleet) await ctx.enqueue("fleet", { orgId: result.orgId, reason: "pending-replicas" });
   }
   return result;
+}
+
+/**
+ * The batch's starts are sent from this job, in parallel: a hop through the dispatch queue
+ * was a third of a scale-up's latency (bench:placement's stages). A start whose agent did
+ * not answer, or all of them when something else failed, goes to a dispatch job, which
+ * retries it with backoff. A start this process dies before sending stays `scheduled`, and
+ * reconcile dispatches it again (UNDISPATCHED_AFTER_MS), as it would a lost dispatch job.
+ */
+async function dispatchPlaced(ctx: WorkerContext, ids: string[]): Promise<void> {
+  let unsent: string[];
+  try {
+    const outcomes = await dispatchStarts(ctx, ids, false);
+    unsent = ids.filter((_, i) => outcomes[i]!.kind === "retry");
+  } catch (error) {
+    ctx.log.warn({ err: (error as Error).message }, "dispatch from the place job failed");
+    unsent = ids;
+  }
+  const batches = [];
+  for (let i = 0; i < unsent.length; i += DISPATCH_BATCH_MAX)
+    batches.push({ coldStartIds: unsent.slice(i, i + DISPATCH_BATCH_MAX) });
+  await ctx.enqueueMany("dispatch", batches);
 }

@@ -1,7 +1,7 @@
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDeployment, replicaReasonText } from "@thaw/core";
+import { createDeployment, placeReplica, replicaReasonText } from "@thaw/core";
 import { AgentApiError } from "@thaw/node-agent-client";
 import { enqueue, type SchedulerQueues } from "../queues.ts";
 import type { createProducerConnection } from "../redis.ts";
@@ -12,7 +12,6 @@ import {
   startSchedulerTestStack,
 } from "../testing/scheduler-test-stack.ts";
 import { processDispatch } from "./dispatch-processor.ts";
-import { processPlace } from "./place-processor.ts";
 import { createWorkerContext } from "./worker-context.ts";
 import { TEST_AGENT_CALL_KEY } from "../testing/agent-call-keys.ts";
 
@@ -200,8 +199,8 @@ describe("scheduler workers with a real sim agent", () => {
       log: silent,
       agentCallKey: TEST_AGENT_CALL_KEY,
     });
-    const placed = await processPlace(ctx, { replicaId: first!.id });
-    const starts = (placed as { placed: { coldStartId: string }[] }).placed;
+    // Placed only (a place job would send them at once): the dispatch attempts are run below.
+    const starts = (await placeReplica({ db: db(), replicaId: first!.id })).placed;
     expect(starts).toHaveLength(2);
     const coldStartIds = starts.map((s) => s.coldStartId);
     const [reachable, outOfReach] = await Promise.all(
