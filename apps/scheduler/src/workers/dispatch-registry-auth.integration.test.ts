@@ -10,7 +10,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createQueues, type SchedulerQueues } from "../queues.ts";
 import { createProducerConnection } from "../redis.ts";
 import { TEST_AGENT_CALL_KEY } from "../testing/agent-call-keys.ts";
-import { processDispatch } from "./dispatch-processor.ts";
 import { processPlace } from "./place-processor.ts";
 import { createWorkerContext, type WorkerContext } from "./worker-context.ts";
 
@@ -166,18 +165,20 @@ describe("dispatch hands the org's registry credential to the agent", () => {
         state: "pending",
       },
     });
+    // The place job sends the start itself once it commits.
+    agent.bodies.length = 0;
     await processPlace(ctx, { replicaId: replica.id });
     return db().coldStart.findFirstOrThrow({ where: { replicaId: replica.id } });
   }
 
   it("puts the credential in the start request only, never in a job", async () => {
     const start = await placedStart({ credential: true });
-    const jobs = await queues.dispatch.getJobs(["waiting", "prioritized", "delayed"]);
+    expect(start.status).toBe("dispatched");
+    const jobs = [
+      ...(await queues.place.getJobs(["waiting", "prioritized", "delayed"])),
+      ...(await queues.dispatch.getJobs(["waiting", "prioritized", "delayed"])),
+    ];
     expect(JSON.stringify(jobs.map((j): unknown => j.data))).not.toContain(PASSWORD);
-    agent.bodies.length = 0;
-    expect(await processDispatch(ctx, { coldStartIds: [start.id] })).toMatchObject({
-      dispatched: 1,
-    });
     expect(agent.bodies).toHaveLength(1);
     expect(agent.bodies[0]?.registryAuth).toEqual([
       { registry: REGISTRY, username: "robot", password: PASSWORD },
@@ -190,8 +191,7 @@ describe("dispatch hands the org's registry credential to the agent", () => {
 
   it("sends no registryAuth when the org has no credential for the image's registry", async () => {
     const start = await placedStart({ credential: false });
-    agent.bodies.length = 0;
-    await processDispatch(ctx, { coldStartIds: [start.id] });
+    expect(start.status).toBe("dispatched");
     expect(agent.bodies).toHaveLength(1);
     expect(agent.bodies[0]).not.toHaveProperty("registryAuth");
     await queues.place.obliterate({ force: true });
