@@ -85,7 +85,7 @@ async function dispatchOne(
   try {
     // The credential exists only in this request, in memory: never in the job, never stored.
     await ctx
-      .agent({ id: plan.nodeId, agentUrl: plan.agentUrl })
+      .agent({ id: plan.nodeId, agentUrl: plan.agentUrl, certSha256: plan.agentCertSha256 })
       .startReplica(registryAuth?.length ? { ...request, registryAuth } : request);
   } catch (error) {
     if (!(error instanceof AgentApiError)) throw error;

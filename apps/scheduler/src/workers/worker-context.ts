@@ -22,7 +22,11 @@ export interface WorkerContext {
     key: K,
     payloads: Parameters<typeof enqueueMany<K>>[2],
   ) => Promise<void>;
-  agent: (node: { id: string; agentUrl: string }) => AgentClient;
+  /**
+   * `certSha256`: the node's pin as just read with the call's other data (dispatch reads it
+   * with the start); without it the pin is read from the node's row, at most every 5 s.
+   */
+  agent: (node: { id: string; agentUrl: string; certSha256?: string | null }) => AgentClient;
   /** Where hosts come from (THAW_FLEET_CONFIG); absent: the fleet is joined by hand. */
   fleet?: FleetRuntime;
   /** The warm pools' GPU budget and keep-alive settings (absent: no warm pool). */
@@ -94,6 +98,12 @@ export function createWorkerContext(deps: {
     enqueue: (key, payload) => enqueue(deps.queues, key, payload),
     enqueueMany: (key, payloads) => enqueueMany(deps.queues, key, payloads),
     agent: (node) => {
+      // A pin read in the caller's own statement is as fresh as a lookup: one query fewer
+      // per start (most dispatches go to a node not called in the last 5 s).
+      if (node.certSha256 !== undefined) {
+        if (pins.size >= AGENT_CLIENTS_KEPT) pins.clear();
+        pins.set(node.id, { pin: node.certSha256, readAt: Date.now() });
+      }
       // A client per node and URL, kept. Bounded by clearing, which costs only a new client.
       const key = `${node.id} ${node.agentUrl}`;
       let client = agents.get(key);

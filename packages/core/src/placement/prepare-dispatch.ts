@@ -25,6 +25,8 @@ export type DispatchPlan =
       orgId: string;
       nodeId: string;
       agentUrl: string;
+      /** The certificate the node pinned at join, read with the start (null: none pinned). */
+      agentCertSha256: string | null;
       runtime: NodeRuntime;
       request: StartReplicaRequest;
     }
@@ -58,6 +60,7 @@ interface DispatchRow {
   nodeName: string | null;
   nodeState: string | null;
   agentUrl: string | null;
+  agentCertSha256: string | null;
   runtime: NodeRuntime | null;
   deploymentId: string;
   endpointId: string;
@@ -86,7 +89,7 @@ const readDispatchRow = coalesceByTick<string, DispatchRow>(async (db, coldStart
           ELSE '[]'::jsonb END) AS o
         WHERE o->>'chosen' = 'true' LIMIT 1) AS chosen,
       n.id::text AS "nodeId", n.name AS "nodeName", n.state::text AS "nodeState",
-      n."agentUrl", n.runtime::text AS runtime,
+      n."agentUrl", n."agentCertSha256", n.runtime::text AS runtime,
       d.id::text AS "deploymentId", d."endpointId"::text AS "endpointId", d."imageRef",
       d."imageDigest", d."estargzImageRef", d."estargzDigest", d."modelBytes", d."imageLayers",
       d."engineProfile", d.engine
@@ -193,6 +196,7 @@ export async function prepareDispatch({
     orgId: row.orgId,
     nodeId: row.nodeId,
     agentUrl: row.agentUrl,
+    agentCertSha256: row.agentCertSha256,
     runtime: row.runtime,
     request: parsed.data,
   };
