@@ -36,8 +36,9 @@ export async function processPlace(ctx: WorkerContext, data: unknown): Promise<u
 }
 
 /**
- * The batch's starts are sent from this job, in parallel: a hop through the dispatch queue
- * was a third of a scale-up's latency (bench:placement's stages). A start whose agent did
+ * The batch's starts are sent from this job, in parallel, saving a hop through the dispatch
+ * queue (bench:placement at 20 events/s on an idle machine: the dispatch stage's p50 went from
+ * 17.7 to 11.8 ms, end to end from 32 to 27 ms). A start whose agent did
  * not answer, or all of them when something else failed, goes to a dispatch job, which
  * retries it with backoff. A start this process dies before sending stays `scheduled`, and
  * reconcile dispatches it again (UNDISPATCHED_AFTER_MS), as it would a lost dispatch job.
