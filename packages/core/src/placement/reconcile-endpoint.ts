@@ -1,9 +1,9 @@
-import type { DbClient } from "@thaw/db";
-import type { ReplicaState } from "../vocabulary/index.ts";
+import { directSql, Prisma, type DbClient } from "@thaw/db";
+import type { ReplicaDrainIntent, ReplicaPendingCause, ReplicaState } from "../vocabulary/index.ts";
 import { noteCapacityChange } from "../warm-pool/warm-pool-memory.ts";
 import { isWaitingForCapacity, outdatedReplicasToKeep } from "./outdated-replicas-to-keep.ts";
 import { placeJobHeads } from "./place-job-heads.ts";
-import { replicaReasonData, replicaReasonText } from "./replica-reason.ts";
+import { replicaReasonSql, replicaReasonText } from "./replica-reason.ts";
 import { uuidV7 } from "./uuid-v7.ts";
 
 // Reconcile (ARCHITECTURE.md §3 step 2), level-triggered: desired vs actual, read from Postgres
@@ -59,197 +59,201 @@ export async function reconcileEndpoint({
   endpointId: string;
   now?: Date;
 }): Promise<ReconcileEndpointResult> {
-  return db.$transaction(
-    async (tx) => {
-      // One reconcile per endpoint at a time, across scheduler processes: the row lock
-      // serialises them, so two never both see the same shortfall (and orders them with
-      // warm-pool tending and scale requests). NO KEY UPDATE, not UPDATE: placements insert cold starts and replicas whose
-      // foreign-key checks take KEY SHARE on this row, and FOR UPDATE made every placement of
-      // the endpoint wait for each reconcile and scale request (bench:placement's steady
-      // phase: 11 ms per scale request).
-      const [endpoint] = await tx.$queryRaw<
-        {
-          id: string;
-          orgId: string;
-          desiredReplicas: number;
-          activeDeploymentId: string | null;
-          deleted: boolean;
-        }[]
-      >`SELECT id::text, "orgId"::text AS "orgId", "desiredReplicas", "activeDeploymentId"::text AS "activeDeploymentId", "deletedAt" IS NOT NULL AS deleted
-      FROM "Endpoint" WHERE id = ${endpointId}::uuid FOR NO KEY UPDATE`;
-      if (!endpoint)
-        return {
-          desired: 0,
-          counted: 0,
-          created: [],
-          toPlace: [],
-          toStop: [],
-          toDispatch: [],
-          parking: [],
-          backoff: null,
-        };
-      const deploymentId = endpoint.activeDeploymentId;
-      const desired = endpoint.deleted || !deploymentId ? 0 : endpoint.desiredReplicas;
+  // Direct statements (direct-sql.ts), not Prisma's interactive transaction: reconcile runs
+  // once per scale event, and the client's query compiler cost more CPU than the statements
+  // (bench:placement's per-event CPU).
+  return directSql(db).transaction(async (tx) => {
+    // One reconcile per endpoint at a time, across scheduler processes: the row lock
+    // serialises them, so two never both see the same shortfall (and orders them with
+    // warm-pool tending and scale requests). NO KEY UPDATE, not UPDATE: placements insert
+    // cold starts and replicas whose foreign-key checks take KEY SHARE on this row, and FOR
+    // UPDATE made every placement of the endpoint wait for each reconcile and scale request
+    // (bench:placement's steady phase: 11 ms per scale request).
+    const [endpoint] = await tx.rows<{
+      id: string;
+      orgId: string;
+      desiredReplicas: number;
+      activeDeploymentId: string | null;
+      deleted: boolean;
+    }>(Prisma.sql`SELECT id::text, "orgId"::text AS "orgId", "desiredReplicas", "activeDeploymentId"::text AS "activeDeploymentId", "deletedAt" IS NOT NULL AS deleted
+      FROM "Endpoint" WHERE id = ${endpointId}::uuid FOR NO KEY UPDATE`);
+    if (!endpoint)
+      return {
+        desired: 0,
+        counted: 0,
+        created: [],
+        toPlace: [],
+        toStop: [],
+        toDispatch: [],
+        parking: [],
+        backoff: null,
+      };
+    const deploymentId = endpoint.activeDeploymentId;
+    const desired = endpoint.deleted || !deploymentId ? 0 : endpoint.desiredReplicas;
 
-      const replicas = await tx.replica.findMany({
-        where: { endpointId, state: { in: [...COUNTED_REPLICA_STATES, "draining"] } },
-        include: { node: { select: { state: true } } },
-        orderBy: { createdAt: "asc" },
-      });
-      // A replica on a lost node serves nobody: it is drained (stopped when the node comes
-      // back, released when it is terminated) and a replacement is placed. So is one on a
-      // node an operator drained or revoked (an idle host being retired holds none).
-      const onLostNode = replicas.filter(
-        (r) =>
-          r.state !== "draining" &&
-          r.node &&
-          ["lost", "terminated", "draining"].includes(r.node.state),
-      );
-      const goneIntent = (r: (typeof replicas)[number]) =>
-        r.node?.state === "draining" ? ("node_drained" as const) : ("node_lost" as const);
-      const counted = replicas.filter(
-        (r) => COUNTED_REPLICA_STATES.includes(r.state) && !onLostNode.includes(r) && !r.prewarm,
-      );
-      const current = counted.filter((r) => r.deploymentId === deploymentId);
-      const outdated = counted.filter((r) => r.deploymentId !== deploymentId);
-      // A new version rolls: the old one's ready replicas serve until the new one's can.
-      const outdatedServing = outdated.filter((r) => r.state === "ready");
-      const stillServing = outdatedServing.slice(
-        0,
-        outdatedReplicasToKeep({
-          desired,
-          currentReady: current.filter((r) => r.state === "ready").length,
-          currentWaitingForCapacity: current.filter(
-            (r) => r.state === "pending" && isWaitingForCapacity(r.pendingCause),
-          ).length,
-          outdatedServing: outdatedServing.length,
-        }),
-      );
+    const replicas = (
+      await tx.rows<ReplicaRow>(Prisma.sql`
+        SELECT r.id::text, r.state::text, r."deploymentId"::text AS "deploymentId",
+          r."nodeId"::text AS "nodeId", r.prewarm, r."pendingCause"::text AS "pendingCause",
+          r."drainIntent"::text AS "drainIntent", r."createdAt", r."updatedAt",
+          n.state::text AS "nodeState"
+        FROM "Replica" r LEFT JOIN "Node" n ON n.id = r."nodeId"
+        WHERE r."endpointId" = ${endpointId}::uuid
+          AND r.state = ANY(${[...COUNTED_REPLICA_STATES, "draining"]}::"ReplicaState"[])
+        ORDER BY r."createdAt"`)
+    ).map((r) => ({ ...r, node: r.nodeState === null ? null : { state: r.nodeState } }));
+    // A replica on a lost node serves nobody: it is drained (stopped when the node comes
+    // back, released when it is terminated) and a replacement is placed. So is one on a
+    // node an operator drained or revoked (an idle host being retired holds none).
+    const onLostNode = replicas.filter(
+      (r) =>
+        r.state !== "draining" &&
+        r.node &&
+        ["lost", "terminated", "draining"].includes(r.node.state),
+    );
+    const goneIntent = (r: (typeof replicas)[number]) =>
+      r.node?.state === "draining" ? ("node_drained" as const) : ("node_lost" as const);
+    const counted = replicas.filter(
+      (r) => COUNTED_REPLICA_STATES.includes(r.state) && !onLostNode.includes(r) && !r.prewarm,
+    );
+    const current = counted.filter((r) => r.deploymentId === deploymentId);
+    const outdated = counted.filter((r) => r.deploymentId !== deploymentId);
+    // A new version rolls: the old one's ready replicas serve until the new one's can.
+    const outdatedServing = outdated.filter((r) => r.state === "ready");
+    const stillServing = outdatedServing.slice(
+      0,
+      outdatedReplicasToKeep({
+        desired,
+        currentReady: current.filter((r) => r.state === "ready").length,
+        currentWaitingForCapacity: current.filter(
+          (r) => r.state === "pending" && isWaitingForCapacity(r.pendingCause),
+        ).length,
+        outdatedServing: outdatedServing.length,
+      }),
+    );
 
-      const surplus = [
-        ...outdated.filter((r) => !stillServing.includes(r)),
-        ...current
-          .slice()
-          .sort(
-            (a, b) =>
-              (DRAIN_ORDER[a.state] ?? 9) - (DRAIN_ORDER[b.state] ?? 9) ||
-              b.createdAt.getTime() - a.createdAt.getTime(),
-          )
-          .slice(0, Math.max(0, current.length - desired)),
-      ];
-      const draining = [...onLostNode, ...surplus];
-      // A ready replica of the current deployment scaled down is the warm pool's to park or stop.
-      const parkable = (r: (typeof replicas)[number]) =>
-        r.state === "ready" && r.deploymentId === deploymentId && !onLostNode.includes(r);
-      if (current.length > desired) await noteCapacityChange(tx, endpoint, "surplus", now);
-      for (const replica of draining) {
-        const gone = onLostNode.includes(replica) ? goneIntent(replica) : null;
-        await tx.replica.update({
-          where: { id: replica.id },
-          data: {
-            state: "draining",
-            stateVersion: { increment: 1 },
-            ...replicaReasonData({
+    const surplus = [
+      ...outdated.filter((r) => !stillServing.includes(r)),
+      ...current
+        .slice()
+        .sort(
+          (a, b) =>
+            (DRAIN_ORDER[a.state] ?? 9) - (DRAIN_ORDER[b.state] ?? 9) ||
+            b.createdAt.getTime() - a.createdAt.getTime(),
+        )
+        .slice(0, Math.max(0, current.length - desired)),
+    ];
+    const draining = [...onLostNode, ...surplus];
+    // A ready replica of the current deployment scaled down is the warm pool's to park or stop.
+    const parkable = (r: (typeof replicas)[number]) =>
+      r.state === "ready" && r.deploymentId === deploymentId && !onLostNode.includes(r);
+    if (current.length > desired) await noteCapacityChange(tx.rows, endpoint, "surplus", now);
+    for (const replica of draining) {
+      const gone = onLostNode.includes(replica) ? goneIntent(replica) : null;
+      await tx.execute(Prisma.sql`
+          UPDATE "Replica" SET state = 'draining', "stateVersion" = "stateVersion" + 1,
+            "updatedAt" = ${new Date()},
+            ${replicaReasonSql({
               drainIntent: gone ?? (parkable(replica) ? "park_candidate" : "scale_down"),
-            }),
-          },
-        });
-        await tx.coldStart.updateMany({
-          where: { replicaId: replica.id, status: { in: ["scheduled", "dispatched", "running"] } },
-          data: {
-            status: "cancelled",
-            finishedAt: now,
-            error: replicaReasonText({
+            })}
+          WHERE id = ${replica.id}::uuid`);
+      await tx.execute(Prisma.sql`
+          UPDATE "ColdStart" SET status = 'cancelled', "finishedAt" = ${now},
+            error = ${replicaReasonText({
               pendingCause: null,
               drainIntent: gone ?? "scale_down",
               reasonDetail: {},
-            }),
-          },
-        });
-      }
+            })}
+          WHERE "replicaId" = ${replica.id}::uuid
+            AND status IN ('scheduled', 'dispatched', 'running')`);
+    }
 
-      const created: string[] = [];
-      let shortfall = deploymentId ? desired - current.length : 0;
-      let backoff: string | null = null;
-      if (shortfall > 0) {
-        const recentFailures = await tx.replica.count({
-          where: {
-            endpointId,
-            state: "failed",
-            updatedAt: { gt: new Date(now.getTime() - CRASH_LOOP_WINDOW_MS) },
-          },
-        });
-        if (recentFailures >= CRASH_LOOP_FAILURES) {
-          backoff = `${recentFailures} replicas failed every start attempt in the last ${CRASH_LOOP_WINDOW_MS / 60_000} minutes: holding back ${shortfall} replacement(s)`;
-          shortfall = 0;
-        }
+    const created: string[] = [];
+    let shortfall = deploymentId ? desired - current.length : 0;
+    let backoff: string | null = null;
+    if (shortfall > 0) {
+      const [failures] = await tx.rows<{ recentFailures: number }>(Prisma.sql`
+          SELECT count(*)::int AS "recentFailures" FROM "Replica"
+          WHERE "endpointId" = ${endpointId}::uuid AND state = 'failed'
+            AND "updatedAt" > ${new Date(now.getTime() - CRASH_LOOP_WINDOW_MS)}`);
+      const recentFailures = failures?.recentFailures ?? 0;
+      if (recentFailures >= CRASH_LOOP_FAILURES) {
+        backoff = `${recentFailures} replicas failed every start attempt in the last ${CRASH_LOOP_WINDOW_MS / 60_000} minutes: holding back ${shortfall} replacement(s)`;
+        shortfall = 0;
       }
-      if (shortfall > 0) {
-        // One statement however large the step, with one parameter for all the ids: as a
-        // Prisma createMany, a scale-up of 500 was 2,500 parameters through its query
-        // compiler, and bench:placement's 20 such reconciles held both schedulers' CPU for
-        // seconds before the first placement. Ids are v7, so they sort in creation order.
-        const ids = Array.from({ length: shortfall }, () => uuidV7());
-        // Each remembers the scale-up it was made for (the endpoint's newest): its cold-start
-        // trace begins at that request, under that call's trace context.
-        await tx.$executeRaw`
+    }
+    if (shortfall > 0) {
+      // One statement however large the step, with one parameter for all the ids: as a
+      // Prisma createMany, a scale-up of 500 was 2,500 parameters through its query
+      // compiler, and bench:placement's 20 such reconciles held both schedulers' CPU for
+      // seconds before the first placement. Ids are v7, so they sort in creation order.
+      const ids = Array.from({ length: shortfall }, () => uuidV7());
+      // Each remembers the scale-up it was made for (the endpoint's newest): its cold-start
+      // trace begins at that request, under that call's trace context.
+      await tx.execute(Prisma.sql`
           INSERT INTO "Replica" (id, "orgId", "endpointId", "deploymentId", state, "updatedAt",
             "scaleEventId")
           SELECT id, ${endpoint.orgId}::uuid, ${endpointId}::uuid, ${deploymentId}::uuid,
             'pending', ${new Date()},
             (SELECT s.id FROM "ScaleEvent" s WHERE s."endpointId" = ${endpointId}::uuid
                AND s.desired > s."previousDesired" ORDER BY s."createdAt" DESC LIMIT 1)
-          FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS v(id, n) ORDER BY n`;
-        created.push(...ids);
-        await noteCapacityChange(tx, endpoint, "needed", now);
-      }
+          FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS v(id, n) ORDER BY n`);
+      created.push(...ids);
+      await noteCapacityChange(tx.rows, endpoint, "needed", now);
+    }
 
-      const drainingNow = [
-        ...replicas.filter((r) => r.state === "draining"),
-        ...draining.map((r) => ({ ...r, state: "draining" as const })),
-      ];
-      const parking = draining.filter(parkable).map((r) => r.id);
-      // Left for the warm-pool worker, unless it has not come for them within the grace.
-      const leftToWarmPool = (r: (typeof replicas)[number]) =>
-        parking.includes(r.id) ||
-        ((r.drainIntent === "park_candidate" || r.drainIntent === "sleep_candidate") &&
-          r.updatedAt.getTime() > now.getTime() - PARKING_GRACE_MS);
-      const pending = await tx.replica.findMany({
-        where: { endpointId, state: "pending" },
-        select: { id: true, deploymentId: true },
-        orderBy: { createdAt: "asc" },
-      });
-      const undispatched = await tx.coldStart.findMany({
-        where: {
-          endpointId,
-          status: "scheduled",
-          requestedAt: { lt: new Date(now.getTime() - UNDISPATCHED_AFTER_MS) },
-        },
-        select: { id: true },
-      });
-      return {
-        desired,
-        counted: counted.length - surplus.length + created.length,
-        created,
-        toPlace: placeJobHeads(pending),
-        parking,
-        toStop: drainingNow
-          .filter((r) => !leftToWarmPool(r))
-          .map((r) => ({
-            replicaId: r.id,
-            nodeId: r.nodeId,
-            // A lost node may come back still running the replica: wait and stop it then.
-            action:
-              !r.node || r.node.state === "terminated"
-                ? ("release" as const)
-                : r.node.state === "lost"
-                  ? ("wait" as const)
-                  : ("stop-on-node" as const),
-          })),
-        toDispatch: undispatched.map((c) => c.id),
-        backoff,
-      };
-    },
-    { timeout: 30_000 },
-  );
+    const drainingNow = [
+      ...replicas.filter((r) => r.state === "draining"),
+      ...draining.map((r) => ({ ...r, state: "draining" as const })),
+    ];
+    const parking = draining.filter(parkable).map((r) => r.id);
+    // Left for the warm-pool worker, unless it has not come for them within the grace.
+    const leftToWarmPool = (r: (typeof replicas)[number]) =>
+      parking.includes(r.id) ||
+      ((r.drainIntent === "park_candidate" || r.drainIntent === "sleep_candidate") &&
+        r.updatedAt.getTime() > now.getTime() - PARKING_GRACE_MS);
+    const pending = await tx.rows<{ id: string; deploymentId: string }>(Prisma.sql`
+        SELECT id::text, "deploymentId"::text AS "deploymentId" FROM "Replica"
+        WHERE "endpointId" = ${endpointId}::uuid AND state = 'pending'
+        ORDER BY "createdAt"`);
+    const undispatched = await tx.rows<{ id: string }>(Prisma.sql`
+        SELECT id::text FROM "ColdStart"
+        WHERE "endpointId" = ${endpointId}::uuid AND status = 'scheduled'
+          AND "requestedAt" < ${new Date(now.getTime() - UNDISPATCHED_AFTER_MS)}`);
+    return {
+      desired,
+      counted: counted.length - surplus.length + created.length,
+      created,
+      toPlace: placeJobHeads(pending),
+      parking,
+      toStop: drainingNow
+        .filter((r) => !leftToWarmPool(r))
+        .map((r) => ({
+          replicaId: r.id,
+          nodeId: r.nodeId,
+          // A lost node may come back still running the replica: wait and stop it then.
+          action:
+            !r.node || r.node.state === "terminated"
+              ? ("release" as const)
+              : r.node.state === "lost"
+                ? ("wait" as const)
+                : ("stop-on-node" as const),
+        })),
+      toDispatch: undispatched.map((c) => c.id),
+      backoff,
+    };
+  });
+}
+
+interface ReplicaRow {
+  id: string;
+  state: ReplicaState;
+  deploymentId: string;
+  nodeId: string | null;
+  prewarm: boolean;
+  pendingCause: ReplicaPendingCause | null;
+  drainIntent: ReplicaDrainIntent | null;
+  createdAt: Date;
+  updatedAt: Date;
+  nodeState: string | null;
 }

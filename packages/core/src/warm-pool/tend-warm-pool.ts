@@ -150,7 +150,7 @@ export async function tendWarmPool({
       const keptWarm = warm.filter((r) => !stale.includes(r));
       const keptPrewarmed = prewarmed.filter((r) => !stale.includes(r));
 
-      const memory = await loadWarmPoolMemory(tx, endpointId);
+      const memory = await loadWarmPoolMemory(prismaRows(tx), endpointId);
       const orgIdleTimes = options.orgIdleTimes
         ? await options.orgIdleTimes.load(tx, endpoint.orgId, memory.tracker.histogram)
         : await loadOrgIdleTimes(tx, endpoint.orgId, endpointId);
@@ -267,7 +267,10 @@ export async function tendWarmPool({
         });
         toPlace.push(...rows.map((r) => r.id));
       }
-      await saveWarmPoolMemory(tx, endpoint, { tracker: memory.tracker, bestNonWarmSeconds });
+      await saveWarmPoolMemory(prismaRows(tx), endpoint, {
+        tracker: memory.tracker,
+        bestNonWarmSeconds,
+      });
       const withNode = (r: { id: string; nodeId: string | null }) => ({
         replicaId: r.id,
         nodeId: r.nodeId,

@@ -1,4 +1,4 @@
-import type { Db } from "@thaw/db";
+import { Prisma, type Db, type SqlRows } from "@thaw/db";
 import { z } from "zod";
 import {
   emptyIdleTimeHistogram,
@@ -23,8 +23,18 @@ export interface WarmPoolMemory {
   bestNonWarmSeconds: number | null;
 }
 
-export async function loadWarmPoolMemory(db: Db, endpointId: string): Promise<WarmPoolMemory> {
-  const row = await db.endpointWarmPool.findUnique({ where: { endpointId } });
+/** `rows`: reconcile's direct statements, or `prismaRows(tx)` in the warm-pool worker's. */
+export async function loadWarmPoolMemory(
+  rows: SqlRows,
+  endpointId: string,
+): Promise<WarmPoolMemory> {
+  const [row] = await rows<{
+    histogram: unknown;
+    idleSince: Date | null;
+    bestNonWarmSeconds: number;
+  }>(Prisma.sql`
+    SELECT histogram, "idleSince", "bestNonWarmSeconds" FROM "EndpointWarmPool"
+    WHERE "endpointId" = ${endpointId}::uuid`);
   if (!row) return { tracker: emptyIdleTracker(), bestNonWarmSeconds: null };
   const histogram = StoredHistogram.safeParse(row.histogram);
   return {
@@ -38,22 +48,25 @@ export async function loadWarmPoolMemory(db: Db, endpointId: string): Promise<Wa
 }
 
 export async function saveWarmPoolMemory(
-  db: Db,
+  rows: SqlRows,
   endpoint: { id: string; orgId: string },
   memory: { tracker: IdleTracker; bestNonWarmSeconds?: number },
 ): Promise<void> {
-  const data = {
-    histogram: memory.tracker.histogram as unknown as object,
-    idleSince: memory.tracker.idleSinceMs === null ? null : new Date(memory.tracker.idleSinceMs),
-    ...(memory.bestNonWarmSeconds !== undefined
-      ? { bestNonWarmSeconds: memory.bestNonWarmSeconds }
-      : {}),
-  };
-  await db.endpointWarmPool.upsert({
-    where: { endpointId: endpoint.id },
-    create: { endpointId: endpoint.id, orgId: endpoint.orgId, ...data },
-    update: data,
-  });
+  const histogram = JSON.stringify(memory.tracker.histogram);
+  const idleSince =
+    memory.tracker.idleSinceMs === null ? null : new Date(memory.tracker.idleSinceMs);
+  // Left as it is when not given (the column's default on a new row).
+  const best = memory.bestNonWarmSeconds ?? null;
+  await rows(Prisma.sql`
+    INSERT INTO "EndpointWarmPool" ("endpointId", "orgId", histogram, "idleSince",
+      "bestNonWarmSeconds", "updatedAt")
+    VALUES (${endpoint.id}::uuid, ${endpoint.orgId}::uuid, ${histogram}::jsonb,
+      ${idleSince}::timestamp, coalesce(${best}::float8, 60), ${new Date()}::timestamp)
+    ON CONFLICT ("endpointId") DO UPDATE SET histogram = excluded.histogram,
+      "idleSince" = excluded."idleSince",
+      "bestNonWarmSeconds" = coalesce(${best}::float8, "EndpointWarmPool"."bestNonWarmSeconds"),
+      "updatedAt" = excluded."updatedAt"
+    RETURNING "endpointId"`);
 }
 
 /**
@@ -61,15 +74,15 @@ export async function saveWarmPoolMemory(
  * Called inside reconcile's transaction, under the endpoint's row lock.
  */
 export async function noteCapacityChange(
-  db: Db,
+  rows: SqlRows,
   endpoint: { id: string; orgId: string },
   change: "surplus" | "needed",
   now: Date,
 ): Promise<void> {
-  const memory = await loadWarmPoolMemory(db, endpoint.id);
+  const memory = await loadWarmPoolMemory(rows, endpoint.id);
   const tracker = observeCapacity(memory.tracker, change, now.getTime());
   if (tracker === memory.tracker) return;
-  await saveWarmPoolMemory(db, endpoint, { tracker });
+  await saveWarmPoolMemory(rows, endpoint, { tracker });
 }
 
 /**

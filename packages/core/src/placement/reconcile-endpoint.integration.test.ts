@@ -1,0 +1,193 @@
+import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
+import { useTestDatabase } from "@thaw/db/testing";
+import { describe, expect, it } from "vitest";
+import { prismaRows } from "@thaw/db";
+import { emptyIdleTracker, recordIdleTime } from "../scheduling/index.ts";
+import { loadWarmPoolMemory, saveWarmPoolMemory } from "../warm-pool/warm-pool-memory.ts";
+import {
+  CRASH_LOOP_FAILURES,
+  reconcileEndpoint,
+  UNDISPATCHED_AFTER_MS,
+} from "./reconcile-endpoint.ts";
+
+// Reconcile straight against Postgres, each branch its statements take: the scale-up and
+// the warm pool's note of it, the crash-loop backoff, a scale-down's drain order and the
+// starts it cancels, a replica on a lost node, and a start whose dispatch was lost.
+
+const t = useTestDatabase();
+
+async function seed(slug: string, desired: number) {
+  const db = t.current.db;
+  const org = await db.org.create({ data: { slug, name: slug } });
+  const node = await db.node.create({
+    data: {
+      orgId: org.id,
+      name: `${slug}-node`,
+      provider: "sim",
+      runtime: "sim",
+      instanceType: "g5.12xlarge",
+      gpuModel: "A10G",
+      gpuCount: 4,
+      vcpus: 48,
+      networkGbps: 40,
+      diskReadMiBps: 1_000,
+      diskWriteMiBps: 1_000,
+      pcieGBps: 12,
+      state: "ready",
+      lastHeartbeatAt: new Date(),
+    },
+  });
+  const endpoint = await db.endpoint.create({
+    data: { orgId: org.id, slug, name: slug, gpuType: "A10G", desiredReplicas: desired },
+  });
+  const model = DEMO_ENDPOINTS.find((e) => e.gpuType === "A10G")!.deployment;
+  const deployment = await db.deployment.create({
+    data: {
+      orgId: org.id,
+      endpointId: endpoint.id,
+      version: 1,
+      ...demoDeploymentColumns(model),
+      status: "active",
+    },
+  });
+  await db.endpoint.update({
+    where: { id: endpoint.id },
+    data: { activeDeploymentId: deployment.id },
+  });
+  const replica = (state: "pending" | "placed" | "starting" | "ready" | "failed", at: number) =>
+    db.replica.create({
+      data: {
+        orgId: org.id,
+        endpointId: endpoint.id,
+        deploymentId: deployment.id,
+        state,
+        nodeId: state === "pending" ? null : node.id,
+        createdAt: new Date(at),
+      },
+    });
+  return { db, org, node, endpoint, deployment, replica };
+}
+
+describe("reconcileEndpoint", () => {
+  it("creates the shortfall as pending replicas, one place job per batch, and notes the need", async () => {
+    const { db, endpoint } = await seed("reconcile-up", 3);
+    // Spare capacity since two minutes ago (a scale-down noted it): this scale-up ends the spell.
+    const now = new Date();
+    await saveWarmPoolMemory(prismaRows(db), endpoint, {
+      tracker: { histogram: emptyIdleTracker().histogram, idleSinceMs: now.getTime() - 120_000 },
+    });
+    const result = await reconcileEndpoint({ db, endpointId: endpoint.id, now });
+
+    expect(result.created).toHaveLength(3);
+    expect(result.counted).toBe(3);
+    expect(result.toPlace).toEqual([result.created[0]]);
+    const rows = await db.replica.findMany({
+      where: { endpointId: endpoint.id },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(rows.map((r) => r.state)).toEqual(["pending", "pending", "pending"]);
+    // Capacity was needed: the idle spell ends, and its two minutes are in the histogram.
+    const memory = await loadWarmPoolMemory(prismaRows(db), endpoint.id);
+    expect(memory.tracker.idleSinceMs).toBeNull();
+    expect(memory.tracker.histogram).toEqual(recordIdleTime(emptyIdleTracker().histogram, 120));
+    // Run again, nothing more to do: level-triggered.
+    const again = await reconcileEndpoint({ db, endpointId: endpoint.id, now });
+    expect(again.created).toEqual([]);
+    expect(again.counted).toBe(3);
+  });
+
+  it("holds replacements back after replicas failed every attempt within the window", async () => {
+    const { db, endpoint, replica } = await seed("reconcile-crash-loop", 2);
+    for (let i = 0; i < CRASH_LOOP_FAILURES; i++) await replica("failed", Date.now() - 1_000 + i);
+    const result = await reconcileEndpoint({ db, endpointId: endpoint.id });
+
+    expect(result.created).toEqual([]);
+    expect(result.backoff).toMatch(
+      new RegExp(`^${CRASH_LOOP_FAILURES} replicas failed every start attempt .* holding back 2`),
+    );
+    expect(await db.replica.count({ where: { endpointId: endpoint.id, state: "pending" } })).toBe(
+      0,
+    );
+  });
+
+  it("drains what serves nobody first, then the newest ready, and cancels their starts", async () => {
+    const { db, org, node, endpoint, deployment, replica } = await seed("reconcile-down", 1);
+    const base = Date.now() - 60_000;
+    const oldReady = await replica("ready", base);
+    const newReady = await replica("ready", base + 1);
+    const starting = await replica("starting", base + 2);
+    await db.coldStart.create({
+      data: {
+        orgId: org.id,
+        endpointId: endpoint.id,
+        deploymentId: deployment.id,
+        replicaId: starting.id,
+        nodeId: node.id,
+        path: "pull",
+        locality: "cold",
+        predictedSeconds: 60,
+        status: "running",
+      },
+    });
+    const now = new Date();
+    const result = await reconcileEndpoint({ db, endpointId: endpoint.id, now });
+
+    const byId = new Map(
+      (await db.replica.findMany({ where: { endpointId: endpoint.id } })).map((r) => [r.id, r]),
+    );
+    expect(byId.get(oldReady.id)!.state).toBe("ready");
+    expect(byId.get(starting.id)!.state).toBe("draining");
+    expect(byId.get(starting.id)!.drainIntent).toBe("scale_down");
+    expect(byId.get(starting.id)!.stateVersion).toBe(1);
+    // The scaled-down ready replica is the warm pool's to park or stop.
+    expect(byId.get(newReady.id)!.state).toBe("draining");
+    expect(byId.get(newReady.id)!.drainIntent).toBe("park_candidate");
+    expect(result.parking).toEqual([newReady.id]);
+    expect(result.toStop).toEqual([
+      { replicaId: starting.id, nodeId: node.id, action: "stop-on-node" },
+    ]);
+    const cancelled = await db.coldStart.findFirstOrThrow({ where: { replicaId: starting.id } });
+    expect(cancelled.status).toBe("cancelled");
+    expect(cancelled.finishedAt?.getTime()).toBe(now.getTime());
+    expect(cancelled.error).toBeTruthy();
+    // Capacity went spare: the warm pool's memory starts timing the idle spell.
+    const memory = await loadWarmPoolMemory(prismaRows(db), endpoint.id);
+    expect(memory.tracker.idleSinceMs).toBe(now.getTime());
+  });
+
+  it("replaces a replica on a lost node and waits for the node before stopping it", async () => {
+    const { db, node, endpoint, replica } = await seed("reconcile-lost", 1);
+    const ready = await replica("ready", Date.now() - 60_000);
+    await db.node.update({ where: { id: node.id }, data: { state: "lost" } });
+    const result = await reconcileEndpoint({ db, endpointId: endpoint.id });
+
+    const drained = await db.replica.findUniqueOrThrow({ where: { id: ready.id } });
+    expect(drained.state).toBe("draining");
+    expect(drained.drainIntent).toBe("node_lost");
+    expect(result.created).toHaveLength(1);
+    expect(result.toStop).toEqual([{ replicaId: ready.id, nodeId: node.id, action: "wait" }]);
+  });
+
+  it("hands back a start left scheduled past the dispatch deadline", async () => {
+    const { db, org, node, endpoint, deployment, replica } = await seed("reconcile-lost-job", 1);
+    const placed = await replica("placed", Date.now() - 60_000);
+    const start = await db.coldStart.create({
+      data: {
+        orgId: org.id,
+        endpointId: endpoint.id,
+        deploymentId: deployment.id,
+        replicaId: placed.id,
+        nodeId: node.id,
+        path: "pull",
+        locality: "cold",
+        predictedSeconds: 60,
+        status: "scheduled",
+        requestedAt: new Date(Date.now() - UNDISPATCHED_AFTER_MS - 1_000),
+      },
+    });
+    const result = await reconcileEndpoint({ db, endpointId: endpoint.id });
+
+    expect(result.toDispatch).toEqual([start.id]);
+    expect(result.created).toEqual([]);
+  });
+});
