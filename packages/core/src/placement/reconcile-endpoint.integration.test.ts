@@ -3,6 +3,7 @@ import { useTestDatabase } from "@thaw/db/testing";
 import { describe, expect, it } from "vitest";
 import { prismaRows } from "@thaw/db";
 import { emptyIdleTracker, recordIdleTime } from "../scheduling/index.ts";
+import { testNodeRow } from "../testing/index.ts";
 import { loadWarmPoolMemory, saveWarmPoolMemory } from "../warm-pool/warm-pool-memory.ts";
 import {
   CRASH_LOOP_FAILURES,
@@ -20,22 +21,7 @@ async function seed(slug: string, desired: number) {
   const db = t.current.db;
   const org = await db.org.create({ data: { slug, name: slug } });
   const node = await db.node.create({
-    data: {
-      orgId: org.id,
-      name: `${slug}-node`,
-      provider: "sim",
-      runtime: "sim",
-      instanceType: "g5.12xlarge",
-      gpuModel: "A10G",
-      gpuCount: 4,
-      vcpus: 48,
-      networkGbps: 40,
-      diskReadMiBps: 1_000,
-      diskWriteMiBps: 1_000,
-      pcieGBps: 12,
-      state: "ready",
-      lastHeartbeatAt: new Date(),
-    },
+    data: testNodeRow(org.id, { name: `${slug}-node`, gpuCount: 4 }),
   });
   const endpoint = await db.endpoint.create({
     data: { orgId: org.id, slug, name: slug, gpuType: "A10G", desiredReplicas: desired },
