@@ -94,6 +94,9 @@ export function startWorkers(opts: {
         metrics?.observeJob(key, job, "completed");
         // The processors' own results (place-processor.ts, history-processor.ts).
         if (key === "place") metrics?.observePlacement(result as PlaceReplicaResult);
+        // A scale-up's first batch, placed from its reconcile job (reconcile-processor.ts).
+        const fromReconcile = (result as { placement?: PlaceReplicaResult } | null)?.placement;
+        if (key === "reconcile" && fromReconcile) metrics?.observePlacement(fromReconcile);
         if (key === "history") {
           const closed = (result as ClosedColdStartHandled).closed;
           if (!closed) return; // already handled by an earlier run: counted and traced then

@@ -1,15 +1,33 @@
-import { finishReplicaStop, QUEUES, reconcileEndpoint } from "@thaw/core";
+import { finishReplicaStop, QUEUES, reconcileEndpoint, type PlaceReplicaResult } from "@thaw/core";
+import { processPlace } from "./place-processor.ts";
 import type { WorkerContext } from "./worker-context.ts";
 
-/** reconcile: desired vs actual for one endpoint, then the follow-up jobs and the drains. */
+/**
+ * reconcile: desired vs actual for one endpoint, then a scale-up's first placement, the
+ * follow-up jobs and the drains.
+ */
 export async function processReconcile(ctx: WorkerContext, data: unknown): Promise<unknown> {
   const { endpointId } = QUEUES.reconcile.payload.parse(data);
   const result = await reconcileEndpoint({ db: ctx.db, endpointId });
   if (result.backoff) ctx.log.warn({ endpointId, reason: result.backoff }, "crash-loop backoff");
+  // A scale-up's first batch is placed (and sent) from this job: a queue hop fewer between a
+  // scale event and its agent. The other batches, and replicas pending from before (waiting
+  // for capacity), go to place jobs as before; one this process dies before placing is a
+  // pending replica the next reconcile (the sweep's, within 15 s) hands to a place job.
+  const inline = result.created.length > 0 ? result.toPlace[0] : undefined;
   await ctx.enqueueMany(
     "place",
-    result.toPlace.map((replicaId) => ({ replicaId })),
+    result.toPlace.filter((id) => id !== inline).map((replicaId) => ({ replicaId })),
   );
+  let placement: PlaceReplicaResult | undefined;
+  if (inline) {
+    try {
+      placement = (await processPlace(ctx, { replicaId: inline })) as PlaceReplicaResult;
+    } catch (error) {
+      ctx.log.warn({ endpointId, err: (error as Error).message }, "placing from reconcile failed");
+      await ctx.enqueue("place", { replicaId: inline });
+    }
+  }
   // Lost dispatches one job each: a batch of one is deduplicated exactly on its start.
   await ctx.enqueueMany(
     "dispatch",
@@ -38,5 +56,7 @@ export async function processReconcile(ctx: WorkerContext, data: unknown): Promi
     placing: result.toPlace.length,
     stopped,
     backoff: result.backoff,
+    // The scale-up's first placement, counted by the scheduler's metrics as a place job's.
+    ...(placement ? { placement } : {}),
   };
 }
