@@ -129,6 +129,8 @@ describe("physicsWith: overrides never touch today's constants", () => {
 });
 
 describe("fitPhysics", () => {
+  // Each runs a full fit: a second alone, several under a loaded CI machine (the 60 s is a
+  // guard against a hang, not a performance assertion; a run took 6 s and tripped 5 s).
   it("recovers a restore rate the cases were generated with", () => {
     const cases = [2e9, 5e9, 10e9, 20e9, 40e9, 60e9, 100e9, 140e9].map((weights, index) =>
       publishedUnder(restoreCase("synthetic", index, weights), FAST_RESTORES),
@@ -140,7 +142,7 @@ describe("fitPhysics", () => {
     }
     // Today's constants are far off on the same cases: the fit did the work.
     expect(Math.abs(predictCase(cases[7]!).relativeError)).toBeGreaterThan(0.5);
-  });
+  }, 60_000);
 
   it("leaves a constant no case informs at its physical prior", () => {
     // Restores say nothing of registries, gzip or the page cache.
@@ -150,7 +152,7 @@ describe("fitPhysics", () => {
       const prior = FITTED_PARAMETERS.find((parameter) => parameter.name === name)!.prior;
       expect(fit.overrides[name]! / prior.value).toBeCloseTo(1, 2);
     }
-  });
+  }, 60_000);
 
   it("matches each phase where the source gives phases, not only their sum", () => {
     // A slow wake (1 s, five times its prior) that the restore rates could hide in a total.
@@ -169,7 +171,7 @@ describe("fitPhysics", () => {
     const fit = fitPhysics(cases, []);
     expect(fit.overrides.engineWakeSeconds).toBeGreaterThan(0.9);
     expect(fit.overrides.engineWakeSeconds).toBeLessThan(1.1);
-  });
+  }, 60_000);
 
   it("keeps every fitted value inside its physical range", () => {
     const absurd = [1e9, 50e9].map((weights, index) => ({
@@ -181,7 +183,7 @@ describe("fitPhysics", () => {
       expect(fit.overrides[parameter.name]).toBeGreaterThanOrEqual(parameter.min);
       expect(fit.overrides[parameter.name]).toBeLessThanOrEqual(parameter.max);
     }
-  });
+  }, 60_000);
 });
 
 describe("evaluateFidelity", () => {
