@@ -11,7 +11,7 @@ import { AgentApiError } from "@thaw/node-agent-client";
 import type { Job } from "bullmq";
 import type { WorkerContext } from "./worker-context.ts";
 
-export type DispatchOutcome =
+type DispatchOutcome =
   | { kind: "skip"; reason: string }
   | { kind: "dispatched"; nodeId: string; path: string }
   | { kind: "failed"; reason: string }

@@ -75,6 +75,11 @@ export function createWorkerContext(deps: {
   // The certificate each node pinned at join, read from its row (a rejoin may have changed
   // it): at most once per node per PIN_TTL_MS, and a call never goes out without one.
   const pins = new Map<string, { pin: string | null; readAt: number }>();
+  const rememberPin = (nodeId: string, pin: string | null) => {
+    if (pins.size >= AGENT_CLIENTS_KEPT) pins.clear();
+    pins.set(nodeId, { pin, readAt: Date.now() });
+    return pin;
+  };
   const pinOf = async (nodeId: string): Promise<string | null> => {
     const known = pins.get(nodeId);
     if (known && Date.now() - known.readAt < PIN_TTL_MS) return known.pin;
@@ -82,9 +87,7 @@ export function createWorkerContext(deps: {
       where: { id: nodeId },
       select: { agentCertSha256: true },
     });
-    if (pins.size >= AGENT_CLIENTS_KEPT) pins.clear();
-    pins.set(nodeId, { pin: row?.agentCertSha256 ?? null, readAt: Date.now() });
-    return row?.agentCertSha256 ?? null;
+    return rememberPin(nodeId, row?.agentCertSha256 ?? null);
   };
   return {
     ...(deps.fleet ? { fleet: deps.fleet } : {}),
@@ -100,10 +103,7 @@ export function createWorkerContext(deps: {
     agent: (node) => {
       // A pin read in the caller's own statement is as fresh as a lookup: one query fewer
       // per start (most dispatches go to a node not called in the last 5 s).
-      if (node.certSha256 !== undefined) {
-        if (pins.size >= AGENT_CLIENTS_KEPT) pins.clear();
-        pins.set(node.id, { pin: node.certSha256, readAt: Date.now() });
-      }
+      if (node.certSha256 !== undefined) rememberPin(node.id, node.certSha256);
       // A client per node and URL, kept. Bounded by clearing, which costs only a new client.
       const key = `${node.id} ${node.agentUrl}`;
       let client = agents.get(key);
