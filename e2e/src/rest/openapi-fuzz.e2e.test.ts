@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { API_KEY_SCOPES } from "@thaw/core";
@@ -13,7 +13,8 @@ import { newApiKey } from "./rest-client.ts";
 // every check and every phase: examples, coverage (undeclared methods included), fuzzing, and
 // the stateful phase that follows the document's links from a created endpoint. Any failure
 // fails the test, with schemathesis's own report. THAW_FUZZ_SEED picks another seed (the
-// default is fixed so a CI run is reproducible); THAW_FUZZ_EXAMPLES raises the cases.
+// default is fixed so a CI run is reproducible); THAW_FUZZ_EXAMPLES raises the cases;
+// THAW_FUZZ_OUTPUT names a file to keep schemathesis's whole report in.
 
 const CONFIG = join(import.meta.dirname, "..", "..", "schemathesis.toml");
 const SEED = process.env.THAW_FUZZ_SEED ?? "20261124";
@@ -85,10 +86,15 @@ describe("REST v1 fuzzed from its OpenAPI document", () => {
     );
     const summary = output.slice(output.lastIndexOf("SUMMARY"));
     console.log(`schemathesis (seed ${SEED}, ${EXAMPLES} examples): ${summary.slice(0, 2_000)}`);
-    // The failures' heads (operation, check, status) before their bodies: a generated body can
-    // run to tens of kilobytes and push them out of a tail.
-    const failures = output.indexOf("FAILURES");
-    const heads = failures < 0 ? "" : output.slice(failures, failures + 4_000);
+    if (process.env.THAW_FUZZ_OUTPUT) writeFileSync(process.env.THAW_FUZZ_OUTPUT, output);
+    // The failures' and errors' heads (operation, check, status; or the network error and the
+    // request that met it) before their bodies: a generated body can run to tens of kilobytes
+    // and push them out of a tail.
+    const heads = ["FAILURES", "ERRORS"]
+      .map((section) => output.indexOf(section))
+      .filter((at) => at >= 0)
+      .map((at) => output.slice(at, at + 4_000))
+      .join("\n…\n");
     expect(code, `${heads}\n…\n${summary.slice(0, 2_000)}`).toBe(0);
     expect(output).toMatch(/Test cases:\s+\d+ generated, \d+ passed/);
     expect(output).not.toMatch(/Authentication failed/);
