@@ -4,8 +4,7 @@ import {
   optionCostSeconds,
   DEFAULT_EXPLORATION,
   enumerateStartOptions,
-  physicsPriorSeconds,
-  predictTimeToReady,
+  optionPredictor,
   type HistoryForOption,
   type InfeasibleOption,
   type Locality,
@@ -16,7 +15,6 @@ import {
   type SchedulingSnapshot,
   type StartOption,
   type StartOptionChoice,
-  type TimeToReadyPrediction,
 } from "../scheduling/index.ts";
 import { StartPath, type ColdStartTrigger } from "../vocabulary/index.ts";
 
@@ -193,45 +191,4 @@ export function occupy(node: SchedulingNode, option: StartOption, gpus: number):
     node.freeGpus = Math.max(0, node.freeGpus - gpus);
     node.startsInFlight = node.startsInFlight + 1;
   }
-}
-
-/**
- * An option's prediction. It depends on the node's figures, the path, the locality and the
- * snapshot only (not on the node's load), and nodes of one instance type share their
- * figures: each is computed once per batch.
- */
-export function optionPredictor(
-  deployment: SchedulingDeployment,
-  snapshots: readonly SchedulingSnapshot[],
-  history: (path: StartPath, locality: Locality) => HistoryForOption,
-): (node: SchedulingNode, option: StartOption) => TimeToReadyPrediction {
-  const snapshotsById = new Map(snapshots.map((s) => [s.id, s]));
-  const predictions = new Map<string, TimeToReadyPrediction>();
-  const hostKeys = new Map<SchedulingNode["host"], string>();
-  return (node, option) => {
-    let hostKey = hostKeys.get(node.host);
-    if (hostKey === undefined) {
-      hostKey = JSON.stringify(node.host);
-      hostKeys.set(node.host, hostKey);
-    }
-    const key = `${hostKey}|${option.path}|${option.locality}|${option.snapshotId ?? ""}|${option.sleepingReplica?.sleepLevel ?? ""}`;
-    let prediction = predictions.get(key);
-    if (prediction === undefined) {
-      const snapshot = option.snapshotId ? snapshotsById.get(option.snapshotId) : undefined;
-      prediction = predictTimeToReady({
-        priorSeconds: physicsPriorSeconds({
-          host: node.host,
-          deployment,
-          path: option.path,
-          locality: option.locality,
-          ...(snapshot ? { snapshot } : {}),
-          ...(option.sleepingReplica ? { sleeping: option.sleepingReplica } : {}),
-          ...(option.stageWeights ? { stageWeights: true } : {}),
-        }),
-        history: history(option.path, option.locality),
-      });
-      predictions.set(key, prediction);
-    }
-    return prediction;
-  };
 }

@@ -3,11 +3,7 @@ import { z } from "zod";
 import { assertCan, type Actor } from "../auth/index.ts";
 import { findEndpoint } from "../endpoints/find-endpoint.ts";
 import { AppError } from "../errors/index.ts";
-import {
-  enumerateStartOptions,
-  physicsPriorSeconds,
-  predictTimeToReady,
-} from "../scheduling/index.ts";
+import { enumerateStartOptions, optionPredictor } from "../scheduling/index.ts";
 import { StartPath } from "../vocabulary/index.ts";
 import {
   loadHistoryLookup,
@@ -81,28 +77,11 @@ export async function predictEndpointPaths({
     snapshots,
   });
   const nodesById = new Map(nodes.map((n) => [n.id, n]));
-  const snapshotsById = new Map(snapshots.map((s) => [s.id, s]));
+  const predict = optionPredictor(deployment, snapshots, history);
   const paths = StartPath.options.map((path) => {
     const predicted = feasible
       .filter((o) => o.path === path)
-      .map((option) => {
-        const snapshot = option.snapshotId ? snapshotsById.get(option.snapshotId) : undefined;
-        return {
-          option,
-          prediction: predictTimeToReady({
-            priorSeconds: physicsPriorSeconds({
-              host: nodesById.get(option.nodeId)!.host,
-              deployment,
-              path,
-              locality: option.locality,
-              ...(snapshot ? { snapshot } : {}),
-              ...(option.sleepingReplica ? { sleeping: option.sleepingReplica } : {}),
-              ...(option.stageWeights ? { stageWeights: true } : {}),
-            }),
-            history: history(path, option.locality),
-          }),
-        };
-      })
+      .map((option) => ({ option, prediction: predict(nodesById.get(option.nodeId)!, option) }))
       .sort((a, b) => a.prediction.meanSeconds - b.prediction.meanSeconds);
     const best = predicted[0];
     if (!best) {

@@ -2,6 +2,7 @@
 export * from "./start-option";
 export * from "./update-history-stat";
 export * from "./predict-time-to-ready";
+export * from "./option-predictor";
 export * from "./enumerate-start-options";
 export * from "./choose-start-option";
 export * from "./autoscale-from-signal";

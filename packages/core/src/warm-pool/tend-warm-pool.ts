@@ -3,9 +3,8 @@ import {
   DEFAULT_WARM_POOL_SETTINGS,
   enumerateStartOptions,
   idleForSeconds,
-  physicsPriorSeconds,
+  optionPredictor,
   planWarmPool,
-  predictTimeToReady,
   effectiveWaitPrice,
   warmPoolActions,
   type WarmPoolPlan,
@@ -383,22 +382,11 @@ async function predictBestNonWarm(
     nodes,
     snapshots,
   });
-  const snapshotsById = new Map(snapshots.map((s) => [s.id, s]));
+  const predict = optionPredictor(deployment, snapshots, history);
   const nodesById = new Map(nodes.map((n) => [n.id, n]));
   let best: number | null = null;
   for (const option of feasible) {
-    const snapshot = option.snapshotId ? snapshotsById.get(option.snapshotId) : undefined;
-    const { meanSeconds } = predictTimeToReady({
-      priorSeconds: physicsPriorSeconds({
-        host: nodesById.get(option.nodeId)!.host,
-        deployment,
-        path: option.path,
-        locality: option.locality,
-        ...(snapshot ? { snapshot } : {}),
-        ...(option.sleepingReplica ? { sleeping: option.sleepingReplica } : {}),
-      }),
-      history: history(option.path, option.locality),
-    });
+    const { meanSeconds } = predict(nodesById.get(option.nodeId)!, option);
     if (best === null || meanSeconds < best) best = meanSeconds;
   }
   return best;
