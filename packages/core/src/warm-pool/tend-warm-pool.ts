@@ -77,6 +77,20 @@ export async function tendWarmPool({
   now?: Date;
 }): Promise<TendWarmPoolResult> {
   const settings = { ...DEFAULT_WARM_POOL_SETTINGS, ...options.settings };
+  // What a miss would cost is predicted before the transaction: it reads the org's nodes,
+  // snapshots and history and runs the physics, none of which needs the endpoint's row lock,
+  // and a scale request waits on that lock for as long as a tend holds it. Inside, it is used
+  // only if the endpoint still runs the deployment it was predicted for.
+  const beforeLock = await db.endpoint.findUnique({ where: { id: endpointId } });
+  const predicted =
+    beforeLock?.activeDeploymentId &&
+    beforeLock.deletedAt === null &&
+    beforeLock.allowedPaths.includes("warm")
+      ? {
+          deploymentId: beforeLock.activeDeploymentId,
+          seconds: await predictBestNonWarm(db, beforeLock, beforeLock.activeDeploymentId),
+        }
+      : null;
   return db.$transaction(
     async (tx) => {
       // Under the endpoint's row lock, like reconcile: neither sees the other half-done.
@@ -155,7 +169,7 @@ export async function tendWarmPool({
         : await loadOrgIdleTimes(tx, endpoint.orgId, endpointId);
       const idleFor = idleForSeconds(memory.tracker, now.getTime());
       const bestNonWarmSeconds =
-        (enabled ? await predictBestNonWarm(tx, endpoint, current) : null) ??
+        (enabled && predicted?.deploymentId === current ? predicted.seconds : null) ??
         memory.bestNonWarmSeconds ??
         settings.fullValueMissSeconds;
 
@@ -356,25 +370,25 @@ async function sleepersAmong(
 
 /** What a miss costs now: the predicted seconds of the best feasible start that is not a handover. */
 async function predictBestNonWarm(
-  tx: DbTransaction,
+  db: DbClient,
   row: Parameters<typeof schedulingEndpoint>[0] & { orgId: string },
   deploymentId: string | null,
 ): Promise<number | null> {
   if (!deploymentId) return null;
-  const deploymentRow = await tx.deployment.findUnique({ where: { id: deploymentId } });
+  const deploymentRow = await db.deployment.findUnique({ where: { id: deploymentId } });
   if (!deploymentRow) return null;
   const endpoint = schedulingEndpoint(row);
   const deployment = schedulingDeployment(deploymentRow);
   const [nodes, snapshots, history] = await Promise.all([
-    loadSchedulingNodes(prismaRows(tx), row.orgId, endpoint.gpuType, {
+    loadSchedulingNodes(prismaRows(db), row.orgId, endpoint.gpuType, {
       deploymentId,
       imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
         (d): d is string => d !== null,
       ),
       gpus: endpoint.gpuCount,
     }),
-    loadSchedulingSnapshots(prismaRows(tx), deploymentId),
-    loadHistoryLookup(prismaRows(tx), row.orgId, deployment),
+    loadSchedulingSnapshots(prismaRows(db), deploymentId),
+    loadHistoryLookup(prismaRows(db), row.orgId, deployment),
   ]);
   const { feasible } = enumerateStartOptions({
     endpoint: { ...endpoint, allowedPaths: endpoint.allowedPaths.filter((p) => p !== "warm") },
