@@ -81,7 +81,19 @@ export async function tendWarmPool({
   // snapshots and history and runs the physics, none of which needs the endpoint's row lock,
   // and a scale request waits on that lock for as long as a tend holds it. Inside, it is used
   // only if the endpoint still runs the deployment it was predicted for.
-  const beforeLock = await db.endpoint.findUnique({ where: { id: endpointId } });
+  const beforeLock = await db.endpoint.findUnique({
+    where: { id: endpointId },
+    select: {
+      id: true,
+      orgId: true,
+      gpuType: true,
+      gpuCount: true,
+      allowedPaths: true,
+      objective: true,
+      activeDeploymentId: true,
+      deletedAt: true,
+    },
+  });
   const predicted =
     beforeLock?.activeDeploymentId &&
     beforeLock.deletedAt === null &&
@@ -372,9 +384,8 @@ async function sleepersAmong(
 async function predictBestNonWarm(
   db: DbClient,
   row: Parameters<typeof schedulingEndpoint>[0] & { orgId: string },
-  deploymentId: string | null,
+  deploymentId: string,
 ): Promise<number | null> {
-  if (!deploymentId) return null;
   const deploymentRow = await db.deployment.findUnique({ where: { id: deploymentId } });
   if (!deploymentRow) return null;
   const endpoint = schedulingEndpoint(row);
