@@ -14,17 +14,37 @@ export interface CreateDbClientOptions {
   url: string;
   /** Pool size per process; keep small — several processes share one Postgres. */
   maxConnections?: number;
+  /**
+   * How long directSql's statements wait for a pooled connection before DatabaseBusyError
+   * (none: unbounded). A request handler sets it, as Prisma's transactions have their maxWait;
+   * a worker, whose job waits anyway, need not.
+   */
+  acquireTimeoutMs?: number;
 }
 
 /**
  * Creates a Prisma client over node-postgres. No native query engine is involved, so this
  * works wherever `pg` can reach the database.
  */
-export function createDbClient({ url, maxConnections = 10 }: CreateDbClientOptions): DbClient {
+export function createDbClient({
+  url,
+  maxConnections = 10,
+  acquireTimeoutMs,
+}: CreateDbClientOptions): DbClient {
   // The pool is ours so the hot path can share it (direct-sql.ts); $disconnect still ends it.
   const pool = new pg.Pool({ connectionString: url, max: maxConnections });
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  direct.set(db, directSqlOver(pool));
+  direct.set(db, directSqlOver(pool, acquireTimeoutMs));
+  // Prisma hears the pool's idle-connection errors, and ends the pool on $disconnect, only
+  // once it has connected: a process that so far used only directSql would crash on a
+  // restarted server's dropped connection, and would keep its pool open after $disconnect.
+  // The pool itself drops a connection that failed while idle; the next checkout opens another.
+  pool.on("error", () => undefined);
+  const disconnect = db.$disconnect.bind(db);
+  db.$disconnect = async () => {
+    await disconnect();
+    if (!pool.ended) await pool.end();
+  };
   return db;
 }
 

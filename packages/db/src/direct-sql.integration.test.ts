@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { directSql, prismaRows } from "./client.ts";
+import { createDbClient, directSql, prismaRows } from "./client.ts";
+import { DatabaseBusyError } from "./direct-sql.ts";
 import { Prisma } from "./generated/prisma/client.ts";
 import { seedDemo } from "./seed/seed-demo.ts";
 import { useTestDatabase } from "./testing/index.ts";
@@ -87,5 +88,50 @@ describe("direct SQL on Prisma's pool", () => {
     await db.endpoint.update({ where: { id: endpoint.id }, data: { name: "after" } });
     // And the pool is still usable.
     expect(await directSql(db).rows(Prisma.sql`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
+  });
+
+  it("waits at most its acquire timeout for a connection, then is busy; and leaks none", async () => {
+    // A pool of one, held by a transaction: the next statement waits, then gives up.
+    const db = createDbClient({
+      url: testDb.current.url,
+      maxConnections: 1,
+      acquireTimeoutMs: 100,
+    });
+    try {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let held!: () => void;
+      const holding = new Promise<void>((resolve) => (held = resolve));
+      const holder = directSql(db).transaction(async (tx) => {
+        await tx.rows(Prisma.sql`SELECT 1`);
+        held();
+        await released;
+        return "held";
+      });
+      await holding;
+      await expect(directSql(db).rows(Prisma.sql`SELECT 1`)).rejects.toBeInstanceOf(
+        DatabaseBusyError,
+      );
+      await expect(
+        directSql(db).transaction((tx) => tx.rows(Prisma.sql`SELECT 1`)),
+      ).rejects.toMatchObject({ code: "THAW_DB_POOL_TIMEOUT" });
+      release();
+      expect(await holder).toBe("held");
+      // The connection the two given-up requests were later handed went back to the pool.
+      expect(await directSql(db).rows(Prisma.sql`SELECT 2 AS two`)).toEqual([{ two: 2 }]);
+      expect(await directSql(db).rows(Prisma.sql`SELECT 3 AS three`)).toEqual([{ three: 3 }]);
+    } finally {
+      await db.$disconnect();
+    }
+  });
+
+  it("keeps a connection whose statement failed, and answers the statement's error", async () => {
+    const db = createDbClient({ url: testDb.current.url, maxConnections: 1 });
+    try {
+      await expect(directSql(db).rows(Prisma.sql`SELECT 1/0`)).rejects.toThrow("division by zero");
+      expect(await directSql(db).rows(Prisma.sql`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
+    } finally {
+      await db.$disconnect();
+    }
   });
 });

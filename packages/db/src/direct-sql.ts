@@ -67,7 +67,45 @@ function queryOf(statement: Prisma.Sql): pg.QueryConfig {
   return { name: nameOf(text), text, values: statement.values.map(param), types };
 }
 
-type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
+/**
+ * No pooled connection came free within the pool's acquire timeout: the database (or this
+ * process's share of it) is overloaded, nothing was sent, and the same call may succeed in a
+ * moment. Its code sits beside Prisma's own for the same case (P2024) in core's error table.
+ */
+export class DatabaseBusyError extends Error {
+  readonly code = "THAW_DB_POOL_TIMEOUT";
+  constructor(waitedMs: number) {
+    super(`No database connection came free within ${waitedMs} ms.`);
+    this.name = "DatabaseBusyError";
+  }
+}
+
+/**
+ * A pooled connection, or DatabaseBusyError after `timeoutMs` (none: wait as long as it takes).
+ * node-postgres cannot withdraw a waiting request: one that is served after its caller gave up
+ * is released at once.
+ */
+async function acquire(pool: pg.Pool, timeoutMs: number | undefined): Promise<pg.PoolClient> {
+  if (timeoutMs === undefined) return pool.connect();
+  const request = pool.connect();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<"expired">((resolve) => {
+    timer = setTimeout(() => resolve("expired"), timeoutMs);
+  });
+  try {
+    const first = await Promise.race([request, expired]);
+    if (first !== "expired") return first;
+  } finally {
+    clearTimeout(timer);
+  }
+  request.then(
+    (client) => client.release(),
+    () => undefined,
+  );
+  throw new DatabaseBusyError(timeoutMs);
+}
+
+type Queryable = Pick<pg.PoolClient, "query">;
 
 function runner(on: Queryable): SqlTransaction {
   return {
@@ -79,11 +117,30 @@ function runner(on: Queryable): SqlTransaction {
   };
 }
 
-export function directSqlOver(pool: pg.Pool): DirectSql {
+export function directSqlOver(
+  pool: pg.Pool,
+  /** How long a statement or transaction waits for a pooled connection; none: unbounded. */
+  acquireTimeoutMs?: number,
+): DirectSql {
+  // One statement on a connection of its own (the pool's own query() would wait unbounded).
+  const once = async <T>(run: (client: SqlTransaction) => Promise<T>): Promise<T> => {
+    const client = await acquire(pool, acquireTimeoutMs);
+    let broken: Error | undefined;
+    try {
+      return await run(runner(client));
+    } catch (error) {
+      // A connection-level failure (not a statement's error) must not go back to the pool.
+      if (error instanceof Error && !("severity" in error)) broken = error;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  };
   return {
-    ...runner(pool),
+    rows: (statement) => once((client) => client.rows(statement)),
+    execute: (statement) => once((client) => client.execute(statement)),
     async transaction(work, idleTimeoutMs = 30_000) {
-      const client = await pool.connect();
+      const client = await acquire(pool, acquireTimeoutMs);
       let broken: unknown;
       // A connection the server ends mid-transaction (the idle timeout, a restart) emits
       // 'error' on the checked-out client: unheard, that would crash the process. The

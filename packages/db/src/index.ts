@@ -7,7 +7,12 @@ export {
   type DbClient,
   type DbTransaction,
 } from "./client.ts";
-export type { DirectSql, SqlRows, SqlTransaction } from "./direct-sql.ts";
+export {
+  DatabaseBusyError,
+  type DirectSql,
+  type SqlRows,
+  type SqlTransaction,
+} from "./direct-sql.ts";
 export * from "./generated/prisma/enums.ts";
 export { Prisma } from "./generated/prisma/client.ts";
 export type * from "./generated/prisma/models.ts";

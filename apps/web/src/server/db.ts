@@ -6,7 +6,13 @@ import { env } from "../env.ts";
 const holder = globalThis as typeof globalThis & { __thawWebDb?: DbClient };
 
 export function getDb(): DbClient {
-  holder.__thawWebDb ??= createDbClient({ url: env().DATABASE_URL, maxConnections: 10 });
+  // A request waits at most 2 s for a connection (Prisma's transaction maxWait, and the
+  // direct path's acquire timeout) and is then a 503 to retry: never an unbounded queue.
+  holder.__thawWebDb ??= createDbClient({
+    url: env().DATABASE_URL,
+    maxConnections: 10,
+    acquireTimeoutMs: 2_000,
+  });
   return holder.__thawWebDb;
 }
 

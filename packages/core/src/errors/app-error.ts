@@ -32,9 +32,10 @@ export function isAppError(error: unknown): error is AppError {
 /**
  * Prisma's codes for a database that gave no connection (P2024) or no transaction (P2028:
  * "Unable to start a transaction in the given time", or one that outlived its timeout) in
- * time: an overloaded database, which the next attempt may well find free.
+ * time, and @thaw/db's DatabaseBusyError for the same on its direct path: an overloaded
+ * database, which the next attempt may well find free.
  */
-const DATABASE_BUSY_CODES = new Set(["P2024", "P2028"]);
+const DATABASE_BUSY_CODES = new Set(["P2024", "P2028", "THAW_DB_POOL_TIMEOUT"]);
 
 /**
  * The answer to a request the database was too busy for: 503 with a second's Retry-After,

@@ -1,3 +1,4 @@
+import { DatabaseBusyError } from "@thaw/db";
 import { AppError } from "@thaw/core";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { bearerToken, errorResponse, jsonResponse, jsonRoute, readJsonBody } from "./json-route.ts";
@@ -40,6 +41,10 @@ describe("json routes", () => {
     expect(await response.json()).toMatchObject({
       error: { code: "UNAVAILABLE", details: { retryAfterSeconds: 1 } },
     });
+    // What the direct path throws when the pool gave no connection in time.
+    const direct = errorResponse(new DatabaseBusyError(2_000), request(null));
+    expect(direct.status).toBe(503);
+    expect(direct.headers.get("retry-after")).toBe("1");
     const other = Object.assign(new Error("unique constraint"), { code: "P2002" });
     expect(errorResponse(other, request(null)).status).toBe(500);
   });
