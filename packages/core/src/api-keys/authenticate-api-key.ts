@@ -1,4 +1,4 @@
-import type { Db } from "@thaw/db";
+import { directSql, Prisma, type DbClient } from "@thaw/db";
 import type { Actor } from "../auth/index.ts";
 import { parsePrefixedSecret, sha256Hex } from "../crypto/index.ts";
 import { AppError } from "../errors/index.ts";
@@ -14,7 +14,7 @@ export async function authenticateApiKey({
   now = new Date(),
 }: {
   key: string | null;
-  db: Db;
+  db: DbClient;
   now?: Date;
 }): Promise<Extract<Actor, { type: "api_key" }>> {
   const refuse = (why: string) =>
@@ -24,22 +24,29 @@ export async function authenticateApiKey({
     );
   if (!key) throw refuse("No API key.");
   if (!parsePrefixedSecret(API_KEY_KIND, key)) throw refuse("Malformed API key.");
-  const row = await db.apiKey.findUnique({
-    where: { hash: sha256Hex(key) },
-    select: {
-      id: true,
-      orgId: true,
-      scopes: true,
-      expiresAt: true,
-      revokedAt: true,
-      lastUsedAt: true,
-    },
-  });
+  // One round trip on every REST call: the key, and its lastUsedAt stamped when it is valid
+  // and the stamp is stale. The stamp's condition is on the table's row, so of concurrent
+  // calls that all saw a stale stamp the first writes it and the rest (re-checked on the
+  // row it wrote) do not.
+  const [row] = await directSql(db).rows<{
+    id: string;
+    orgId: string;
+    scopes: string[];
+    expiresAt: Date | null;
+    revokedAt: Date | null;
+  }>(Prisma.sql`
+    WITH k AS (
+      SELECT id, "orgId", scopes, "expiresAt", "revokedAt" FROM "ApiKey" WHERE hash = ${sha256Hex(key)}
+    ), stamped AS (
+      UPDATE "ApiKey" a SET "lastUsedAt" = ${now}
+      FROM k
+      WHERE a.id = k.id AND k."revokedAt" IS NULL AND (k."expiresAt" IS NULL OR k."expiresAt" > ${now})
+        AND (a."lastUsedAt" IS NULL OR a."lastUsedAt" < ${new Date(now.getTime() - LAST_USED_RESOLUTION_MS)})
+    )
+    SELECT id::text, "orgId"::text AS "orgId", scopes, "expiresAt", "revokedAt" FROM k`);
   // Unknown, revoked and expired keys get one answer: telling them apart would confirm to
   // whoever holds a leaked key that it once was real. The dashboard shows the owner which.
   if (!row || row.revokedAt || (row.expiresAt && row.expiresAt <= now))
     throw refuse("Unknown, revoked or expired API key.");
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS)
-    await db.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: now } });
   return { type: "api_key", apiKeyId: row.id, orgId: row.orgId, scopes: row.scopes };
 }
