@@ -37,8 +37,31 @@ export async function recordWebhookEvents(
     },
     select: { id: true, orgId: true, eventTypes: true },
   });
-  if (subscriptions.length === 0) return [];
-  const rows = events.flatMap((event) => {
+  const rows = webhookDeliveryRows(events, subscriptions);
+  if (rows.length === 0) return [];
+  const written = await db.webhookDelivery.createManyAndReturn({
+    data: rows,
+    skipDuplicates: true,
+    select: { id: true },
+  });
+  return written.map((r) => r.id);
+}
+
+/** A delivery row to write: one per event and enabled subscription of its org to its type. */
+export interface WebhookDeliveryRow {
+  orgId: string;
+  subscriptionId: string;
+  messageId: string;
+  eventType: string;
+  payload: object;
+}
+
+/** The delivery rows of some events for the given enabled subscriptions (pure). */
+export function webhookDeliveryRows(
+  events: readonly WebhookEvent[],
+  subscriptions: readonly { id: string; orgId: string; eventTypes: readonly string[] }[],
+): WebhookDeliveryRow[] {
+  return events.flatMap((event) => {
     const messageId = webhookMessageId(event.type, event.key);
     const payload = {
       type: event.type,
@@ -55,13 +78,6 @@ export async function recordWebhookEvents(
         payload: JSON.parse(JSON.stringify(payload)) as object,
       }));
   });
-  if (rows.length === 0) return [];
-  const written = await db.webhookDelivery.createManyAndReturn({
-    data: rows,
-    skipDuplicates: true,
-    select: { id: true },
-  });
-  return written.map((r) => r.id);
 }
 
 /** The delivery jobs of the rows recordWebhookEvents wrote. */
