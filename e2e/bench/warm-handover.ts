@@ -85,6 +85,10 @@ try {
       THAW_REST_RATE_LIMIT_PER_ORG_PER_MINUTE: "1000000",
       THAW_API_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "1000000",
     },
+    // THAW_BENCH_WEB_CPU_PROFILE=<dir>: the web server writes a V8 CPU profile there.
+    ...(process.env.THAW_BENCH_WEB_CPU_PROFILE
+      ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${process.env.THAW_BENCH_WEB_CPU_PROFILE}`] }
+      : {}),
   });
   const { db } = server.database;
   const orgId = server.orgId;

@@ -31,6 +31,8 @@ export interface WebServer {
 export interface StartWebServerOptions {
   /** Extra environment for the web process (e.g. THAW_REST_RATE_LIMIT_PER_MINUTE). */
   env?: Record<string, string>;
+  /** Flags for the web's node process itself (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
   logs?: string[];
 }
 
@@ -56,7 +58,16 @@ export async function startWebServer(options: StartWebServerOptions = {}): Promi
   const child = startProcess(
     "web",
     "apps/web",
-    ["node_modules/.bin/next", "start", "--port", String(port), "--hostname", "127.0.0.1"],
+    [
+      ...(options.nodeArgs?.length
+        ? [process.execPath, ...options.nodeArgs, "node_modules/next/dist/bin/next"]
+        : ["node_modules/.bin/next"]),
+      "start",
+      "--port",
+      String(port),
+      "--hostname",
+      "127.0.0.1",
+    ],
     {
       ...sharedEnv,
       BETTER_AUTH_SECRET: randomBytes(32).toString("base64url"),
