@@ -5,6 +5,7 @@ import type { Actor } from "../auth/index.ts";
 import { createEndpoint } from "../endpoints/index.ts";
 import { emptyIdleTimeHistogram, HISTOGRAM_BIN_SECONDS } from "../scheduling/index.ts";
 import { TEST_DEPLOYMENT } from "../testing/index.ts";
+import { BestNonWarmMemo } from "./best-non-warm-memo.ts";
 import { tendWarmPool } from "./tend-warm-pool.ts";
 
 // The warm pool tends each endpoint to the objective its users chose: the price of
@@ -89,5 +90,35 @@ describe("tendWarmPool under the org's and endpoint's objective", () => {
     expect(await warmReplicas(await idleEndpoint(null), 0)).toBeGreaterThanOrEqual(1);
     await setOrg({ warmPoolGpuBudget: null });
     expect(await warmReplicas(await idleEndpoint(null), 0)).toBe(0);
+  });
+
+  it("uses a remembered miss cost while it is fresh and for the deployment it was made for", async () => {
+    const endpointId = await idleEndpoint(100_000);
+    const { activeDeploymentId } = await t.db.endpoint.findUniqueOrThrow({
+      where: { id: endpointId },
+    });
+    const memo = new BestNonWarmMemo(60_000, () => NOW.getTime());
+    const tend = () =>
+      tendWarmPool({
+        db: t.db,
+        endpointId,
+        options: { gpuBudget: 4, bestNonWarm: memo },
+        now: NOW,
+      });
+    const stored = async () =>
+      (await t.db.endpointWarmPool.findUniqueOrThrow({ where: { endpointId } })).bestNonWarmSeconds;
+    // Remembered: used as predicted (and kept in the endpoint's memory), nothing re-predicted.
+    memo.remember(endpointId, { deploymentId: activeDeploymentId!, seconds: 7 });
+    await tend();
+    expect(await stored()).toBe(7);
+    expect(memo.fresh(endpointId)).toEqual({ deploymentId: activeDeploymentId, seconds: 7 });
+    // Made for another deployment: not used, and forgotten so that the next tending predicts.
+    memo.remember(endpointId, { deploymentId: crypto.randomUUID(), seconds: 3 });
+    await tend();
+    expect(await stored()).toBe(7);
+    expect(memo.fresh(endpointId)).toBeUndefined();
+    await tend();
+    // This org has no L40S node: no feasible start, which is remembered as such.
+    expect(memo.fresh(endpointId)).toEqual({ deploymentId: activeDeploymentId, seconds: null });
   });
 });

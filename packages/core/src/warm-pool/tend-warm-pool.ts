@@ -20,6 +20,7 @@ import { lockNodesSql } from "../placement/lock-nodes.ts";
 import { replicaReasonData } from "../placement/replica-reason.ts";
 import { planSleep } from "../sleeping/choose-sleep-level.ts";
 import { engineSleepCalls, type EngineSleepCalls } from "../sleeping/engine-sleep-calls.ts";
+import { type BestNonWarm, type BestNonWarmMemo } from "./best-non-warm-memo.ts";
 import {
   loadOrgIdleTimes,
   loadWarmPoolMemory,
@@ -41,6 +42,8 @@ export interface WarmPoolOptions {
   settings?: Partial<WarmPoolSettings>;
   /** The org-wide idle times, read once a while per org (a scheduler's); else read per tend. */
   orgIdleTimes?: OrgIdleTimesMemo;
+  /** Each endpoint's miss cost, predicted once a while (a scheduler's); else per tend. */
+  bestNonWarm?: BestNonWarmMemo;
 }
 
 export interface TendWarmPoolResult {
@@ -81,28 +84,8 @@ export async function tendWarmPool({
   // snapshots and history and runs the physics, none of which needs the endpoint's row lock,
   // and a scale request waits on that lock for as long as a tend holds it. Inside, it is used
   // only if the endpoint still runs the deployment it was predicted for.
-  const beforeLock = await db.endpoint.findUnique({
-    where: { id: endpointId },
-    select: {
-      id: true,
-      orgId: true,
-      gpuType: true,
-      gpuCount: true,
-      allowedPaths: true,
-      objective: true,
-      activeDeploymentId: true,
-      deletedAt: true,
-    },
-  });
   const predicted =
-    beforeLock?.activeDeploymentId &&
-    beforeLock.deletedAt === null &&
-    beforeLock.allowedPaths.includes("warm")
-      ? {
-          deploymentId: beforeLock.activeDeploymentId,
-          seconds: await predictBestNonWarm(db, beforeLock, beforeLock.activeDeploymentId),
-        }
-      : null;
+    options.bestNonWarm?.fresh(endpointId) ?? (await predictBeforeLock(db, endpointId, options));
   return db.$transaction(
     async (tx) => {
       // Under the endpoint's row lock, like reconcile: neither sees the other half-done.
@@ -180,6 +163,9 @@ export async function tendWarmPool({
         ? await options.orgIdleTimes.load(tx, endpoint.orgId, memory.tracker.histogram)
         : await loadOrgIdleTimes(tx, endpoint.orgId, endpointId);
       const idleFor = idleForSeconds(memory.tracker, now.getTime());
+      // A remembered prediction for a deployment the endpoint no longer runs is made again
+      // at its next tending.
+      if (predicted && predicted.deploymentId !== current) options.bestNonWarm?.forget(endpointId);
       const bestNonWarmSeconds =
         (enabled && predicted?.deploymentId === current ? predicted.seconds : null) ??
         memory.bestNonWarmSeconds ??
@@ -378,6 +364,35 @@ async function sleepersAmong(
     });
   }
   return { toSleep, evicted };
+}
+
+/** The endpoint's miss cost for its active deployment, when its warm pool may hold replicas. */
+async function predictBeforeLock(
+  db: DbClient,
+  endpointId: string,
+  options: WarmPoolOptions,
+): Promise<BestNonWarm | null> {
+  const row = await db.endpoint.findUnique({
+    where: { id: endpointId },
+    select: {
+      id: true,
+      orgId: true,
+      gpuType: true,
+      gpuCount: true,
+      allowedPaths: true,
+      objective: true,
+      activeDeploymentId: true,
+      deletedAt: true,
+    },
+  });
+  if (!row?.activeDeploymentId || row.deletedAt !== null || !row.allowedPaths.includes("warm"))
+    return null;
+  const prediction = {
+    deploymentId: row.activeDeploymentId,
+    seconds: await predictBestNonWarm(db, row, row.activeDeploymentId),
+  };
+  options.bestNonWarm?.remember(endpointId, prediction);
+  return prediction;
 }
 
 /** What a miss costs now: the predicted seconds of the best feasible start that is not a handover. */
