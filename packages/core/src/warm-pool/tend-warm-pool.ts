@@ -1,4 +1,4 @@
-import { prismaRows, type DbClient, type DbTransaction } from "@thaw/db";
+import { directSql, Prisma, prismaRows, type DbClient, type DbTransaction } from "@thaw/db";
 import {
   DEFAULT_WARM_POOL_SETTINGS,
   enumerateStartOptions,
@@ -7,6 +7,7 @@ import {
   planWarmPool,
   effectiveWaitPrice,
   warmPoolActions,
+  type IdleTimeHistogram,
   type WarmPoolPlan,
   type WarmPoolSettings,
 } from "../scheduling/index.ts";
@@ -25,6 +26,9 @@ import {
   loadOrgIdleTimes,
   loadWarmPoolMemory,
   saveWarmPoolMemory,
+  warmPoolMemoryOf,
+  type MemoryRow,
+  type WarmPoolMemory,
   type OrgIdleTimesMemo,
 } from "./warm-pool-memory.ts";
 
@@ -86,6 +90,8 @@ export async function tendWarmPool({
   // only if the endpoint still runs the deployment it was predicted for.
   const predicted =
     options.bestNonWarm?.fresh(endpointId) ?? (await predictBeforeLock(db, endpointId, options));
+  const unchanged = await tendingWithoutChange(db, endpointId, options, settings, predicted, now);
+  if (unchanged) return unchanged;
   return db.$transaction(
     async (tx) => {
       // Under the endpoint's row lock, like reconcile: neither sees the other half-done.
@@ -103,13 +109,6 @@ export async function tendWarmPool({
         where: { id: endpointId },
         include: { org: { select: { gpuSecondsPerWaitSecond: true, warmPoolGpuBudget: true } } },
       });
-      // The objective this endpoint is tended to: its price of waiting (its own, else its
-      // org's default, else the platform's) and its org's budget (else the operator's).
-      const waitPrice = effectiveWaitPrice(
-        endpoint.gpuSecondsPerWaitSecond,
-        endpoint.org.gpuSecondsPerWaitSecond,
-      );
-      const orgGpuBudget = endpoint.org.warmPoolGpuBudget ?? options.gpuBudget;
       const replicas = await tx.replica.findMany({
         where: {
           endpointId,
@@ -117,60 +116,24 @@ export async function tendWarmPool({
         },
         orderBy: { updatedAt: "asc" },
       });
-      const current = endpoint.activeDeploymentId;
-      const enabled =
-        endpoint.deletedAt === null && current !== null && endpoint.allowedPaths.includes("warm");
-      const ofCurrent = (r: { deploymentId: string }) => r.deploymentId === current;
-      const busy = replicas.filter(
-        (r) => !r.prewarm && ofCurrent(r) && ([...STARTING, "ready"] as string[]).includes(r.state),
-      ).length;
-      const warm = replicas.filter((r) => r.state === "warm");
-      const candidates = replicas.filter(
-        (r) => r.state === "draining" && r.drainIntent === "park_candidate",
-      );
-      const prewarmed = replicas.filter(
-        (r) => r.prewarm && ([...STARTING, "ready"] as string[]).includes(r.state),
-      );
-      const sleepAllowed = enabled && endpoint.allowedPaths.includes("wake");
-      const asleep = replicas.filter((r) => r.state === "sleeping");
       // A sleeper on a node that is no longer ready (drained, lost) can never be woken.
-      const readyNodes = new Set(
-        asleep.length === 0
+      const asleepOn = replicas.flatMap((r) =>
+        r.state === "sleeping" && r.nodeId ? [r.nodeId] : [],
+      );
+      const readyNodeIds = new Set(
+        asleepOn.length === 0
           ? []
           : (
               await tx.node.findMany({
-                where: {
-                  id: { in: asleep.flatMap((r) => (r.nodeId ? [r.nodeId] : [])) },
-                  state: "ready",
-                },
+                where: { id: { in: asleepOn }, state: "ready" },
                 select: { id: true },
               })
             ).map((n) => n.id),
       );
-      // What no longer fits the endpoint is stopped whatever the plan says.
-      const stale = [
-        ...warm.filter((r) => !enabled || !ofCurrent(r)),
-        ...prewarmed.filter((r) => !enabled || !ofCurrent(r)),
-        ...asleep.filter(
-          (r) => !sleepAllowed || !ofCurrent(r) || !r.nodeId || !readyNodes.has(r.nodeId),
-        ),
-      ];
-      const keptWarm = warm.filter((r) => !stale.includes(r));
-      const keptPrewarmed = prewarmed.filter((r) => !stale.includes(r));
-
       const memory = await loadWarmPoolMemory(prismaRows(tx), endpointId);
       const orgIdleTimes = options.orgIdleTimes
         ? await options.orgIdleTimes.load(tx, endpoint.orgId, memory.tracker.histogram)
         : await loadOrgIdleTimes(tx, endpoint.orgId, endpointId);
-      const idleFor = idleForSeconds(memory.tracker, now.getTime());
-      // A remembered prediction for a deployment the endpoint no longer runs is made again
-      // at its next tending.
-      if (predicted && predicted.deploymentId !== current) options.bestNonWarm?.forget(endpointId);
-      const bestNonWarmSeconds =
-        (enabled && predicted?.deploymentId === current ? predicted.seconds : null) ??
-        memory.bestNonWarmSeconds ??
-        settings.fullValueMissSeconds;
-
       // The org's budget less what its other endpoints' pools hold now.
       const heldElsewhere = await tx.gpuReservation.count({
         where: {
@@ -185,46 +148,49 @@ export async function tendWarmPool({
           },
         },
       });
-      const [plan] = planWarmPool({
-        endpoints: [
-          {
-            endpointId,
-            histogram: memory.tracker.histogram,
-            ...(orgIdleTimes ? { priorHistogram: orgIdleTimes } : {}),
-            idleForSeconds: idleFor,
-            busyReplicas: busy,
-            minReplicas: enabled ? endpoint.minReplicas : 0,
-            maxReplicas: enabled ? endpoint.maxReplicas : 0,
-            gpusPerReplica: endpoint.gpuCount,
-            bestNonWarmSeconds,
-            gpuSecondsPerWaitSecond: waitPrice.value,
-          },
-        ],
-        gpuBudget: Math.max(0, orgGpuBudget - heldElsewhere),
+      const decision = decideTending({
+        endpointId,
+        endpoint,
+        org: endpoint.org,
+        replicas,
+        readyNodeIds,
+        memory,
+        orgIdleTimes,
+        heldElsewhere,
+        predicted,
+        options,
         settings,
+        now,
       });
-      const actions = warmPoolActions({
-        plan: plan!,
-        idleForSeconds: idleFor,
-        warm: keptWarm.map((r) => r.id),
-        incoming: keptPrewarmed.length,
-        surplusReady: candidates.length,
-      });
-
-      const parked = candidates.slice(0, actions.park);
-      const notParked = candidates.slice(actions.park);
-      const released = keptWarm.filter((r) => actions.release.includes(r.id));
+      // A remembered prediction for a deployment the endpoint no longer runs is made again
+      // at its next tending.
+      if (predicted && predicted.deploymentId !== decision.current)
+        options.bestNonWarm?.forget(endpointId);
+      const {
+        current,
+        sleepAllowed,
+        ofCurrent,
+        plan,
+        actions,
+        stale,
+        keptPrewarmed,
+        parked,
+        notParked,
+        released,
+        bestNonWarmSeconds,
+      } = decision;
       // A replica the pool lets go — a scale-down it does not park (no budget, no worth), or a
       // parked one whose keep-alive is over — whose engine can sleep, on a node with the memory
       // for it, sleeps there instead of stopping: its GPUs go back either way, and a later
       // start may wake it.
-      const { toSleep, evicted } = sleepAllowed
-        ? await sleepersAmong(
-            tx,
-            [...notParked, ...released].filter(ofCurrent),
-            await tx.deployment.findUnique({ where: { id: current } }),
-          )
-        : { toSleep: [], evicted: [] };
+      const { toSleep, evicted } =
+        sleepAllowed && current !== null
+          ? await sleepersAmong(
+              tx,
+              [...notParked, ...released].filter(ofCurrent),
+              await tx.deployment.findUnique({ where: { id: current } }),
+            )
+          : { toSleep: [], evicted: [] };
       const sleeping = new Set(toSleep.map((s) => s.replicaId));
       // Sleepers evicted for them (of any endpoint on those nodes) are stopped: only those
       // still asleep, so one a start is waking meanwhile is left alone.
@@ -287,7 +253,7 @@ export async function tendWarmPool({
         nodeId: r.nodeId,
       });
       return {
-        plan: { warmReplicas: plan!.warmReplicas, reason: plan!.reason },
+        plan: { warmReplicas: plan.warmReplicas, reason: plan.reason },
         toPark: [...parked, ...keptPrewarmed.filter((r) => r.state === "ready")]
           .filter((r) => r.nodeId !== null)
           .map((r) => ({ replicaId: r.id, nodeId: r.nodeId! })),
@@ -298,6 +264,225 @@ export async function tendWarmPool({
     },
     { timeout: 30_000 },
   );
+}
+
+/** A replica as the tending decides on it (a Prisma row in the locked path, JSON in the read). */
+interface TendedReplica {
+  id: string;
+  state: string;
+  deploymentId: string;
+  prewarm: boolean;
+  drainIntent: string | null;
+  nodeId: string | null;
+}
+
+/**
+ * The tending's decision from what it read (pure): which replicas are stale, parked, let go
+ * or pre-warmed under the plan. The locked path acts on it; the read without the lock
+ * (tendingWithoutChange) uses it only to see that there is nothing to act on.
+ */
+function decideTending<R extends TendedReplica>(input: {
+  endpointId: string;
+  endpoint: {
+    deletedAt: Date | null;
+    activeDeploymentId: string | null;
+    allowedPaths: readonly string[];
+    minReplicas: number;
+    maxReplicas: number;
+    gpuCount: number;
+    gpuSecondsPerWaitSecond: number | null;
+  };
+  org: { gpuSecondsPerWaitSecond: number | null; warmPoolGpuBudget: number | null };
+  /** The endpoint's replicas in a state the pool weighs, least recently changed first. */
+  replicas: R[];
+  /** Which of the sleepers' nodes are ready. */
+  readyNodeIds: ReadonlySet<string>;
+  memory: WarmPoolMemory;
+  orgIdleTimes: IdleTimeHistogram | null;
+  /** GPUs the org's other endpoints' pools hold now. */
+  heldElsewhere: number;
+  predicted: BestNonWarm | null;
+  options: WarmPoolOptions;
+  settings: WarmPoolSettings;
+  now: Date;
+}) {
+  const { endpoint, replicas, memory, settings } = input;
+  // The objective this endpoint is tended to: its price of waiting (its own, else its
+  // org's default, else the platform's) and its org's budget (else the operator's).
+  const waitPrice = effectiveWaitPrice(
+    endpoint.gpuSecondsPerWaitSecond,
+    input.org.gpuSecondsPerWaitSecond,
+  );
+  const orgGpuBudget = input.org.warmPoolGpuBudget ?? input.options.gpuBudget;
+  const current = endpoint.activeDeploymentId;
+  const enabled =
+    endpoint.deletedAt === null && current !== null && endpoint.allowedPaths.includes("warm");
+  const ofCurrent = (r: { deploymentId: string }) => r.deploymentId === current;
+  const starting = (r: R) => ([...STARTING, "ready"] as string[]).includes(r.state);
+  const busy = replicas.filter((r) => !r.prewarm && ofCurrent(r) && starting(r)).length;
+  const warm = replicas.filter((r) => r.state === "warm");
+  const candidates = replicas.filter(
+    (r) => r.state === "draining" && r.drainIntent === "park_candidate",
+  );
+  const prewarmed = replicas.filter((r) => r.prewarm && starting(r));
+  const sleepAllowed = enabled && endpoint.allowedPaths.includes("wake");
+  const asleep = replicas.filter((r) => r.state === "sleeping");
+  // What no longer fits the endpoint is stopped whatever the plan says.
+  const stale = [
+    ...warm.filter((r) => !enabled || !ofCurrent(r)),
+    ...prewarmed.filter((r) => !enabled || !ofCurrent(r)),
+    ...asleep.filter(
+      (r) => !sleepAllowed || !ofCurrent(r) || !r.nodeId || !input.readyNodeIds.has(r.nodeId),
+    ),
+  ];
+  const keptWarm = warm.filter((r) => !stale.includes(r));
+  const keptPrewarmed = prewarmed.filter((r) => !stale.includes(r));
+  const idleFor = idleForSeconds(memory.tracker, input.now.getTime());
+  const bestNonWarmSeconds =
+    (enabled && input.predicted?.deploymentId === current ? input.predicted.seconds : null) ??
+    memory.bestNonWarmSeconds ??
+    settings.fullValueMissSeconds;
+  const [plan] = planWarmPool({
+    endpoints: [
+      {
+        endpointId: input.endpointId,
+        histogram: memory.tracker.histogram,
+        ...(input.orgIdleTimes ? { priorHistogram: input.orgIdleTimes } : {}),
+        idleForSeconds: idleFor,
+        busyReplicas: busy,
+        minReplicas: enabled ? endpoint.minReplicas : 0,
+        maxReplicas: enabled ? endpoint.maxReplicas : 0,
+        gpusPerReplica: endpoint.gpuCount,
+        bestNonWarmSeconds,
+        gpuSecondsPerWaitSecond: waitPrice.value,
+      },
+    ],
+    gpuBudget: Math.max(0, orgGpuBudget - input.heldElsewhere),
+    settings,
+  });
+  const actions = warmPoolActions({
+    plan: plan!,
+    idleForSeconds: idleFor,
+    warm: keptWarm.map((r) => r.id),
+    incoming: keptPrewarmed.length,
+    surplusReady: candidates.length,
+  });
+  const parked = candidates.slice(0, actions.park);
+  const notParked = candidates.slice(actions.park);
+  const released = keptWarm.filter((r) => actions.release.includes(r.id));
+  return {
+    current,
+    sleepAllowed,
+    ofCurrent,
+    plan: plan!,
+    actions,
+    stale,
+    keptPrewarmed,
+    parked,
+    notParked,
+    released,
+    bestNonWarmSeconds,
+    /** Nothing to write or call: the plan keeps every replica where it is. */
+    changesNothing:
+      stale.length === 0 &&
+      parked.length === 0 &&
+      notParked.length === 0 &&
+      released.length === 0 &&
+      actions.prewarm === 0 &&
+      !keptPrewarmed.some((r) => r.state === "ready") &&
+      bestNonWarmSeconds === memory.bestNonWarmSeconds,
+  };
+}
+
+/**
+ * Most tendings change nothing: the parked replicas stay parked, nothing falls due. That is
+ * seen here from one statement without the endpoint's lock (the endpoint, its org, its
+ * replicas, its memory and the org's pooled GPUs, all of one snapshot), and such a tending
+ * ends without a transaction; any other is made again under the lock, which decides what is
+ * done. On bench:warm-handover the sweeps' tendings were the schedulers' largest share of
+ * statements — a dozen each, for every endpoint every 15 s.
+ */
+async function tendingWithoutChange(
+  db: DbClient,
+  endpointId: string,
+  options: WarmPoolOptions,
+  settings: WarmPoolSettings,
+  predicted: BestNonWarm | null,
+  now: Date,
+): Promise<TendWarmPoolResult | null> {
+  const [row] = await directSql(db).rows<{
+    orgId: string;
+    deletedAt: Date | null;
+    activeDeploymentId: string | null;
+    allowedPaths: string[];
+    minReplicas: number;
+    maxReplicas: number;
+    gpuCount: number;
+    gpuSecondsPerWaitSecond: number | null;
+    orgGpuSecondsPerWaitSecond: number | null;
+    orgWarmPoolGpuBudget: number | null;
+    replicas: (TendedReplica & { nodeReady: boolean | null })[];
+    memory: MemoryRow | null;
+    heldElsewhere: number;
+  }>(Prisma.sql`
+    SELECT e."orgId"::text AS "orgId", e."deletedAt",
+      e."activeDeploymentId"::text AS "activeDeploymentId",
+      e."allowedPaths"::text[] AS "allowedPaths", e."minReplicas", e."maxReplicas", e."gpuCount",
+      e."gpuSecondsPerWaitSecond", o."gpuSecondsPerWaitSecond" AS "orgGpuSecondsPerWaitSecond",
+      o."warmPoolGpuBudget" AS "orgWarmPoolGpuBudget",
+      coalesce((
+        SELECT json_agg(json_build_object('id', r.id, 'state', r.state,
+                 'deploymentId', r."deploymentId", 'prewarm', r.prewarm,
+                 'drainIntent', r."drainIntent", 'nodeId', r."nodeId",
+                 'nodeReady', n.state = 'ready') ORDER BY r."updatedAt", r.id)
+        FROM "Replica" r LEFT JOIN "Node" n ON n.id = r."nodeId"
+        WHERE r."endpointId" = e.id
+          AND r.state IN ('pending', 'placed', 'starting', 'ready', 'warm', 'sleeping', 'draining')
+      ), '[]'::json) AS replicas,
+      (SELECT json_build_object('histogram', w.histogram, 'idleSince', w."idleSince",
+                                'bestNonWarmSeconds', w."bestNonWarmSeconds")
+       FROM "EndpointWarmPool" w WHERE w."endpointId" = e.id) AS memory,
+      (SELECT count(*)::int FROM "GpuReservation" g JOIN "Replica" r ON r.id = g."replicaId"
+       WHERE r."orgId" = e."orgId" AND r."endpointId" <> e.id
+         AND (r.state = 'warm'
+              OR (r.prewarm AND r.state IN ('pending', 'placed', 'starting', 'ready'))
+              OR (r.state = 'draining' AND r."drainIntent" = 'park_candidate'))
+      ) AS "heldElsewhere"
+    FROM "Endpoint" e JOIN "Org" o ON o.id = e."orgId"
+    WHERE e.id = ${endpointId}::uuid`);
+  // No endpoint, or no memory yet (the locked tending writes its first): not for this path.
+  if (!row?.memory) return null;
+  const memory = warmPoolMemoryOf(row.memory);
+  const orgIdleTimes = options.orgIdleTimes
+    ? await options.orgIdleTimes.load(db, row.orgId, memory.tracker.histogram)
+    : await loadOrgIdleTimes(db, row.orgId, endpointId);
+  const decision = decideTending({
+    endpointId,
+    endpoint: row,
+    org: {
+      gpuSecondsPerWaitSecond: row.orgGpuSecondsPerWaitSecond,
+      warmPoolGpuBudget: row.orgWarmPoolGpuBudget,
+    },
+    replicas: row.replicas,
+    readyNodeIds: new Set(row.replicas.flatMap((r) => (r.nodeReady && r.nodeId ? [r.nodeId] : []))),
+    memory,
+    orgIdleTimes,
+    heldElsewhere: row.heldElsewhere,
+    predicted,
+    options,
+    settings,
+    now,
+  });
+  if (predicted && predicted.deploymentId !== decision.current)
+    options.bestNonWarm?.forget(endpointId);
+  if (!decision.changesNothing) return null;
+  return {
+    plan: { warmReplicas: decision.plan.warmReplicas, reason: decision.plan.reason },
+    toPark: [],
+    toSleep: [],
+    toStop: [],
+    toPlace: [],
+  };
 }
 
 /**

@@ -23,25 +23,38 @@ export interface WarmPoolMemory {
   bestNonWarmSeconds: number | null;
 }
 
+/** An EndpointWarmPool row as stored (its histogram as JSON; its idleSince as read). */
+export interface MemoryRow {
+  histogram: unknown;
+  idleSince: Date | string | null;
+  bestNonWarmSeconds: number;
+}
+
 /** `rows`: reconcile's direct statements, or `prismaRows(tx)` in the warm-pool worker's. */
 export async function loadWarmPoolMemory(
   rows: SqlRows,
   endpointId: string,
 ): Promise<WarmPoolMemory> {
-  const [row] = await rows<{
-    histogram: unknown;
-    idleSince: Date | null;
-    bestNonWarmSeconds: number;
-  }>(Prisma.sql`
+  const [row] = await rows<MemoryRow>(Prisma.sql`
     SELECT histogram, "idleSince", "bestNonWarmSeconds" FROM "EndpointWarmPool"
     WHERE "endpointId" = ${endpointId}::uuid`);
+  return warmPoolMemoryOf(row);
+}
+
+/**
+ * The memory a stored row holds (none: an empty one). idleSince may come as JSON's text of a
+ * `timestamp` column, which is UTC as Prisma writes it.
+ */
+export function warmPoolMemoryOf(row: MemoryRow | undefined): WarmPoolMemory {
   if (!row) return { tracker: emptyIdleTracker(), bestNonWarmSeconds: null };
   const histogram = StoredHistogram.safeParse(row.histogram);
+  const idleSince =
+    typeof row.idleSince === "string" ? new Date(`${row.idleSince}Z`) : row.idleSince;
   return {
     tracker: {
       // A histogram stored under other bin settings is dropped, not misread.
       histogram: histogram.success ? histogram.data : emptyIdleTracker().histogram,
-      idleSinceMs: row.idleSince?.getTime() ?? null,
+      idleSinceMs: idleSince?.getTime() ?? null,
     },
     bestNonWarmSeconds: row.bestNonWarmSeconds,
   };
