@@ -67,20 +67,17 @@ export async function setDesiredReplicas({
   const requestHash = createHash("sha256")
     .update(JSON.stringify({ op: "set-desired-replicas", endpoint, body }))
     .digest("hex");
-  const ref = endpointRefOf(endpoint);
-  const write = () =>
-    directSql(db).transaction((tx) =>
-      scaleInTransaction(tx, {
-        actor,
-        ref,
-        endpoint,
-        body,
-        idempotencyKey,
-        requestHash,
-        source,
-        traceparent,
-      }),
-    );
+  const request: ScaleRequest = {
+    actor,
+    ref: endpointRefOf(endpoint),
+    endpoint,
+    body,
+    idempotencyKey,
+    requestHash,
+    source,
+    traceparent,
+  };
+  const write = () => directSql(db).transaction((tx) => scaleInTransaction(tx, request));
   let outcome: ScaleOutcome;
   try {
     outcome = await write();
@@ -97,6 +94,18 @@ export async function setDesiredReplicas({
   };
 }
 
+/** One scale request, checked: what the transaction needs of it. */
+interface ScaleRequest {
+  actor: Actor;
+  ref: { id: string } | { slug: string };
+  endpoint: string;
+  body: z.infer<typeof SetDesiredReplicasBody>;
+  idempotencyKey: string | null | undefined;
+  requestHash: string;
+  source: "dashboard" | "api";
+  traceparent: string | null;
+}
+
 interface ScaleOutcome {
   answer: SetDesiredReplicasResult;
   deliveryIds: string[];
@@ -110,25 +119,7 @@ class IdempotencyKeyRaced extends Error {}
 // (bench:warm-handover).
 async function scaleInTransaction(
   tx: SqlTransaction,
-  {
-    actor,
-    ref,
-    endpoint,
-    body,
-    idempotencyKey,
-    requestHash,
-    source,
-    traceparent,
-  }: {
-    actor: Actor;
-    ref: { id: string } | { slug: string };
-    endpoint: string;
-    body: z.infer<typeof SetDesiredReplicasBody>;
-    idempotencyKey: string | null | undefined;
-    requestHash: string;
-    source: "dashboard" | "api";
-    traceparent: string | null;
-  },
+  { actor, ref, endpoint, body, idempotencyKey, requestHash, source, traceparent }: ScaleRequest,
 ): Promise<ScaleOutcome> {
   if (idempotencyKey) {
     const [seen] = await tx.rows<{ requestHash: string; response: SetDesiredReplicasResult }>(

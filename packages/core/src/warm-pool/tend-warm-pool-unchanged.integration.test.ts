@@ -2,6 +2,7 @@ import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emptyIdleTimeHistogram, HISTOGRAM_BIN_SECONDS } from "../scheduling/index.ts";
+import { testNodeRow } from "../testing/index.ts";
 import { BestNonWarmMemo } from "./best-non-warm-memo.ts";
 import { tendWarmPool } from "./tend-warm-pool.ts";
 
@@ -24,23 +25,7 @@ describe("a tending that changes nothing", () => {
     orgId = (await t.db.org.create({ data: { slug: "unchanged", name: "Unchanged" } })).id;
     nodeId = (
       await t.db.node.create({
-        data: {
-          orgId,
-          name: "parking",
-          provider: "sim",
-          runtime: "sim",
-          instanceType: "g5.xlarge",
-          gpuModel: "A10G",
-          gpuCount: 1,
-          vcpus: 4,
-          networkGbps: 10,
-          diskReadMiBps: 125,
-          diskWriteMiBps: 125,
-          pcieGBps: 25,
-          state: "ready",
-          lastHeartbeatAt: NOW,
-          agentUrl: "http://127.0.0.1:9/agent",
-        },
+        data: testNodeRow(orgId, { name: "parking", lastHeartbeatAt: NOW }),
       })
     ).id;
     const model = DEMO_ENDPOINTS.find((e) => e.gpuType === "A10G")!.deployment;
