@@ -1,4 +1,5 @@
-import type { Db } from "@thaw/db";
+import { Prisma, type Db } from "@thaw/db";
+import { uuidV7 } from "../placement/uuid-v7.ts";
 import { actorIdOf, type Actor } from "../auth/index.ts";
 
 /** One audit entry for what an actor did, written in the caller's transaction. */
@@ -18,4 +19,21 @@ export async function recordAudit(
       metadata: entry.metadata ?? {},
     },
   });
+}
+
+/**
+ * recordAudit's row as one INSERT, for a caller that folds its writes into one statement
+ * (the scale call's, as a CTE).
+ */
+export function auditInsertSql(
+  actor: Actor,
+  entry: { action: string; targetType: string; targetId: string; metadata?: object },
+  at: Date,
+): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO "AuditLog" (id, "orgId", "actorType", "actorId", action, "targetType",
+                            "targetId", metadata, "createdAt")
+    VALUES (${uuidV7()}::uuid, ${actor.orgId}::uuid, ${actor.type}::"ActorType",
+            ${actorIdOf(actor)}, ${entry.action}, ${entry.targetType}, ${entry.targetId},
+            ${JSON.stringify(entry.metadata ?? {})}::jsonb, ${at})`;
 }

@@ -1,11 +1,16 @@
 import { createHash } from "node:crypto";
 import { directSql, Prisma, type DbClient, type SqlTransaction } from "@thaw/db";
 import { z } from "zod";
+import { auditInsertSql } from "../audit/index.ts";
 import { actorIdOf, assertCan, type Actor } from "../auth/index.ts";
 import { AppError, parseInput } from "../errors/index.ts";
 import { reconcileSoon, type WithFollowUps } from "../queues/follow-ups.ts";
 import { uuidV7 } from "../placement/uuid-v7.ts";
-import { webhookDeliveryFollowUps, webhookDeliveryRows } from "../webhooks/record-webhook-event.ts";
+import {
+  webhookDeliveriesInsertSql,
+  webhookDeliveryFollowUps,
+  webhookDeliveryRows,
+} from "../webhooks/record-webhook-event.ts";
 import { scaledEvent } from "../webhooks/scaled-event.ts";
 import { EndpointRef, endpointNotFound, endpointRefOf } from "./find-endpoint.ts";
 
@@ -209,26 +214,16 @@ async function scaleInTransaction(
               ${source}::"ScaleSource", ${row.desiredReplicas}, ${body.replicas},
               ${scaleEvent.reason}, ${actor.type}::"ActorType", ${actorIdOf(actor)}, ${at},
               ${traceparent})
-    ), audit AS (
-      INSERT INTO "AuditLog" (id, "orgId", "actorType", "actorId", action, "targetType",
-                              "targetId", metadata, "createdAt")
-      VALUES (${uuidV7()}::uuid, ${actor.orgId}::uuid, ${actor.type}::"ActorType",
-              ${actorIdOf(actor)}, 'endpoint.scaled', 'endpoint', ${row.id},
-              ${JSON.stringify({ from: row.desiredReplicas, to: body.replicas })}::jsonb, ${at})
-    ), deliveries AS (
-      INSERT INTO "WebhookDelivery" (id, "orgId", "subscriptionId", "messageId", "eventType",
-                                     payload, "updatedAt")
-      SELECT d.id, d."orgId", d."subscriptionId", d."messageId", d."eventType", d.payload::jsonb,
-             ${at}
-      FROM unnest(${deliveries.map(() => uuidV7())}::uuid[],
-                  ${deliveries.map((d) => d.orgId)}::uuid[],
-                  ${deliveries.map((d) => d.subscriptionId)}::uuid[],
-                  ${deliveries.map((d) => d.messageId)}::text[],
-                  ${deliveries.map((d) => d.eventType)}::text[],
-                  ${deliveries.map((d) => JSON.stringify(d.payload))}::text[])
-        AS d(id, "orgId", "subscriptionId", "messageId", "eventType", payload)
-      ON CONFLICT ("subscriptionId", "messageId") DO NOTHING
-      RETURNING id
+    ), audit AS (${auditInsertSql(
+      actor,
+      {
+        action: "endpoint.scaled",
+        targetType: "endpoint",
+        targetId: row.id,
+        metadata: { from: row.desiredReplicas, to: body.replicas },
+      },
+      at,
+    )}), deliveries AS (${webhookDeliveriesInsertSql(deliveries, at)}
     )${remember ? Prisma.sql`, remembered AS (${remember})` : Prisma.empty}
     SELECT ARRAY(SELECT id::text FROM deliveries) AS "deliveryIds",
       ${remember ? Prisma.sql`(SELECT count(*)::int FROM remembered)` : Prisma.sql`1`} AS remembered`);

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Db } from "@thaw/db";
+import { Prisma, type Db } from "@thaw/db";
+import { uuidV7 } from "../placement/uuid-v7.ts";
 import { queued, type FollowUp } from "../queues/follow-ups.ts";
 import type { WebhookEventType } from "./webhook-spec.ts";
 
@@ -78,6 +79,29 @@ export function webhookDeliveryRows(
         payload: JSON.parse(JSON.stringify(payload)) as object,
       }));
   });
+}
+
+/**
+ * recordWebhookEvents' write of delivery rows as one INSERT … RETURNING id, for a caller that
+ * folds its writes into one statement (the scale call's, as a CTE). Like the Prisma write,
+ * a row already written for the same message and subscription is skipped.
+ */
+export function webhookDeliveriesInsertSql(
+  rows: readonly WebhookDeliveryRow[],
+  at: Date,
+): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO "WebhookDelivery" (id, "orgId", "subscriptionId", "messageId", "eventType",
+                                   payload, "updatedAt")
+    SELECT d.id, d."orgId", d."subscriptionId", d."messageId", d."eventType", d.payload::jsonb,
+           ${at}
+    FROM unnest(${rows.map(() => uuidV7())}::uuid[], ${rows.map((d) => d.orgId)}::uuid[],
+                ${rows.map((d) => d.subscriptionId)}::uuid[], ${rows.map((d) => d.messageId)}::text[],
+                ${rows.map((d) => d.eventType)}::text[],
+                ${rows.map((d) => JSON.stringify(d.payload))}::text[])
+      AS d(id, "orgId", "subscriptionId", "messageId", "eventType", payload)
+    ON CONFLICT ("subscriptionId", "messageId") DO NOTHING
+    RETURNING id`;
 }
 
 /** The delivery jobs of the rows recordWebhookEvents wrote. */
