@@ -1,6 +1,6 @@
 import { directSql, Prisma, type DbClient, type SqlTransaction } from "@thaw/db";
 import {
-  recentDecisionsWorthCounting,
+  DEFAULT_EXPLORATION,
   type SchedulingNode,
   type StartOptionChoice,
 } from "../scheduling/index.ts";
@@ -87,6 +87,8 @@ interface BatchContextRow {
   engineProfile: unknown;
   readyReplicas: number;
   recentExplorations: number;
+  recentDecisions: number;
+  replicas: BatchReplicaRow[];
 }
 
 /**
@@ -128,28 +130,35 @@ export async function placeReplica({
   const seen = await replicaState(db, replicaId);
   if (!seen) return { kind: "skipped", reason: "replica gone", placed: [], followUps: [] };
   return directSql(db).transaction(async (tx) => {
-    const [own] = await tx.rows<{ state: string }>(Prisma.sql`
-        SELECT state::text FROM "Replica" WHERE id = ${replicaId}::uuid FOR UPDATE SKIP LOCKED`);
+    // One statement locks the batch: the job's own replica (whatever its state, to say why
+    // it is skipped), the deployment's oldest other pending ones, and one more, the next that
+    // no batch holds, handed to a job if this batch places anything (a scale-up keeps going).
+    const locked = await tx.rows<{ id: string; state: string; own: boolean }>(Prisma.sql`
+        WITH own AS (
+          SELECT id, state FROM "Replica" WHERE id = ${replicaId}::uuid FOR UPDATE SKIP LOCKED
+        ), others AS (
+          SELECT id, state, "createdAt" FROM "Replica"
+          WHERE "endpointId" = ${seen.endpointId}::uuid
+            AND "deploymentId" = ${seen.deploymentId}::uuid
+            AND state = 'pending' AND id <> ${replicaId}::uuid
+          ORDER BY "createdAt" LIMIT ${batch + 1} FOR UPDATE SKIP LOCKED
+        )
+        SELECT id::text, state::text, true AS own, NULL::timestamp AS "createdAt" FROM own
+        UNION ALL
+        SELECT id::text, state::text, false AS own, "createdAt" FROM others
+        ORDER BY own DESC, "createdAt"`);
+    const own = locked.find((row) => row.own);
     const owns = own?.state === "pending";
-    const others = await tx.rows<{ id: string }>(Prisma.sql`
-        SELECT id::text FROM "Replica"
-        WHERE "endpointId" = ${seen.endpointId}::uuid AND "deploymentId" = ${seen.deploymentId}::uuid
-          AND state = 'pending' AND id <> ${replicaId}::uuid
-        ORDER BY "createdAt" LIMIT ${Math.max(0, owns ? batch - 1 : batch)} FOR UPDATE SKIP LOCKED`);
-    const batchIds = [...(owns ? [replicaId] : []), ...others.map((o) => o.id)];
+    const others = locked.filter((row) => !row.own).map((row) => row.id);
+    const batchIds = owns ? [replicaId, ...others.slice(0, batch - 1)] : others.slice(0, batch);
+    const next = others[batchIds.length - (owns ? 1 : 0)];
     if (batchIds.length === 0) {
       const reason = own ? `replica is ${own.state}` : "replica being placed by another job";
       return { kind: "skipped", reason, placed: [], followUps: [] };
     }
-    const result = await placeLocked(db, tx, batchIds, random, owns);
-    if (result.placed.length === 0) return result;
-    // Progress: hand the deployment's next pending replica that no batch holds to a job.
-    const [next] = await tx.rows<{ id: string }>(Prisma.sql`
-        SELECT id::text FROM "Replica"
-        WHERE "endpointId" = ${seen.endpointId}::uuid AND "deploymentId" = ${seen.deploymentId}::uuid
-          AND state = 'pending' AND id <> ALL(${batchIds}::uuid[])
-        ORDER BY "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED`);
-    return next ? { ...result, followUps: [...result.followUps, next.id] } : result;
+    const result = await placeLocked(db, tx, seen, batchIds, random, owns);
+    if (result.placed.length === 0 || next === undefined) return result;
+    return { ...result, followUps: [...result.followUps, next] };
   });
 }
 
@@ -157,41 +166,51 @@ export async function placeReplica({
 async function placeLocked(
   db: DbClient,
   tx: SqlTransaction,
+  batchOf: { endpointId: string; deploymentId: string },
   replicaIds: string[],
   random: () => number,
   owns: boolean,
 ): Promise<PlaceReplicaResult> {
-  // Two statements for what the batch decides from: the replicas with their earlier attempts,
-  // and the endpoint, its deployment and the counts the choice weighs.
-  const replicas = await tx.rows<BatchReplicaRow>(Prisma.sql`
-    SELECT r.id::text, r."orgId"::text AS "orgId", r."endpointId"::text AS "endpointId",
-      r."deploymentId"::text AS "deploymentId", r.prewarm,
-      COALESCE((SELECT json_agg(json_build_object('nodeId', c."nodeId", 'path', c.path,
-          'status', c.status)) FROM "ColdStart" c WHERE c."replicaId" = r.id), '[]'::json)
-        AS "coldStarts"
-    FROM "Replica" r WHERE r.id = ANY(${replicaIds}::uuid[])`);
-  const byId = new Map(replicas.map((r) => [r.id, r]));
-  const first = byId.get(replicaIds[0]!)!;
+  // One statement for what the batch decides from: the endpoint, its deployment, the counts
+  // the choice weighs, and the replicas with their earlier attempts (every replica of a batch
+  // is of this endpoint and deployment: the batch was selected so). The recent decisions are
+  // counted only as far as the budget check can tell apart: the LIMIT is
+  // recentDecisionsWorthCounting(recentExplorations, batch size), computed where the count is.
   const since = new Date(Date.now() - EXPLORATION_WINDOW_MS);
   const [context] = await tx.rows<BatchContextRow>(Prisma.sql`
-    SELECT e.id::text AS "endpointId", e."gpuType", e."gpuCount",
-      e."allowedPaths"::text[] AS "allowedPaths", e.objective::text AS objective,
-      d.id::text AS "deploymentId", d."endpointId"::text AS "deploymentEndpointId",
-      d."imageDigest", d."estargzDigest", d."modelBytes", d."imageLayers", d."engineProfile",
-      (SELECT count(*)::int FROM "Replica" p WHERE p."endpointId" = e.id AND p.state = 'ready')
-        AS "readyReplicas",
-      (SELECT count(*)::int FROM "ColdStart" c WHERE c."orgId" = ${first.orgId}::uuid
-        AND c.explored AND c."requestedAt" > ${since}) AS "recentExplorations"
-    FROM "Endpoint" e, "Deployment" d
-    WHERE e.id = ${first.endpointId}::uuid AND d.id = ${first.deploymentId}::uuid`);
-  if (!context) throw new Error(`endpoint or deployment of replica ${first.id} not found`);
-  // The recent decisions, counted only as far as the budget check can tell apart.
-  const [counted] = await tx.rows<{ recentDecisions: number }>(Prisma.sql`
-    SELECT count(*)::int AS "recentDecisions" FROM (
-      SELECT 1 FROM "ColdStart" c WHERE c."orgId" = ${first.orgId}::uuid
-        AND c."requestedAt" > ${since}
-      LIMIT ${recentDecisionsWorthCounting(context.recentExplorations, replicaIds.length)}
-    ) AS counted`);
+    WITH context AS (
+      SELECT e.id, e."orgId", e."gpuType", e."gpuCount", e."allowedPaths", e.objective,
+        d.id AS "deploymentId", d."endpointId" AS "deploymentEndpointId", d."imageDigest",
+        d."estargzDigest", d."modelBytes", d."imageLayers", d."engineProfile",
+        (SELECT count(*)::int FROM "Replica" p WHERE p."endpointId" = e.id AND p.state = 'ready')
+          AS "readyReplicas",
+        (SELECT count(*)::int FROM "ColdStart" c WHERE c."orgId" = e."orgId"
+          AND c.explored AND c."requestedAt" > ${since}) AS "recentExplorations"
+      FROM "Endpoint" e, "Deployment" d
+      WHERE e.id = ${batchOf.endpointId}::uuid AND d.id = ${batchOf.deploymentId}::uuid
+    )
+    SELECT x.id::text AS "endpointId", x."orgId"::text AS "orgId", x."gpuType", x."gpuCount",
+      x."allowedPaths"::text[] AS "allowedPaths", x.objective::text AS objective,
+      x."deploymentId"::text AS "deploymentId",
+      x."deploymentEndpointId"::text AS "deploymentEndpointId", x."imageDigest",
+      x."estargzDigest", x."modelBytes", x."imageLayers", x."engineProfile", x."readyReplicas",
+      x."recentExplorations",
+      (SELECT count(*)::int FROM (
+        SELECT 1 FROM "ColdStart" c WHERE c."orgId" = x."orgId" AND c."requestedAt" > ${since}
+        LIMIT ceil((x."recentExplorations" + ${replicaIds.length} + 1)
+          / ${DEFAULT_EXPLORATION.budgetFraction}::float8)::int + 1
+      ) AS counted) AS "recentDecisions",
+      (SELECT json_agg(json_build_object('id', r.id, 'orgId', r."orgId",
+          'endpointId', r."endpointId", 'deploymentId', r."deploymentId", 'prewarm', r.prewarm,
+          'coldStarts', COALESCE((SELECT json_agg(json_build_object('nodeId', c."nodeId",
+            'path', c.path, 'status', c.status)) FROM "ColdStart" c WHERE c."replicaId" = r.id),
+            '[]'::json)))
+        FROM "Replica" r WHERE r.id = ANY(${replicaIds}::uuid[])) AS replicas
+    FROM context x`);
+  if (!context) throw new Error(`endpoint or deployment of replica ${replicaIds[0]} not found`);
+  const replicas = context.replicas;
+  const byId = new Map(replicas.map((r) => [r.id, r]));
+  const first = byId.get(replicaIds[0]!)!;
   const endpointRow = {
     id: context.endpointId,
     gpuType: context.gpuType,
@@ -265,7 +284,7 @@ async function placeLocked(
         ),
       };
     }),
-    recentDecisions: counted?.recentDecisions ?? 0,
+    recentDecisions: context.recentDecisions,
     recentExplorations: context.recentExplorations,
     random,
   });
@@ -343,14 +362,19 @@ async function commitDecisions(
     if (!stillReady.has(option.nodeId)) continue;
     if (option.path === "warm" && option.warmReplicaId) {
       // Hand over: the idle replica's GPUs become this replica's; the idle row is retired.
-      const retired = await tx.execute(Prisma.sql`
-        UPDATE "Replica" SET state = 'stopped', "stateVersion" = "stateVersion" + 1,
-          "stoppedAt" = ${new Date()}, "updatedAt" = ${new Date()}
-        WHERE id = ${option.warmReplicaId}::uuid AND state = 'warm'`);
-      if (retired !== 1) continue;
-      await tx.execute(Prisma.sql`
-        UPDATE "GpuReservation" SET "replicaId" = ${decision.replicaId}::uuid
-        WHERE "replicaId" = ${option.warmReplicaId}::uuid`);
+      // One statement: the GPUs move only if the idle replica was still warm.
+      const [handedOver] = await tx.rows<{ retired: number }>(Prisma.sql`
+        WITH retired AS (
+          UPDATE "Replica" SET state = 'stopped', "stateVersion" = "stateVersion" + 1,
+            "stoppedAt" = ${new Date()}, "updatedAt" = ${new Date()}
+          WHERE id = ${option.warmReplicaId}::uuid AND state = 'warm'
+          RETURNING id
+        ), moved AS (
+          UPDATE "GpuReservation" SET "replicaId" = ${decision.replicaId}::uuid
+          WHERE "replicaId" IN (SELECT id FROM retired)
+        )
+        SELECT count(*)::int AS retired FROM retired`);
+      if (handedOver?.retired !== 1) continue;
       kept.push(decision);
       continue;
     }
