@@ -32,6 +32,8 @@ export const DEFAULT_EXPLORATION: Omit<
  * decision of the batch whatever the true count, so a count may stop here — an org's last
  * hour can hold tens of thousands of starts, and reading them all per batch is what made
  * placement slow. (One more than the bound, against rounding in fraction × decisions.)
+ * placement/place-replica.ts computes the same bound in its SQL, where the count is made:
+ * change both together.
  */
 export function recentDecisionsWorthCounting(
   recentExplorations: number,
