@@ -1,6 +1,10 @@
 import { directSql, Prisma, type DbClient } from "@thaw/db";
 import type { ReplicaDrainIntent, ReplicaPendingCause, ReplicaState } from "../vocabulary/index.ts";
-import { noteCapacityChange } from "../warm-pool/warm-pool-memory.ts";
+import {
+  noteCapacityChange,
+  warmPoolMemoryOf,
+  type MemoryRow,
+} from "../warm-pool/warm-pool-memory.ts";
 import { isWaitingForCapacity, outdatedReplicasToKeep } from "./outdated-replicas-to-keep.ts";
 import { placeJobHeads } from "./place-job-heads.ts";
 import { replicaReasonSql, replicaReasonText } from "./replica-reason.ts";
@@ -91,17 +95,39 @@ export async function reconcileEndpoint({
     const deploymentId = endpoint.activeDeploymentId;
     const desired = endpoint.deleted || !deploymentId ? 0 : endpoint.desiredReplicas;
 
-    const replicas = (
-      await tx.rows<ReplicaRow>(Prisma.sql`
-        SELECT r.id::text, r.state::text, r."deploymentId"::text AS "deploymentId",
-          r."nodeId"::text AS "nodeId", r.prewarm, r."pendingCause"::text AS "pendingCause",
-          r."drainIntent"::text AS "drainIntent", r."createdAt", r."updatedAt",
-          n.state::text AS "nodeState"
-        FROM "Replica" r LEFT JOIN "Node" n ON n.id = r."nodeId"
-        WHERE r."endpointId" = ${endpointId}::uuid
-          AND r.state = ANY(${[...COUNTED_REPLICA_STATES, "draining"]}::"ReplicaState"[])
-        ORDER BY r."createdAt"`)
-    ).map((r) => ({ ...r, node: r.nodeState === null ? null : { state: r.nodeState } }));
+    // Everything else reconcile decides from, in one statement under the lock: the replicas
+    // that count or drain (with their nodes' states), the endpoint's recent failures (the
+    // crash-loop backoff), its lost dispatches and the warm pool's memory of it.
+    const [state] = await tx.rows<ReconcileStateRow>(Prisma.sql`
+      SELECT
+        COALESCE((SELECT json_agg(json_build_object('id', r.id, 'state', r.state,
+            'deploymentId', r."deploymentId", 'nodeId', r."nodeId", 'prewarm', r.prewarm,
+            'pendingCause', r."pendingCause", 'drainIntent', r."drainIntent",
+            'createdAt', r."createdAt", 'updatedAt', r."updatedAt", 'nodeState', n.state)
+            ORDER BY r."createdAt")
+          FROM "Replica" r LEFT JOIN "Node" n ON n.id = r."nodeId"
+          WHERE r."endpointId" = ${endpointId}::uuid
+            AND r.state = ANY(${[...COUNTED_REPLICA_STATES, "draining"]}::"ReplicaState"[])),
+          '[]'::json) AS replicas,
+        (SELECT count(*)::int FROM "Replica"
+          WHERE "endpointId" = ${endpointId}::uuid AND state = 'failed'
+            AND "updatedAt" > ${new Date(now.getTime() - CRASH_LOOP_WINDOW_MS)}) AS "recentFailures",
+        COALESCE((SELECT json_agg(c.id) FROM "ColdStart" c
+          WHERE c."endpointId" = ${endpointId}::uuid AND c.status = 'scheduled'
+            AND c."requestedAt" < ${new Date(now.getTime() - UNDISPATCHED_AFTER_MS)}),
+          '[]'::json) AS undispatched,
+        (SELECT json_build_object('histogram', w.histogram, 'idleSince', w."idleSince",
+            'bestNonWarmSeconds', w."bestNonWarmSeconds")
+          FROM "EndpointWarmPool" w WHERE w."endpointId" = ${endpointId}::uuid) AS memory`);
+    // json_build_object writes a timestamp column as its text, without a zone: it is UTC.
+    const utc = (text: string) => new Date(`${text}Z`);
+    const replicas = state!.replicas.map((r) => ({
+      ...r,
+      createdAt: utc(r.createdAt),
+      updatedAt: utc(r.updatedAt),
+      node: r.nodeState === null ? null : { state: r.nodeState },
+    }));
+    const memory = warmPoolMemoryOf(state!.memory ?? undefined);
     // A replica on a lost node serves nobody: it is drained (stopped when the node comes
     // back, released when it is terminated) and a replacement is placed. So is one on a
     // node an operator drained or revoked (an idle host being retired holds none).
@@ -147,7 +173,8 @@ export async function reconcileEndpoint({
     // A ready replica of the current deployment scaled down is the warm pool's to park or stop.
     const parkable = (r: (typeof replicas)[number]) =>
       r.state === "ready" && r.deploymentId === deploymentId && !onLostNode.includes(r);
-    if (current.length > desired) await noteCapacityChange(tx.rows, endpoint, "surplus", now);
+    if (current.length > desired)
+      await noteCapacityChange(tx.rows, endpoint, "surplus", now, memory);
     for (const replica of draining) {
       const gone = onLostNode.includes(replica) ? goneIntent(replica) : null;
       await tx.execute(Prisma.sql`
@@ -171,16 +198,9 @@ export async function reconcileEndpoint({
     const created: string[] = [];
     let shortfall = deploymentId ? desired - current.length : 0;
     let backoff: string | null = null;
-    if (shortfall > 0) {
-      const [failures] = await tx.rows<{ recentFailures: number }>(Prisma.sql`
-          SELECT count(*)::int AS "recentFailures" FROM "Replica"
-          WHERE "endpointId" = ${endpointId}::uuid AND state = 'failed'
-            AND "updatedAt" > ${new Date(now.getTime() - CRASH_LOOP_WINDOW_MS)}`);
-      const recentFailures = failures?.recentFailures ?? 0;
-      if (recentFailures >= CRASH_LOOP_FAILURES) {
-        backoff = `${recentFailures} replicas failed every start attempt in the last ${CRASH_LOOP_WINDOW_MS / 60_000} minutes: holding back ${shortfall} replacement(s)`;
-        shortfall = 0;
-      }
+    if (shortfall > 0 && state!.recentFailures >= CRASH_LOOP_FAILURES) {
+      backoff = `${state!.recentFailures} replicas failed every start attempt in the last ${CRASH_LOOP_WINDOW_MS / 60_000} minutes: holding back ${shortfall} replacement(s)`;
+      shortfall = 0;
     }
     if (shortfall > 0) {
       // One statement however large the step, with one parameter for all the ids: as a
@@ -199,7 +219,7 @@ export async function reconcileEndpoint({
                AND s.desired > s."previousDesired" ORDER BY s."createdAt" DESC LIMIT 1)
           FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS v(id, n) ORDER BY n`);
       created.push(...ids);
-      await noteCapacityChange(tx.rows, endpoint, "needed", now);
+      await noteCapacityChange(tx.rows, endpoint, "needed", now, memory);
     }
 
     const drainingNow = [
@@ -212,14 +232,13 @@ export async function reconcileEndpoint({
       parking.includes(r.id) ||
       ((r.drainIntent === "park_candidate" || r.drainIntent === "sleep_candidate") &&
         r.updatedAt.getTime() > now.getTime() - PARKING_GRACE_MS);
-    const pending = await tx.rows<{ id: string; deploymentId: string }>(Prisma.sql`
-        SELECT id::text, "deploymentId"::text AS "deploymentId" FROM "Replica"
-        WHERE "endpointId" = ${endpointId}::uuid AND state = 'pending'
-        ORDER BY "createdAt"`);
-    const undispatched = await tx.rows<{ id: string }>(Prisma.sql`
-        SELECT id::text FROM "ColdStart"
-        WHERE "endpointId" = ${endpointId}::uuid AND status = 'scheduled'
-          AND "requestedAt" < ${new Date(now.getTime() - UNDISPATCHED_AFTER_MS)}`);
+    // Pending now: those read under the lock that were not drained, then the ones just made.
+    const pending = [
+      ...replicas
+        .filter((r) => r.state === "pending" && !draining.includes(r))
+        .map((r) => ({ id: r.id, deploymentId: r.deploymentId })),
+      ...created.map((id) => ({ id, deploymentId: deploymentId! })),
+    ];
     return {
       desired,
       counted: counted.length - surplus.length + created.length,
@@ -239,7 +258,7 @@ export async function reconcileEndpoint({
                 ? ("wait" as const)
                 : ("stop-on-node" as const),
         })),
-      toDispatch: undispatched.map((c) => c.id),
+      toDispatch: state!.undispatched,
       backoff,
     };
   });
@@ -253,7 +272,15 @@ interface ReplicaRow {
   prewarm: boolean;
   pendingCause: ReplicaPendingCause | null;
   drainIntent: ReplicaDrainIntent | null;
-  createdAt: Date;
-  updatedAt: Date;
+  /** Timestamps as json_build_object writes them: UTC, without a zone. */
+  createdAt: string;
+  updatedAt: string;
   nodeState: string | null;
+}
+
+interface ReconcileStateRow {
+  replicas: ReplicaRow[];
+  recentFailures: number;
+  undispatched: string[];
+  memory: MemoryRow | null;
 }

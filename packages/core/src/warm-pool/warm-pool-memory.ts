@@ -91,8 +91,10 @@ export async function noteCapacityChange(
   endpoint: { id: string; orgId: string },
   change: "surplus" | "needed",
   now: Date,
+  /** The memory as read under the same lock, when the caller has it already. */
+  known?: WarmPoolMemory,
 ): Promise<void> {
-  const memory = await loadWarmPoolMemory(rows, endpoint.id);
+  const memory = known ?? (await loadWarmPoolMemory(rows, endpoint.id));
   const tracker = observeCapacity(memory.tracker, change, now.getTime());
   if (tracker === memory.tracker) return;
   await saveWarmPoolMemory(rows, endpoint, { tracker });
