@@ -20,7 +20,18 @@ export interface CreateDbClientOptions {
    * a worker, whose job waits anyway, need not.
    */
   acquireTimeoutMs?: number;
+  /** How long an idle pooled connection is kept open (ms); IDLE_CONNECTION_KEPT_MS unless set. */
+  idleTimeoutMs?: number;
 }
+
+/**
+ * Idle connections are kept minutes, not pg-pool's default 10 s. A new connection costs a TCP
+ * handshake, SCRAM's PBKDF2 on both sides and, in production, TLS: milliseconds of CPU. The
+ * pool hands out its most recently used connection first, so at a scale event every few
+ * seconds only one connection stayed warm while a place batch uses three at once (its
+ * transaction, the snapshots, the history), and each event opened the others again.
+ */
+export const IDLE_CONNECTION_KEPT_MS = 5 * 60_000;
 
 /**
  * Creates a Prisma client over node-postgres. No native query engine is involved, so this
@@ -30,9 +41,16 @@ export function createDbClient({
   url,
   maxConnections = 10,
   acquireTimeoutMs,
+  idleTimeoutMs = IDLE_CONNECTION_KEPT_MS,
 }: CreateDbClientOptions): DbClient {
   // The pool is ours so the hot path can share it (direct-sql.ts); $disconnect still ends it.
-  const pool = new pg.Pool({ connectionString: url, max: maxConnections });
+  // Idle connections do not keep a process alive (a CLI that is done exits at once).
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: maxConnections,
+    idleTimeoutMillis: idleTimeoutMs,
+    allowExitOnIdle: true,
+  });
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   direct.set(db, directSqlOver(pool, acquireTimeoutMs));
   // Prisma hears the pool's idle-connection errors, and ends the pool on $disconnect, only
