@@ -133,6 +133,9 @@ export async function placeReplica({
     // One statement locks the batch: the job's own replica (whatever its state, to say why
     // it is skipped), the deployment's oldest other pending ones, and one more, the next that
     // no batch holds, handed to a job if this batch places anything (a scale-up keeps going).
+    // A job that will own its replica (pending when looked up) locks one fewer of the others:
+    // every replica it locks and does not place waits for the next job or sweep.
+    const othersLimit = seen.state === "pending" ? batch : batch + 1;
     const locked = await tx.rows<{ id: string; state: string; own: boolean }>(Prisma.sql`
         WITH own AS (
           SELECT id, state FROM "Replica" WHERE id = ${replicaId}::uuid FOR UPDATE SKIP LOCKED
@@ -141,7 +144,7 @@ export async function placeReplica({
           WHERE "endpointId" = ${seen.endpointId}::uuid
             AND "deploymentId" = ${seen.deploymentId}::uuid
             AND state = 'pending' AND id <> ${replicaId}::uuid
-          ORDER BY "createdAt" LIMIT ${batch + 1} FOR UPDATE SKIP LOCKED
+          ORDER BY "createdAt" LIMIT ${othersLimit} FOR UPDATE SKIP LOCKED
         )
         SELECT id::text, state::text, true AS own, NULL::timestamp AS "createdAt" FROM own
         UNION ALL
