@@ -176,4 +176,29 @@ describe("reconcileEndpoint", () => {
     expect(result.toDispatch).toEqual([start.id]);
     expect(result.created).toEqual([]);
   });
+
+  it("does not hand back a lost start whose replica the same reconcile drains", async () => {
+    // Scaled to zero: the placed replica is surplus, so its start is cancelled, not re-sent.
+    const { db, org, node, endpoint, deployment, replica } = await seed("reconcile-lost-drained", 0);
+    const placed = await replica("placed", Date.now() - 60_000);
+    const start = await db.coldStart.create({
+      data: {
+        orgId: org.id,
+        endpointId: endpoint.id,
+        deploymentId: deployment.id,
+        replicaId: placed.id,
+        nodeId: node.id,
+        path: "pull",
+        locality: "cold",
+        predictedSeconds: 60,
+        status: "scheduled",
+        requestedAt: new Date(Date.now() - UNDISPATCHED_AFTER_MS - 1_000),
+      },
+    });
+    const result = await reconcileEndpoint({ db, endpointId: endpoint.id });
+
+    expect(result.toDispatch).toEqual([]);
+    const cancelled = await db.coldStart.findUniqueOrThrow({ where: { id: start.id } });
+    expect(cancelled.status).toBe("cancelled");
+  });
 });

@@ -112,7 +112,8 @@ export async function reconcileEndpoint({
         (SELECT count(*)::int FROM "Replica"
           WHERE "endpointId" = ${endpointId}::uuid AND state = 'failed'
             AND "updatedAt" > ${new Date(now.getTime() - CRASH_LOOP_WINDOW_MS)}) AS "recentFailures",
-        COALESCE((SELECT json_agg(c.id) FROM "ColdStart" c
+        COALESCE((SELECT json_agg(json_build_object('id', c.id, 'replicaId', c."replicaId"))
+          FROM "ColdStart" c
           WHERE c."endpointId" = ${endpointId}::uuid AND c.status = 'scheduled'
             AND c."requestedAt" < ${new Date(now.getTime() - UNDISPATCHED_AFTER_MS)}),
           '[]'::json) AS undispatched,
@@ -258,7 +259,10 @@ export async function reconcileEndpoint({
                 ? ("wait" as const)
                 : ("stop-on-node" as const),
         })),
-      toDispatch: state!.undispatched,
+      // Read before the drain above cancelled its replicas' starts: those are not sent.
+      toDispatch: state!.undispatched
+        .filter((c) => !draining.some((r) => r.id === c.replicaId))
+        .map((c) => c.id),
       backoff,
     };
   });
@@ -281,6 +285,6 @@ interface ReplicaRow {
 interface ReconcileStateRow {
   replicas: ReplicaRow[];
   recentFailures: number;
-  undispatched: string[];
+  undispatched: { id: string; replicaId: string }[];
   memory: MemoryRow | null;
 }
