@@ -15,13 +15,16 @@
 //
 // The warm pool runs with hybrid windows (an hour's keep-alive) and a budget that holds every
 // parked replica, so its sweeps keep them; the sweeps themselves (reconcile and warm pool of
-// every endpoint every 15 s) run as they do in production. JSON on stdout, progress on stderr.
+// every endpoint every 15 s) run as they do in production. Each rate's window also says where
+// the CPU went, per process, whether the machine's cores were saturated, and what rate the
+// production shape (16 cores) would carry at half load. JSON on stdout, progress on stderr.
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { parseArgs } from "node:util";
 import { createApiKey } from "@thaw/core";
 import { quantiles } from "@thaw/core/statistics";
+import { cpuBetween, readCpu, THIS_PROCESS, type ProcessGroup } from "@thaw/core/testing";
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { startAgentStandIn } from "@thaw/node-agent-client/testing";
 import { startProcess } from "../src/process.ts";
@@ -31,6 +34,8 @@ import { clearQueuePrefix, ensureDashboardBuilt } from "./bench-kit.ts";
 /** The issue's bar: the control plane adds at most this much to the bare round trip's p99. */
 const TARGET_P99_OVER_BARE_MS = 100;
 const GPUS_PER_NODE = 4;
+/** infra/deploy's production shape: the cores the projection spreads this run's CPU over. */
+const PROJECT_CORES = 16;
 
 const { values } = parseArgs({
   options: {
@@ -293,6 +298,13 @@ try {
     );
     const bare = bareTrips.filter((ms): ms is number => ms !== null);
     const sent = new Map<string, number>();
+    const cpuGroups: Record<string, ProcessGroup> = {
+      web: { pids: [server!.process.pid!] },
+      schedulers: { pids: schedulers.map((child) => child.pid!) },
+      postgres: { command: "postgres" },
+      redis: { command: "redis-server" },
+    };
+    const cpuBefore = readCpu(cpuGroups);
     const answers = await atRate(rate, mine.length, async (n) => {
       const { slug, deploymentId } = mine[n]!;
       const at = performance.now();
@@ -319,6 +331,7 @@ try {
     const until = performance.now() + 60_000;
     while (mine.some((e) => !received.has(e.deploymentId)) && performance.now() < until)
       await new Promise((res) => setTimeout(res, 50));
+    const cpuWindow = cpuBetween(cpuBefore, readCpu(cpuGroups));
     const latencies: number[] = [];
     let handedOver = 0;
     let otherPaths = 0;
@@ -365,6 +378,7 @@ try {
       otherPaths === 0 &&
       p99OverBareMs <= TARGET_P99_OVER_BARE_MS;
     met &&= rateMet;
+    const cpu = cpuOfWindow(cpuWindow, mine.length);
     results[String(rate)] = {
       scaleEvents: mine.length,
       refused,
@@ -378,7 +392,11 @@ try {
       bareRoundTripMs: bareMs,
       bareRoundTripsFailed: bareTrips.length - bare.length,
       p99OverBareMs,
+      cpu,
     };
+    say(
+      `  cores busy ${cpu.busyCores} of ${cpu.cores}; CPU ms per event: ${JSON.stringify(cpu.msPerEvent)}; ${PROJECT_CORES} cores at half load: ${cpu.projection.eventsPerSecondAtHalfLoad} events/s`,
+    );
     say(
       `  ${delivered}/${mine.length} delivered (${handedOver} handovers, ${otherPaths} other paths, ${refused} refused ${JSON.stringify(refusedBy)}): p50 ${latency.p50} ms, p99 ${latency.p99} ms; bare round trip p50 ${bareMs.p50} ms, p99 ${bareMs.p99} ms`,
     );
@@ -426,6 +444,40 @@ try {
   if (prefix && process.env.REDIS_URL) await clearQueuePrefix(process.env.REDIS_URL, prefix);
 }
 process.exit(exitCode);
+
+/**
+ * Where one rate's CPU went: milliseconds per scale event of each process group (the
+ * window holds the schedulers' periodic sweeps too, so an event is charged its share of
+ * them: at low rates most of its figure), how many of the machine's cores were busy, and
+ * the rate PROJECT_CORES cores of control plane (web, schedulers, Postgres, Redis) carry at
+ * half load, where an event waits little behind others' work (M/M/c at 50%): an upper
+ * bound, since round trips and lock waits do not shrink with cores. "loadGenerator" is this
+ * process: the autoscaler's calls and the agent stand-in.
+ */
+function cpuOfWindow(window: ReturnType<typeof cpuBetween>, events: number) {
+  const perEvent = (seconds: number) => round((seconds * 1000) / Math.max(1, events));
+  const { web = 0, schedulers = 0, postgres = 0, redis = 0 } = window.seconds;
+  const controlPlaneMs = perEvent(web + schedulers + postgres + redis);
+  return {
+    windowSeconds: round(window.windowSeconds),
+    cores: window.cores,
+    busyCores: Math.round(window.busyCores * 100) / 100,
+    saturated: window.busyCores >= 0.9 * window.cores,
+    msPerEvent: {
+      web: perEvent(web),
+      schedulers: perEvent(schedulers),
+      postgres: perEvent(postgres),
+      redis: perEvent(redis),
+      controlPlane: controlPlaneMs,
+      loadGenerator: perEvent(window.seconds[THIS_PROCESS] ?? 0),
+    },
+    projection: {
+      cores: PROJECT_CORES,
+      eventsPerSecondAtHalfLoad:
+        controlPlaneMs > 0 ? Math.round((0.5 * PROJECT_CORES * 1000) / controlPlaneMs) : 0,
+    },
+  };
+}
 
 /** A seeded Fisher–Yates shuffle (mulberry32), so that runs compare. */
 function shuffled<T>(items: T[], seed: number): T[] {

@@ -33,7 +33,7 @@ import { Queue, Worker } from "bullmq";
 import { z } from "zod";
 import { createProducerConnection, createWorkerConnection } from "../redis.ts";
 import { enqueue, createQueues } from "../queues.ts";
-import { cpuBetween, readCpu, THIS_PROCESS, type ProcessGroup } from "./process-cpu.ts";
+import { cpuBetween, readCpu, THIS_PROCESS, type ProcessGroup } from "@thaw/core/testing";
 
 const Args = z.object({
   nodes: z.coerce.number().int().min(1).max(50_000),

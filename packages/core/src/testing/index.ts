@@ -101,3 +101,12 @@ export {
   type ReceivedSpan,
 } from "./otlp-receiver.ts";
 export { syntheticLoadMinutes } from "./load-week.ts";
+
+export {
+  cpuBetween,
+  readCpu,
+  THIS_PROCESS,
+  type CpuReading,
+  type CpuWindow,
+  type ProcessGroup,
+} from "./process-cpu.ts";
