@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Replica_deploymentId_state_idx" ON "Replica"("deploymentId", "state");
