@@ -14,7 +14,12 @@ import {
 } from "@thaw/core";
 import { createDbClient } from "@thaw/db";
 import { OtlpTraceExport, parseOtlpHeaders } from "@thaw/core/traces";
-import { BestNonWarmMemo, OrgIdleTimesMemo, type WarmPoolOptions } from "@thaw/core/warm-pool";
+import {
+  BEST_NON_WARM_TTL_MS,
+  BestNonWarmMemo,
+  OrgIdleTimesMemo,
+  type WarmPoolOptions,
+} from "@thaw/core/warm-pool";
 import schedulerPackage from "../package.json" with { type: "json" };
 import type { SchedulerEnv } from "./env.ts";
 import { loadFleetSetup } from "./fleet/fleet-config.ts";
@@ -37,8 +42,13 @@ function warmPoolOptions(env: SchedulerEnv): WarmPoolOptions {
     gpuBudget: env.THAW_WARM_POOL_GPU_BUDGET,
     // One read of each org's idle times a minute, not one per endpoint tended.
     orgIdleTimes: new OrgIdleTimesMemo(),
-    // Each endpoint's miss cost predicted once a minute, not at every tending.
-    bestNonWarm: new BestNonWarmMemo(),
+    // Each endpoint's miss cost predicted every 2.5–5 minutes, not at every tending.
+    bestNonWarm: new BestNonWarmMemo(
+      BEST_NON_WARM_TTL_MS,
+      Date.now,
+      undefined,
+      () => 0.5 + 0.5 * Math.random(),
+    ),
     settings: {
       windows: env.THAW_WARM_POOL_WINDOWS,
       ...(env.THAW_WARM_POOL_KEEP_ALIVE_SECONDS

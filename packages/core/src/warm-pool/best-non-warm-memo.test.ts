@@ -13,6 +13,17 @@ describe("BestNonWarmMemo", () => {
     expect(memo.fresh("e1")).toBeUndefined();
   });
 
+  it("lives the share of the TTL it was given when remembered", () => {
+    let now = 0;
+    const shares = [0.5, 1];
+    const memo = new BestNonWarmMemo(60_000, () => now, 10, () => shares.shift()!);
+    memo.remember("half", { deploymentId: "d", seconds: 1 });
+    memo.remember("whole", { deploymentId: "d", seconds: 2 });
+    now = 30_001;
+    expect(memo.fresh("half")).toBeUndefined();
+    expect(memo.fresh("whole")).toEqual({ deploymentId: "d", seconds: 2 });
+  });
+
   it("keeps a prediction of no feasible start (null) as a prediction", () => {
     const memo = new BestNonWarmMemo(60_000, () => 0);
     memo.remember("e1", { deploymentId: "d1", seconds: null });

@@ -4,7 +4,13 @@
 // physics: on bench:warm-handover (500 endpoints, sweeps every 15 s) the shortlist alone was
 // Postgres's costliest statement, run once per tending. The fleet it reads changes a node at
 // a time, and the warm pool weighs the figure against an idle-time histogram of minutes to
-// hours: a minute-old figure decides the same.
+// hours: a figure minutes old decides the same. Predicted once a minute, 2,510 endpoints
+// cost two schedulers and Postgres about a core between them on bench:warm-handover (the
+// shortlist ran 84 times a second): the scheduler keeps a figure 2.5–5 minutes, each its own
+// lifetime, so that the first sweep's predictions do not all fall due in one later sweep.
+
+/** How long the scheduler keeps a prediction at most (each lives half to all of it). */
+export const BEST_NON_WARM_TTL_MS = 5 * 60_000;
 
 export interface BestNonWarm {
   /** The deployment it was predicted for: used only while the endpoint still runs it. */
@@ -13,20 +19,22 @@ export interface BestNonWarm {
 }
 
 export class BestNonWarmMemo {
-  private readonly entries = new Map<string, BestNonWarm & { atMs: number }>();
+  private readonly entries = new Map<string, BestNonWarm & { atMs: number; lifetimeMs: number }>();
 
   constructor(
-    private readonly ttlMs = 60_000,
+    private readonly ttlMs = BEST_NON_WARM_TTL_MS,
     private readonly nowMs: () => number = () => Date.now(),
     /** Past this many endpoints remembered, the stale ones are forgotten (then, if need be, all). */
     private readonly maxEntries = 100_000,
+    /** The share of the TTL one remembered prediction lives, in (0, 1]: the whole of it unless told. */
+    private readonly lifetimeShare: () => number = () => 1,
   ) {}
 
-  /** The endpoint's prediction if it is younger than the TTL. */
+  /** The endpoint's prediction if it is younger than its lifetime. */
   fresh(endpointId: string): BestNonWarm | undefined {
     const entry = this.entries.get(endpointId);
     if (!entry) return undefined;
-    if (this.nowMs() - entry.atMs > this.ttlMs) {
+    if (this.nowMs() - entry.atMs > entry.lifetimeMs) {
       this.entries.delete(endpointId);
       return undefined;
     }
@@ -40,7 +48,11 @@ export class BestNonWarmMemo {
         if (now - entry.atMs > this.ttlMs) this.entries.delete(id);
       if (this.entries.size >= this.maxEntries) this.entries.clear();
     }
-    this.entries.set(endpointId, { ...prediction, atMs: this.nowMs() });
+    this.entries.set(endpointId, {
+      ...prediction,
+      atMs: this.nowMs(),
+      lifetimeMs: this.ttlMs * this.lifetimeShare(),
+    });
   }
 
   /** Forgets the endpoint's prediction (it no longer runs the deployment it was made for). */
