@@ -125,4 +125,23 @@ describe("tendWarmPool's prior for a thin endpoint: its org's idle times", () =>
     // An org with nothing recorded has no prior.
     expect(await memo.load(t.db, (await org()).orgId, emptyIdleTimeHistogram())).toBeNull();
   });
+
+  it("tendings that find the org's sum due together share one read of it", async () => {
+    const mine = await org();
+    await endpoint(mine, idleTimes(150, 5), 0);
+    const memo = new OrgIdleTimesMemo(60_000, () => 0);
+    let reads = 0;
+    const counting = {
+      $queryRaw: (...args: Parameters<typeof t.db.$queryRaw>) => {
+        reads++;
+        return t.db.$queryRaw(...args);
+      },
+    } as unknown as typeof t.db;
+    const priors = await Promise.all(
+      Array.from({ length: 5 }, () => memo.load(counting, mine.orgId, emptyIdleTimeHistogram())),
+    );
+    // loadOrgIdleTimes is two statements (the bins, then the out-of-bounds count).
+    expect(reads).toBe(2);
+    for (const prior of priors) expect(prior?.bins[Math.floor(150 / HISTOGRAM_BIN_SECONDS)]).toBe(5);
+  });
 });
