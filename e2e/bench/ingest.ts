@@ -20,7 +20,14 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createJoinToken, joinNode } from "@thaw/core";
-import { G5_XLARGE_JOIN_FIGURES, TEST_AGENT_NETWORK } from "@thaw/core/testing";
+import {
+  cpuBetween,
+  G5_XLARGE_JOIN_FIGURES,
+  readCpu,
+  TEST_AGENT_NETWORK,
+  THIS_PROCESS,
+  type ProcessGroup,
+} from "@thaw/core/testing";
 import { createDbClient, directSql, Prisma } from "@thaw/db";
 import { seedDemo } from "@thaw/db/seed";
 import { createTestDatabase } from "@thaw/db/testing";
@@ -73,42 +80,25 @@ const say = (message: string) => process.stderr.write(`[bench:ingest] ${message}
 
 ensureDashboardBuilt(say);
 
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat; 0 where unreadable. */
-function cpuSecondsOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name (which may hold spaces): utime is the 14th, stime the 15th.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-const CLOCK_TICKS = 100; // USER_HZ on Linux
-/** CPU seconds the whole machine has been busy (all cores), from /proc/stat. */
-function machineBusySeconds(): number {
-  const [cpu] = readFileSync("/proc/stat", "utf8").split("\n");
-  // user nice system idle iowait irq softirq steal …: busy = all but idle and iowait.
-  const ticks = cpu!.trim().split(/\s+/).slice(1).map(Number);
-  const busy = ticks.reduce((a, b) => a + b, 0) - ticks[3]! - ticks[4]!;
-  return busy / CLOCK_TICKS;
-}
 /**
- * CPU used over `work` by the web process, this load generator, and everything else on the
- * machine (Postgres's backends, which come and go with the pools, and Redis).
+ * CPU used over `work` by the web process, this load generator, and Postgres (its backends,
+ * which come and go with the pools) with Redis.
  */
 async function cpuOver<T>(webPid: number, work: () => Promise<T>) {
-  const before = { web: cpuSecondsOf(webPid), all: machineBusySeconds(), self: process.cpuUsage() };
+  const groups: Record<string, ProcessGroup> = {
+    web: { pids: [webPid] },
+    postgres: { command: "postgres" },
+    redis: { command: "redis-server" },
+  };
+  const before = readCpu(groups);
   const result = await work();
-  const selfUsage = process.cpuUsage(before.self);
-  const web = cpuSecondsOf(webPid) - before.web;
-  const loadGenerator = (selfUsage.user + selfUsage.system) / 1e6;
+  const { seconds } = cpuBetween(before, readCpu(groups));
   return {
     result,
     cpuSeconds: {
-      web,
-      postgresAndRedis: Math.max(0, machineBusySeconds() - before.all - web - loadGenerator),
-      loadGenerator,
+      web: seconds.web ?? 0,
+      postgresAndRedis: (seconds.postgres ?? 0) + (seconds.redis ?? 0),
+      loadGenerator: seconds[THIS_PROCESS] ?? 0,
     },
   };
 }
