@@ -18,6 +18,7 @@ import {
   BEST_NON_WARM_TTL_MS,
   BestNonWarmMemo,
   OrgIdleTimesMemo,
+  TimedReads,
   type WarmPoolOptions,
 } from "@thaw/core/warm-pool";
 import schedulerPackage from "../package.json" with { type: "json" };
@@ -42,6 +43,9 @@ function warmPoolOptions(env: SchedulerEnv): WarmPoolOptions {
     gpuBudget: env.THAW_WARM_POOL_GPU_BUDGET,
     // One read of each org's idle times a minute, not one per endpoint tended.
     orgIdleTimes: new OrgIdleTimesMemo(),
+    // The GPUs each org's warm pools hold, counted once a sweep for the tendings that change
+    // nothing (a count per tending made a sweep quadratic in the org's endpoints).
+    orgPooledGpus: new TimedReads<number>(RECONCILE_SWEEP_MS),
     // Each endpoint's miss cost predicted every 2.5–5 minutes, not at every tending.
     bestNonWarm: new BestNonWarmMemo(
       BEST_NON_WARM_TTL_MS,

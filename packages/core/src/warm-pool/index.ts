@@ -3,3 +3,4 @@ export * from "./warm-pool-memory.ts";
 export * from "./best-non-warm-memo.ts";
 export * from "./tend-warm-pool.ts";
 export * from "./finish-replica-park.ts";
+export * from "./timed-reads.ts";

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emptyIdleTimeHistogram, HISTOGRAM_BIN_SECONDS } from "../scheduling/index.ts";
 import { testNodeRow } from "../testing/index.ts";
 import { BestNonWarmMemo } from "./best-non-warm-memo.ts";
+import { TimedReads } from "./timed-reads.ts";
 import { tendWarmPool } from "./tend-warm-pool.ts";
 
 // A tending that changes nothing ends after one read, without the endpoint's lock or any
@@ -74,16 +75,42 @@ describe("a tending that changes nothing", () => {
   });
 
   const memory = () => t.db.endpointWarmPool.findUniqueOrThrow({ where: { endpointId } });
-  const tend = (now: Date) => {
+  const tend = (now: Date, orgPooledGpus?: TimedReads<number>) => {
     const memo = new BestNonWarmMemo(60_000, () => now.getTime());
     memo.remember(endpointId, { deploymentId, seconds: BEST_NON_WARM_SECONDS });
     return tendWarmPool({
       db: t.db,
       endpointId,
-      options: { gpuBudget: 4, bestNonWarm: memo },
+      options: { gpuBudget: 4, bestNonWarm: memo, ...(orgPooledGpus ? { orgPooledGpus } : {}) },
       now,
     });
   };
+  /** A scheduler's shared count of the org's pooled GPUs, already read as `held`. */
+  const orgCountOf = (held: number) => {
+    const counts = new TimedReads<number>(15_000, () => NOW.getTime());
+    void counts.get(orgId, () => Promise.resolve(held));
+    return counts;
+  };
+
+  it("takes what the org's other pools hold from the shared count, less its own", async () => {
+    // The org's count is this endpoint's one parked GPU: nothing held elsewhere, nothing to do.
+    const before = await memory();
+    const result = await tend(NOW, orgCountOf(1));
+    expect(result.plan?.warmReplicas).toBe(1);
+    expect((await memory()).updatedAt).toEqual(before.updatedAt);
+  });
+
+  it("decides again under the lock, on an exact count, when the shared count says the budget is spent", async () => {
+    // A count from earlier in the sweep: other pools held the whole budget then. The read
+    // without the lock sees a change; the locked tending counts again and keeps the replica.
+    const before = await memory();
+    const result = await tend(NOW, orgCountOf(4 + 1));
+    expect(result.plan?.warmReplicas).toBe(1);
+    expect(result.toStop).toEqual([]);
+    expect((await memory()).updatedAt.getTime()).toBeGreaterThan(before.updatedAt.getTime());
+    const replica = await t.db.replica.findUniqueOrThrow({ where: { id: replicaId } });
+    expect(replica.state).toBe("warm");
+  });
 
   it("keeps a parked replica inside its keep-alive, and writes nothing", async () => {
     const before = await memory();

@@ -22,6 +22,7 @@ import { replicaReasonData } from "../placement/replica-reason.ts";
 import { planSleep } from "../sleeping/choose-sleep-level.ts";
 import { engineSleepCalls, type EngineSleepCalls } from "../sleeping/engine-sleep-calls.ts";
 import { type BestNonWarm, type BestNonWarmMemo } from "./best-non-warm-memo.ts";
+import type { TimedReads } from "./timed-reads.ts";
 import {
   loadOrgIdleTimes,
   loadWarmPoolMemory,
@@ -48,6 +49,24 @@ export interface WarmPoolOptions {
   orgIdleTimes?: OrgIdleTimesMemo;
   /** Each endpoint's miss cost, predicted once a while (a scheduler's); else per tend. */
   bestNonWarm?: BestNonWarmMemo;
+  /**
+   * The GPUs each org's warm pools hold, counted once a while (a scheduler's, for tendings
+   * that change nothing); else counted per tend.
+   */
+  orgPooledGpus?: TimedReads<number>;
+}
+
+/** A replica whose GPUs count against its org's warm-pool budget (alias r). */
+const POOLED_REPLICA_SQL = Prisma.sql`(r.state = 'warm'
+  OR (r.prewarm AND r.state IN ('pending', 'placed', 'starting', 'ready'))
+  OR (r.state = 'draining' AND r."drainIntent" = 'park_candidate'))`;
+
+/** The GPUs the org's warm pools hold: parked, pre-warming, and being parked. */
+async function loadOrgPooledGpus(db: DbClient, orgId: string): Promise<number> {
+  const [row] = await directSql(db).rows<{ held: number }>(Prisma.sql`
+    SELECT count(*)::int AS held FROM "GpuReservation" g JOIN "Replica" r ON r.id = g."replicaId"
+    WHERE r."orgId" = ${orgId}::uuid AND ${POOLED_REPLICA_SQL}`);
+  return row?.held ?? 0;
 }
 
 export interface TendWarmPoolResult {
@@ -423,7 +442,7 @@ async function tendingWithoutChange(
     orgWarmPoolGpuBudget: number | null;
     replicas: (TendedReplica & { nodeReady: boolean | null })[];
     memory: MemoryRow | null;
-    heldElsewhere: number;
+    heldHere: number;
   }>(Prisma.sql`
     SELECT e."orgId"::text AS "orgId", e."deletedAt",
       e."activeDeploymentId"::text AS "activeDeploymentId",
@@ -443,15 +462,19 @@ async function tendingWithoutChange(
                                 'bestNonWarmSeconds', w."bestNonWarmSeconds")
        FROM "EndpointWarmPool" w WHERE w."endpointId" = e.id) AS memory,
       (SELECT count(*)::int FROM "GpuReservation" g JOIN "Replica" r ON r.id = g."replicaId"
-       WHERE r."orgId" = e."orgId" AND r."endpointId" <> e.id
-         AND (r.state = 'warm'
-              OR (r.prewarm AND r.state IN ('pending', 'placed', 'starting', 'ready'))
-              OR (r.state = 'draining' AND r."drainIntent" = 'park_candidate'))
-      ) AS "heldElsewhere"
+       WHERE r."endpointId" = e.id AND ${POOLED_REPLICA_SQL}) AS "heldHere"
     FROM "Endpoint" e JOIN "Org" o ON o.id = e."orgId"
     WHERE e.id = ${endpointId}::uuid`);
   // No endpoint, or no memory yet (the locked tending writes its first): not for this path.
   if (!row?.memory) return null;
+  // What the org's other pools hold: its whole count, shared by a sweep's tendings (a count
+  // per tending was quadratic in the org's endpoints), less this endpoint's own, read now.
+  // A count up to a sweep old only certifies that nothing changes; any change is decided
+  // again under the lock on an exact count.
+  const orgHolds = options.orgPooledGpus
+    ? await options.orgPooledGpus.get(row.orgId, () => loadOrgPooledGpus(db, row.orgId))
+    : await loadOrgPooledGpus(db, row.orgId);
+  const heldElsewhere = Math.max(0, orgHolds - row.heldHere);
   const memory = warmPoolMemoryOf(row.memory);
   const orgIdleTimes = options.orgIdleTimes
     ? await options.orgIdleTimes.load(db, row.orgId, memory.tracker.histogram)
@@ -467,7 +490,7 @@ async function tendingWithoutChange(
     readyNodeIds: new Set(row.replicas.flatMap((r) => (r.nodeReady && r.nodeId ? [r.nodeId] : []))),
     memory,
     orgIdleTimes,
-    heldElsewhere: row.heldElsewhere,
+    heldElsewhere,
     predicted,
     options,
     settings,

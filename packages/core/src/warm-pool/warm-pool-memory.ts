@@ -1,5 +1,6 @@
 import { Prisma, type Db, type SqlRows } from "@thaw/db";
 import { z } from "zod";
+import { TimedReads } from "./timed-reads.ts";
 import {
   emptyIdleTimeHistogram,
   emptyIdleTracker,
@@ -142,31 +143,17 @@ export async function loadOrgIdleTimes(
  * idle times, that moves slowly.
  */
 export class OrgIdleTimesMemo {
-  // The sum as a promise: the tendings of one sweep that find it due share one read (the
-  // sum over 2,500 endpoints takes Postgres about a second) instead of each starting its own.
-  private readonly sums = new Map<string, { atMs: number; sum: Promise<IdleTimeHistogram> }>();
+  private readonly sums: TimedReads<IdleTimeHistogram>;
 
-  constructor(
-    private readonly ttlMs = 60_000,
-    private readonly nowMs: () => number = () => Date.now(),
-  ) {}
+  constructor(ttlMs = 60_000, nowMs: () => number = () => Date.now()) {
+    this.sums = new TimedReads(ttlMs, nowMs);
+  }
 
   async load(db: Db, orgId: string, own: IdleTimeHistogram): Promise<IdleTimeHistogram | null> {
-    let entry = this.sums.get(orgId);
-    if (!entry || this.nowMs() - entry.atMs > this.ttlMs) {
-      const read = { atMs: this.nowMs(), sum: Promise.resolve(emptyIdleTimeHistogram()) };
-      read.sum = loadOrgIdleTimes(db, orgId, null).then(
-        (sum) => sum ?? emptyIdleTimeHistogram(),
-        (error: unknown) => {
-          // A failed read is not kept: the next tending reads again.
-          if (this.sums.get(orgId) === read) this.sums.delete(orgId);
-          throw error;
-        },
-      );
-      entry = read;
-      this.sums.set(orgId, entry);
-    }
-    const sum = await entry.sum;
+    const sum = await this.sums.get(
+      orgId,
+      async () => (await loadOrgIdleTimes(db, orgId, null)) ?? emptyIdleTimeHistogram(),
+    );
     const others = emptyIdleTimeHistogram();
     const mine = own.bins.length === HISTOGRAM_BINS ? own : emptyIdleTimeHistogram();
     for (let i = 0; i < HISTOGRAM_BINS; i++)
