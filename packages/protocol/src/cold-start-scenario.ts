@@ -130,8 +130,11 @@ export const ScenarioRestore = z
     /**
      * Where the image's pages are when CRIU reads them. `disk` (default): on the block device.
      * `page-cache`: captured or fetched on this host moments ago, still held by the kernel.
+     * `stream` (with `local: false`): streamed from the snapshot store into the restored
+     * process's memory as they arrive, never written to the disk (gVisor's restore from a GCS
+     * bucket, CRIU's image streamer).
      */
-    imageSource: z.enum(["disk", "page-cache"]).default("disk"),
+    imageSource: z.enum(["disk", "page-cache", "stream"]).default("disk"),
     /**
      * Weights restored apart from the process image: while CRIU restores the process, the
      * agent reads the weight files into the page cache with `stagingReaders` readers, so the

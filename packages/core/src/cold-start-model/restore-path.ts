@@ -33,13 +33,22 @@ export function restorePhases(
 ): PhaseTiming[] {
   const { restore, engine } = scenario;
   const phases: PhaseTiming[] = [];
+  const streamed = !restore.local && restore.imageSource === "stream";
   if (!restore.local) {
-    // Parallel ranged GETs from the object store, written to local disk as they arrive.
-    const fetchBytesPerSecond = Math.min(
-      rates.nicBytesPerSecond,
-      physics.snapshotFetchStreams * rates.registryStreamBytesPerSecond,
-      rates.diskWriteBytesPerSecond,
-    );
+    // Parallel ranged GETs from the object store, written to local disk as they arrive; or,
+    // streamed, put straight into the restored process's pages: then the fetch is the page
+    // restore, bound by the slower of the two, and the disk is not touched.
+    const fetchBytesPerSecond = streamed
+      ? Math.min(
+          rates.nicBytesPerSecond,
+          physics.snapshotFetchStreams * rates.registryStreamBytesPerSecond,
+          (scenario.host.restoreStreams ?? 1) * physics.criuPageRestoreBytesPerSecond,
+        )
+      : Math.min(
+          rates.nicBytesPerSecond,
+          physics.snapshotFetchStreams * rates.registryStreamBytesPerSecond,
+          rates.diskWriteBytesPerSecond,
+        );
     phases.push({
       phase: "fetch_snapshot",
       seconds: 2 * rates.rttSeconds + restore.snapshotBytes / fetchBytesPerSecond,
@@ -54,7 +63,7 @@ export function restorePhases(
       : 0;
   const restoreSeconds =
     physics.criuBaseSeconds +
-    restore.snapshotBytes / criuPageBytesPerSecond(scenario, rates, physics) +
+    (streamed ? 0 : restore.snapshotBytes / criuPageBytesPerSecond(scenario, rates, physics)) +
     physics.cudaToggleSeconds +
     gpuStateBytes / physics.cudaCheckpointRestoreBytesPerSecond;
   phases.push({ phase: "restore", seconds: restoreSeconds, bytes: restore.snapshotBytes });
