@@ -17,7 +17,6 @@
 // the median of its rounds). One JSON document on stdout, progress on stderr.
 import type { ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createJoinToken, joinNode } from "@thaw/core";
 import {

@@ -305,7 +305,7 @@ try {
     const bare = bareTrips.filter((ms): ms is number => ms !== null);
     const sent = new Map<string, number>();
     const cpuGroups: Record<string, ProcessGroup> = {
-      web: { pids: [server!.process.pid!] },
+      web: { pids: [server.process.pid!] },
       schedulers: { pids: schedulers.map((child) => child.pid!) },
       postgres: { command: "postgres" },
       redis: { command: "redis-server" },

@@ -179,7 +179,10 @@ describe("reconcileEndpoint", () => {
 
   it("does not hand back a lost start whose replica the same reconcile drains", async () => {
     // Scaled to zero: the placed replica is surplus, so its start is cancelled, not re-sent.
-    const { db, org, node, endpoint, deployment, replica } = await seed("reconcile-lost-drained", 0);
+    const { db, org, node, endpoint, deployment, replica } = await seed(
+      "reconcile-lost-drained",
+      0,
+    );
     const placed = await replica("placed", Date.now() - 60_000);
     const start = await db.coldStart.create({
       data: {

@@ -16,7 +16,12 @@ describe("BestNonWarmMemo", () => {
   it("lives the share of the TTL it was given when remembered", () => {
     let now = 0;
     const shares = [0.5, 1];
-    const memo = new BestNonWarmMemo(60_000, () => now, 10, () => shares.shift()!);
+    const memo = new BestNonWarmMemo(
+      60_000,
+      () => now,
+      10,
+      () => shares.shift()!,
+    );
     memo.remember("half", { deploymentId: "d", seconds: 1 });
     memo.remember("whole", { deploymentId: "d", seconds: 2 });
     now = 30_001;

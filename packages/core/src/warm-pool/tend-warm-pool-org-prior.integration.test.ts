@@ -142,6 +142,7 @@ describe("tendWarmPool's prior for a thin endpoint: its org's idle times", () =>
     );
     // loadOrgIdleTimes is two statements (the bins, then the out-of-bounds count).
     expect(reads).toBe(2);
-    for (const prior of priors) expect(prior?.bins[Math.floor(150 / HISTOGRAM_BIN_SECONDS)]).toBe(5);
+    for (const prior of priors)
+      expect(prior?.bins[Math.floor(150 / HISTOGRAM_BIN_SECONDS)]).toBe(5);
   });
 });
