@@ -54,6 +54,26 @@ async function seed(slug: string, desired: number) {
   return { db, org, node, endpoint, deployment, replica };
 }
 
+/** A placed replica whose start's dispatch job was lost: still scheduled past the deadline. */
+async function lostStart({ db, org, node, endpoint, deployment, replica }: Seeded) {
+  const placed = await replica("placed", Date.now() - 60_000);
+  return db.coldStart.create({
+    data: {
+      orgId: org.id,
+      endpointId: endpoint.id,
+      deploymentId: deployment.id,
+      replicaId: placed.id,
+      nodeId: node.id,
+      path: "pull",
+      locality: "cold",
+      predictedSeconds: 60,
+      status: "scheduled",
+      requestedAt: new Date(Date.now() - UNDISPATCHED_AFTER_MS - 1_000),
+    },
+  });
+}
+type Seeded = Awaited<ReturnType<typeof seed>>;
+
 describe("reconcileEndpoint", () => {
   it("creates the shortfall as pending replicas, one place job per batch, and notes the need", async () => {
     const { db, endpoint } = await seed("reconcile-up", 3);
@@ -155,22 +175,9 @@ describe("reconcileEndpoint", () => {
   });
 
   it("hands back a start left scheduled past the dispatch deadline", async () => {
-    const { db, org, node, endpoint, deployment, replica } = await seed("reconcile-lost-job", 1);
-    const placed = await replica("placed", Date.now() - 60_000);
-    const start = await db.coldStart.create({
-      data: {
-        orgId: org.id,
-        endpointId: endpoint.id,
-        deploymentId: deployment.id,
-        replicaId: placed.id,
-        nodeId: node.id,
-        path: "pull",
-        locality: "cold",
-        predictedSeconds: 60,
-        status: "scheduled",
-        requestedAt: new Date(Date.now() - UNDISPATCHED_AFTER_MS - 1_000),
-      },
-    });
+    const seeded = await seed("reconcile-lost-job", 1);
+    const { db, endpoint } = seeded;
+    const start = await lostStart(seeded);
     const result = await reconcileEndpoint({ db, endpointId: endpoint.id });
 
     expect(result.toDispatch).toEqual([start.id]);
@@ -179,25 +186,9 @@ describe("reconcileEndpoint", () => {
 
   it("does not hand back a lost start whose replica the same reconcile drains", async () => {
     // Scaled to zero: the placed replica is surplus, so its start is cancelled, not re-sent.
-    const { db, org, node, endpoint, deployment, replica } = await seed(
-      "reconcile-lost-drained",
-      0,
-    );
-    const placed = await replica("placed", Date.now() - 60_000);
-    const start = await db.coldStart.create({
-      data: {
-        orgId: org.id,
-        endpointId: endpoint.id,
-        deploymentId: deployment.id,
-        replicaId: placed.id,
-        nodeId: node.id,
-        path: "pull",
-        locality: "cold",
-        predictedSeconds: 60,
-        status: "scheduled",
-        requestedAt: new Date(Date.now() - UNDISPATCHED_AFTER_MS - 1_000),
-      },
-    });
+    const seeded = await seed("reconcile-lost-drained", 0);
+    const { db, endpoint } = seeded;
+    const start = await lostStart(seeded);
     const result = await reconcileEndpoint({ db, endpointId: endpoint.id });
 
     expect(result.toDispatch).toEqual([]);
