@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import {
-  findLostWork,
+  findUnhandledClosedStarts,
+  SWEEP_SLICES_PER_TICK,
   IDEMPOTENCY_KEY_RETENTION_HOURS,
   pruneExpiredRecords,
   findSnapshotWork,
@@ -29,9 +30,10 @@ import type { Logger } from "./logger.ts";
 import { startMetricsServer, type RunningMetricsServer } from "./metrics/metrics-server.ts";
 import { SchedulerMetrics } from "./metrics/scheduler-metrics.ts";
 import { ColdStartTraces } from "./tracing/cold-start-traces.ts";
-import { createQueues, enqueue, enqueueSweep } from "./queues.ts";
+import { createQueues, enqueue } from "./queues.ts";
 import { assertNoEviction, createProducerConnection, createWorkerConnection } from "./redis.ts";
 import { reportHealth } from "./tasks/report-health.ts";
+import { takeSweepSlice } from "./tasks/take-sweep-slice.ts";
 import { startWorkers } from "./workers/index.ts";
 import { createWorkerContext } from "./workers/worker-context.ts";
 
@@ -176,27 +178,37 @@ export async function startScheduler(
     });
 
   // The sweep: every endpoint reconciled and every closed start handled from Postgres, so
-  // whatever Redis lost (a wipe, a crash between commit and enqueue) is repaired. A slice of
-  // the endpoints a tick (findLostWork's SWEEP_ENDPOINTS_PER_TICK), walking round them all.
+  // whatever Redis lost (a wipe, a crash between commit and enqueue) is repaired. The
+  // endpoints are walked round in slices spread over the period (takeSweepSlice), the rest
+  // read once a period.
+  const sweepMs = options.sweepMs ?? RECONCILE_SWEEP_MS;
+  let walking: Promise<unknown> | null = null;
+  const runWalk = () => {
+    // One slice at a time: a slow one is not overtaken by the next tick's.
+    walking ??= takeSweepSlice({
+      db,
+      redis,
+      queues,
+      prefix: env.THAW_QUEUE_PREFIX,
+      instanceId,
+      sweepMs,
+    })
+      .catch((error: unknown) =>
+        log.error(
+          { err: error instanceof Error ? error.message : String(error) },
+          "sweep slice failed",
+        ),
+      )
+      .finally(() => {
+        walking = null;
+      });
+  };
+  runWalk();
+  const walkTimer = setInterval(runWalk, sweepMs / SWEEP_SLICES_PER_TICK);
+
   let sweeping: Promise<void> = Promise.resolve();
-  let sweptUpTo: string | null = null;
   const sweep = async () => {
-    const work = await findLostWork({ db, after: sweptUpTo });
-    // While an earlier slice's jobs still wait (the workers busy with live work, or another
-    // scheduler's sweep just queued), this tick adds no more: the sweep takes what the
-    // workers have spare and never piles up behind itself or doubles another process's.
-    const behind =
-      (await queues.reconcile.getPrioritizedCount()) +
-      (await queues.warmPool.getPrioritizedCount());
-    if (behind === 0) {
-      sweptUpTo = work.nextAfter;
-      // Behind any live work (sweepJobOf), in one round trip per queue.
-      const endpoints = work.endpointIds.map((endpointId) => ({ endpointId }));
-      await enqueueSweep(queues, "reconcile", endpoints);
-      // The warm pool's clock: keep-alives run out and pre-warms fall due between changes.
-      await enqueueSweep(queues, "warmPool", endpoints);
-    }
-    for (const coldStartId of work.closedColdStartIds)
+    for (const coldStartId of await findUnhandledClosedStarts({ db }))
       await enqueue(queues, "history", { coldStartId });
     // One query: deployments a snapshot might pay off for, and captures whose job was lost.
     for (const deploymentId of await findSnapshotWork({ db }))
@@ -219,7 +231,7 @@ export async function startScheduler(
     );
   };
   runSweep();
-  const sweepTimer = setInterval(runSweep, options.sweepMs ?? RECONCILE_SWEEP_MS);
+  const sweepTimer = setInterval(runSweep, sweepMs);
 
   let inFlight: Promise<void> = Promise.resolve();
   const tick = async () => {
@@ -279,9 +291,11 @@ export async function startScheduler(
       await metricsServer?.close();
       clearInterval(timer);
       clearInterval(sweepTimer);
+      clearInterval(walkTimer);
       clearInterval(pruneTimer);
       await inFlight;
       await sweeping;
+      await walking;
       await pruning;
       // Graceful: each worker finishes its current jobs; anything unfinished is retried.
       await Promise.all(workers.map((w) => w.close()));

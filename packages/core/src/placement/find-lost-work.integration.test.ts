@@ -1,11 +1,11 @@
 import { useTestDatabase } from "@thaw/db/testing";
 import { describe, expect, it } from "vitest";
-import { findLostWork } from "./find-lost-work.ts";
+import { findSweepSlice } from "./find-lost-work.ts";
 
 const t = useTestDatabase();
 
-describe("findLostWork", () => {
-  it("walks the endpoints a slice a tick, in id order, wrapping round so that each is swept", async () => {
+describe("findSweepSlice", () => {
+  it("walks the endpoints a slice at a time, in id order, to the last", async () => {
     const org = await t.current.db.org.create({ data: { slug: "sweep", name: "Sweep" } });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++)
@@ -18,23 +18,27 @@ describe("findLostWork", () => {
       );
     ids.sort();
     const db = t.current.db;
-    const ticks: string[][] = [];
+    const slices: string[][] = [];
     let after: string | null = null;
-    for (let tick = 0; tick < 4; tick++) {
-      const work = await findLostWork({ db, after, limit: 2 });
-      ticks.push(work.endpointIds);
-      after = work.nextAfter;
-    }
-    expect(ticks).toEqual([
-      [ids[0], ids[1]],
-      [ids[2], ids[3]],
-      [ids[4], ids[0]],
-      [ids[1], ids[2]],
-    ]);
-    // A fleet no larger than a slice is swept whole every tick.
-    const whole = await findLostWork({ db, after: ids[2]!, limit: 10 });
-    expect(whole.endpointIds).toEqual([ids[3], ids[4], ids[0], ids[1], ids[2]]);
-    expect(whole.nextAfter).toBeNull();
-    expect((await findLostWork({ db, limit: 10 })).endpointIds).toEqual(ids);
+    do {
+      const slice = await findSweepSlice({ db, after, limit: 2 });
+      slices.push(slice.endpointIds);
+      after = slice.nextAfter;
+    } while (after !== null);
+    expect(slices).toEqual([[ids[0], ids[1]], [ids[2], ids[3]], [ids[4]]]);
+    // A slice that fills exactly leaves the walk's end to the next one, which is empty.
+    expect(await findSweepSlice({ db, after: ids[2]!, limit: 2 })).toEqual({
+      endpointIds: [ids[3], ids[4]],
+      nextAfter: ids[4],
+    });
+    expect(await findSweepSlice({ db, after: ids[4]!, limit: 2 })).toEqual({
+      endpointIds: [],
+      nextAfter: null,
+    });
+    // A deleted endpoint is walked while it still has replicas to stop, and not after.
+    await db.endpoint.update({ where: { id: ids[1]! }, data: { deletedAt: new Date() } });
+    expect((await findSweepSlice({ db, limit: 10 })).endpointIds).toEqual(
+      ids.filter((id) => id !== ids[1]),
+    );
   });
 });

@@ -8,58 +8,73 @@ import type { DbClient } from "@thaw/db";
 export const CLOSED_GRACE_MS = 10_000;
 
 /**
- * Endpoints per sweep: the sweep walks the endpoints in id order, this many a tick, and
- * wraps round. Its cost is bounded whatever the fleet: a sweep of every endpoint every tick
- * (a reconcile and a warm-pool tending each) kept 2,500 endpoints' Postgres at two busy cores
- * on its own, and scale events waited seconds behind it (bench:warm-handover). Up to this
- * many endpoints, each is swept every tick as before; beyond, each every ⌈n / this⌉ ticks.
+ * Endpoints per sweep period: the sweep walks the endpoints in id order, this many per
+ * RECONCILE_SWEEP_MS, and starts again from the first. Its cost is bounded whatever the
+ * fleet: a sweep of every endpoint every period (a reconcile and a warm-pool tending each)
+ * kept 2,500 endpoints' Postgres at two busy cores on its own, and scale events waited seconds
+ * behind it (bench:warm-handover). Up to this many endpoints, each is swept every period;
+ * beyond, each every ⌈n / this⌉ periods.
  */
 export const SWEEP_ENDPOINTS_PER_TICK = 500;
 
-export async function findLostWork({
+/**
+ * The period's endpoints are taken in this many slices, spread over it: 500 endpoints' jobs
+ * queued at one instant every 15 s kept both workers' every slot busy for a second or two,
+ * and a scale event that arrived then waited behind the tendings already running (the
+ * 1-event/s p99 of bench:warm-handover).
+ */
+export const SWEEP_SLICES_PER_TICK = 15;
+
+/** Endpoints one slice of the walk takes. */
+export const SWEEP_SLICE_ENDPOINTS = Math.ceil(SWEEP_ENDPOINTS_PER_TICK / SWEEP_SLICES_PER_TICK);
+
+/**
+ * The next slice of the sweep's walk: endpoints after `after` in id order (all of them from
+ * the start when null) that are live or still have replicas to stop. `nextAfter` is null
+ * once the walk has reached the last endpoint: the next round starts from the first.
+ */
+export async function findSweepSlice({
   db,
-  now = new Date(),
   after = null,
-  limit = SWEEP_ENDPOINTS_PER_TICK,
+  limit = SWEEP_SLICE_ENDPOINTS,
 }: {
   db: DbClient;
-  now?: Date;
-  /** The last endpoint id the previous tick swept (null: from the start). */
+  /** The last endpoint id the previous slice took (null: from the start). */
   after?: string | null;
   limit?: number;
 }) {
   const where = {
     OR: [{ deletedAt: null }, { replicas: { some: { state: { not: "stopped" as const } } } }],
   };
-  const slice = (from: string | null, take: number) =>
-    db.endpoint.findMany({
-      where: from === null ? where : { AND: [where, { id: { gt: from } }] },
-      orderBy: { id: "asc" },
-      select: { id: true },
-      take,
-    });
-  const [endpoints, closed] = await Promise.all([
-    // This tick's slice, wrapping round to the first endpoints when the walk reaches the end.
-    slice(after, limit).then(async (first) =>
-      first.length < limit && after !== null
-        ? [...first, ...(await slice(null, limit - first.length)).filter((e) => e.id <= after)]
-        : first,
-    ),
-    db.coldStart.findMany({
-      where: {
-        status: { in: ["succeeded", "failed"] },
-        closedHandledAt: null,
-        finishedAt: { lt: new Date(now.getTime() - CLOSED_GRACE_MS) },
-      },
-      select: { id: true },
-      take: 1_000,
-    }),
-  ]);
+  const endpoints = await db.endpoint.findMany({
+    where: after === null ? where : { AND: [where, { id: { gt: after } }] },
+    orderBy: { id: "asc" },
+    select: { id: true },
+    take: limit,
+  });
   const endpointIds = endpoints.map((e) => e.id);
   return {
     endpointIds,
-    closedColdStartIds: closed.map((c) => c.id),
-    /** Where the next tick starts: after the last endpoint swept now, or from the start. */
     nextAfter: endpointIds.length < limit ? null : endpointIds.at(-1)!,
   };
+}
+
+/** Closed starts not yet taken into account whose own job has had its grace. */
+export async function findUnhandledClosedStarts({
+  db,
+  now = new Date(),
+}: {
+  db: DbClient;
+  now?: Date;
+}): Promise<string[]> {
+  const closed = await db.coldStart.findMany({
+    where: {
+      status: { in: ["succeeded", "failed"] },
+      closedHandledAt: null,
+      finishedAt: { lt: new Date(now.getTime() - CLOSED_GRACE_MS) },
+    },
+    select: { id: true },
+    take: 1_000,
+  });
+  return closed.map((c) => c.id);
 }

@@ -13,4 +13,5 @@ export * from "./prepare-dispatch.ts";
 export * from "./record-dispatch.ts";
 export * from "./handle-closed-cold-start.ts";
 export * from "./find-lost-work.ts";
+export * from "./sweep-walk.ts";
 export * from "./predict-endpoint-paths.ts";
