@@ -161,6 +161,43 @@ describe("reconcileEndpoint", () => {
     expect(memory.tracker.idleSinceMs).toBe(now.getTime());
   });
 
+  it("drains a snapshot's source last, and never as a replica to park", async () => {
+    const { db, org, node, endpoint, deployment, replica } = await seed("reconcile-capture", 1);
+    const base = Date.now() - 60_000;
+    const older = await replica("ready", base);
+    const source = await replica("ready", base + 1);
+    await db.snapshot.create({
+      data: {
+        orgId: org.id,
+        deploymentId: deployment.id,
+        gpuModel: "A10G",
+        driverVersion: "570.133.20",
+        cudaVersion: "12.8",
+        location: "node",
+        uri: "file:///var/lib/thaw/snapshots/capture",
+        bytes: 3_400_000_000n,
+        sourceNodeId: node.id,
+        sourceReplicaId: source.id,
+      },
+    });
+
+    // The newest ready replica would drain first; the capture's source is kept instead.
+    const first = await reconcileEndpoint({ db, endpointId: endpoint.id, now: new Date() });
+    expect(first.parking).toEqual([older.id]);
+    expect((await db.replica.findUniqueOrThrow({ where: { id: source.id } })).state).toBe("ready");
+
+    // Scaled to zero it drains too, as a stop: a park would meet the capture's own stop.
+    await db.endpoint.update({ where: { id: endpoint.id }, data: { desiredReplicas: 0 } });
+    const second = await reconcileEndpoint({ db, endpointId: endpoint.id, now: new Date() });
+    expect(second.parking).toEqual([]);
+    const drained = await db.replica.findUniqueOrThrow({ where: { id: source.id } });
+    expect(drained.state).toBe("draining");
+    expect(drained.drainIntent).toBe("scale_down");
+    expect(second.toStop).toEqual([
+      { replicaId: source.id, nodeId: node.id, action: "stop-on-node" },
+    ]);
+  });
+
   it("replaces a replica on a lost node and waits for the node before stopping it", async () => {
     const { db, node, endpoint, replica } = await seed("reconcile-lost", 1);
     const ready = await replica("ready", Date.now() - 60_000);

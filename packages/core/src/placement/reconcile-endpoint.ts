@@ -103,7 +103,9 @@ export async function reconcileEndpoint({
         COALESCE((SELECT json_agg(json_build_object('id', r.id, 'state', r.state,
             'deploymentId', r."deploymentId", 'nodeId', r."nodeId", 'prewarm', r.prewarm,
             'pendingCause', r."pendingCause", 'drainIntent', r."drainIntent",
-            'createdAt', r."createdAt", 'updatedAt', r."updatedAt", 'nodeState', n.state)
+            'createdAt', r."createdAt", 'updatedAt', r."updatedAt", 'nodeState', n.state,
+            'capturing', EXISTS (SELECT 1 FROM "Snapshot" s
+              WHERE s."sourceReplicaId" = r.id AND s.status = 'capturing'))
             ORDER BY r."createdAt")
           FROM "Replica" r LEFT JOIN "Node" n ON n.id = r."nodeId"
           WHERE r."endpointId" = ${endpointId}::uuid
@@ -165,15 +167,22 @@ export async function reconcileEndpoint({
         .slice()
         .sort(
           (a, b) =>
+            // A snapshot's source drains last: its capture ends in a stop anyway, and a replica
+            // parked meanwhile met that stop (the park answered 404 and the replica was lost).
+            Number(a.capturing) - Number(b.capturing) ||
             (DRAIN_ORDER[a.state] ?? 9) - (DRAIN_ORDER[b.state] ?? 9) ||
             b.createdAt.getTime() - a.createdAt.getTime(),
         )
         .slice(0, Math.max(0, current.length - desired)),
     ];
     const draining = [...onLostNode, ...surplus];
-    // A ready replica of the current deployment scaled down is the warm pool's to park or stop.
+    // A ready replica of the current deployment scaled down is the warm pool's to park or stop;
+    // not one a capture is checkpointing, which the capture's own stop ends.
     const parkable = (r: (typeof replicas)[number]) =>
-      r.state === "ready" && r.deploymentId === deploymentId && !onLostNode.includes(r);
+      r.state === "ready" &&
+      r.deploymentId === deploymentId &&
+      !onLostNode.includes(r) &&
+      !r.capturing;
     if (current.length > desired)
       await noteCapacityChange(tx.rows, endpoint, "surplus", now, memory);
     for (const replica of draining) {
@@ -280,6 +289,8 @@ interface ReplicaRow {
   createdAt: string;
   updatedAt: string;
   nodeState: string | null;
+  /** The source of a snapshot being captured. */
+  capturing: boolean;
 }
 
 interface ReconcileStateRow {

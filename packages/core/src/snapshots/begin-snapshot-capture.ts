@@ -64,6 +64,13 @@ export async function beginSnapshotCapture({
 }): Promise<SnapshotCapturePlan> {
   return db.$transaction(
     async (tx) => {
+      // The endpoint's lock first, as reconcile takes it: a replica reconcile is draining (to
+      // park it) is then never chosen as a source, and one chosen here is seen as a source by
+      // the next reconcile, which keeps it. Then the deployment's, which orders captures.
+      await tx.$queryRaw`
+        SELECT id FROM "Endpoint"
+        WHERE id = (SELECT "endpointId" FROM "Deployment" WHERE id = ${deploymentId}::uuid)
+        FOR NO KEY UPDATE`;
       const [locked] = await tx.$queryRaw<{ id: string }[]>`
         SELECT id::text FROM "Deployment" WHERE id = ${deploymentId}::uuid FOR NO KEY UPDATE`;
       if (!locked) return { kind: "skip", reason: "deployment no longer exists" };
