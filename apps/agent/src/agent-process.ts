@@ -115,12 +115,7 @@ export async function startAgent(
           timeFactor: config.sim.timeFactor,
           checkInstanceType: (instanceType) => void hostProfileFor(instanceType),
           addHost: ({ name, instanceType, zone, instanceId, joinToken, dataVolume }) => {
-            const figures = simHostFigures(
-              instanceType,
-              dataVolume,
-              new Date(),
-              config.sim.restoreStreams,
-            );
+            const figures = simHostFigures(instanceType, dataVolume, new Date(), config.sim);
             const host = new HostAgent(name, figures, simRuntime(name, figures, dataVolume), {
               ...hostDeps,
               tokens: new SingleJoinToken(joinToken),
@@ -215,7 +210,7 @@ export async function startAgent(
   const bootedAt = new Date();
   for (const { instanceType, count, volumeMiBps } of simHosts) {
     const volume = volumeMiBps === undefined ? undefined : { throughputMiBps: volumeMiBps };
-    const figures = simHostFigures(instanceType, volume, bootedAt, config.sim.restoreStreams);
+    const figures = simHostFigures(instanceType, volume, bootedAt, config.sim);
     for (let i = 0; i < count; i++) {
       const n = (numbered.get(instanceType) ?? 0) + 1;
       numbered.set(instanceType, n);

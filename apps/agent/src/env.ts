@@ -240,6 +240,14 @@ const FIELDS = [
     schema: numberFromEnv(z.number().int().min(1).max(256)),
     default: 1,
   },
+  // Sim hosts whose engines keep their weights in a GPU Memory Service (a host figure they
+  // report): a restore's staged weights go straight to device memory while CRIU works.
+  {
+    path: "sim.gpuMemoryService",
+    env: "THAW_SIM_GPU_MEMORY_SERVICE",
+    schema: boolFromEnv,
+    default: false,
+  },
   {
     path: "telemetry.flushIntervalMs",
     env: "THAW_TELEMETRY_FLUSH_MS",
@@ -285,6 +293,7 @@ export interface AgentConfig {
     estargz: boolean;
     restore: boolean;
     restoreStreams: number;
+    gpuMemoryService: boolean;
   };
   telemetry: { flushIntervalMs: number; retryBaseMs: number; retryMaxMs: number };
   /** Used when runtime = containerd. */

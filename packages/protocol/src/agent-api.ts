@@ -122,7 +122,9 @@ export const ReplicaSnapshot = z
     reloadWeights: EngineHttpCall.optional(),
     /**
      * Level 2: read the image's weight files into the page cache while CRIU restores, so the
-     * reload copies from memory (the scheduler's choice where it pays; absent: no).
+     * reload copies from memory (the scheduler's choice where it pays; absent: no). On a host
+     * that reports a GPU Memory Service, straight into device memory, which the woken engine
+     * maps (only the sim runtime models such hosts; the containerd runtime reports none).
      */
     stageWeights: z.boolean().optional(),
   })

@@ -36,6 +36,13 @@ export const ScenarioHost = z
      * and native AIO (NVIDIA Dynamo Snapshot's patches), bound together by where the pages are.
      */
     restoreStreams: z.number().int().min(1).max(256).optional(),
+    /**
+     * Extension (optional): the host's engines keep their weights in a GPU Memory Service
+     * (NVIDIA Dynamo's GMS: a per-GPU process owns the weights' device memory, engines map
+     * it). A restore's staged weights are then loaded straight into device memory while CRIU
+     * restores the process, and the woken engine maps them instead of reloading.
+     */
+    gpuMemoryService: z.boolean().optional(),
   })
   .strict();
 

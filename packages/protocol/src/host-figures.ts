@@ -35,6 +35,11 @@ export const HostFigures = z
      * more for a build with parallel memfd restore. Absent: 1 (an older agent).
      */
     restoreStreams: z.number().int().min(1).max(256).optional(),
+    /**
+     * The host runs a GPU Memory Service for its engines' weights (see the scenario's
+     * `host.gpuMemoryService`). Absent: false.
+     */
+    gpuMemoryService: z.boolean().optional(),
     networkGbps: boundedFigure(10_000),
     diskReadMiBps: boundedFigure(1_000_000),
     diskWriteMiBps: boundedFigure(1_000_000),

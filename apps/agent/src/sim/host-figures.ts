@@ -39,6 +39,12 @@ export function hostFiguresFor(instanceType: string): HostFigures {
   };
 }
 
+/** How a simulated host restores snapshots (THAW_SIM_RESTORE_STREAMS, THAW_SIM_GPU_MEMORY_SERVICE). */
+export interface SimRestoreFigures {
+  restoreStreams?: number;
+  gpuMemoryService?: boolean;
+}
+
 /**
  * What a simulated host reports: its type's published figures, and as its measured disk the
  * disk it simulates (no probe: a probe of the simulated disk would find exactly that).
@@ -47,12 +53,13 @@ export function simHostFigures(
   instanceType: string,
   volume: SimDataVolume | undefined,
   bootedAt: Date,
-  restoreStreams = 1,
+  restore: SimRestoreFigures = {},
 ): HostFigures {
   const { disk } = simHostProfile(instanceType, volume);
   return {
     ...hostFiguresFor(instanceType),
-    restoreStreams,
+    restoreStreams: restore.restoreStreams ?? 1,
+    ...(restore.gpuMemoryService ? { gpuMemoryService: true } : {}),
     measuredDisk: {
       readMiBps: disk.readMiBps,
       writeMiBps: disk.writeMiBps,

@@ -314,6 +314,45 @@ describe("mechanisms", () => {
     expect(cached(true)).toBeCloseTo(cached(false), 6);
   });
 
+  it("loads staged weights into device memory during the restore on a GPU Memory Service host, leaving the engine only the mapping", () => {
+    const fast = withHost(baseScenario, { diskReadMiBps: 1000, diskWriteMiBps: 1000 });
+    const restore = {
+      local: true,
+      sleepLevel: 2 as const,
+      reloadConcurrency: 1,
+      stageWeights: true,
+      imageSource: "page-cache" as const,
+    };
+    const cachedEngine = { ...fast.engine, weightsSource: "page-cache" as const };
+    const run = (gpuMemoryService: boolean) =>
+      simulateColdStart({
+        ...fast,
+        host: { ...fast.host, restoreStreams: 4, gpuMemoryService },
+        engine: cachedEngine,
+        path: "restore",
+        restore,
+      });
+    const phase = (r: ReturnType<typeof run>, name: string) =>
+      r.phases.find((t) => t.phase === name)!.seconds;
+    const gms = run(true);
+    const pageCache = run(false);
+    // The restore is the same; the engine's reload from memory is replaced by the loader's
+    // tail past the restore plus the mapping of what it loaded.
+    expect(phase(gms, "restore")).toBe(phase(pageCache, "restore"));
+    expect(phase(gms, "load_weights")).toBeLessThan(phase(pageCache, "load_weights") / 3);
+    const remapSeconds = cachedEngine.weightsBytes / PHYSICS.deviceRemapBytesPerSecond;
+    expect(phase(gms, "load_weights")).toBeGreaterThanOrEqual(remapSeconds);
+    // From the disk, the loader and CRIU's reads share the device: it still binds.
+    const fromDisk = simulateColdStart({
+      ...fast,
+      host: { ...fast.host, gpuMemoryService: true },
+      path: "restore",
+      restore: { ...restore, imageSource: "disk" },
+    });
+    const deviceSeconds = (3_400_000_000 + fast.engine.weightsBytes) / (1000 * 1024 * 1024);
+    expect(fromDisk.totalSeconds).toBeGreaterThan(deviceSeconds);
+  });
+
   // The field notes' "CRIU restore with GPU state ... slower than relaunching with warm
   // caches (cuda-checkpoint restores ~12 GB of GPU state slowly)" is contradicted by NVIDIA
   // Dynamo's measurements on current drivers (fidelity suite, ai-dynamo-snapshot): the

@@ -155,6 +155,8 @@ function stagedReloadPhases(
   physics: Physics,
 ): PhaseTiming[] {
   const { restore, engine } = scenario;
+  if (scenario.host.gpuMemoryService)
+    return deviceStagedPhases(scenario, restoreSeconds, rates, physics);
   let stagedAfterSeconds = 0;
   if (weightsSourceOf(engine) === "disk" && engine.weightsBytes > 0) {
     const alone = engine.weightsBytes / diskReadBytesPerSecond(rates, restore.stagingReaders);
@@ -170,6 +172,47 @@ function stagedReloadPhases(
     ...timing,
     seconds: timing.seconds + waitSeconds,
   }));
+}
+
+/**
+ * Weights restored apart into device memory, on a host whose engines keep their weights in a
+ * GPU Memory Service (NVIDIA Dynamo's GMS, which Dynamo Snapshot uses for "concurrent weight
+ * restoration"): from the restore's start, the GMS loader reads the weights with the staging
+ * readers and copies each chunk to the GPU as it arrives (pinned, overlapped), sharing the
+ * device with CRIU's page reads when the image is on it too. The woken engine maps the
+ * loaded allocations (GMS's remap, a cost per byte) instead of reloading. `load_weights` is
+ * the loader's tail past the restore, then the mapping.
+ */
+function deviceStagedPhases(
+  scenario: RestoreScenario,
+  restoreSeconds: number,
+  rates: HostRates,
+  physics: Physics,
+): PhaseTiming[] {
+  const { restore, engine } = scenario;
+  if (engine.weightsBytes <= 0) return [];
+  const source = weightsSourceOf(engine);
+  const alone = loadLocalWeightsSeconds(
+    engine.weightsBytes,
+    { readers: restore.stagingReaders, overlapped: true },
+    source,
+    rates,
+    physics,
+  );
+  const deviceShared =
+    source === "disk" && restore.imageSource === "disk"
+      ? (restore.snapshotBytes + engine.weightsBytes) / rates.diskReadBytesPerSecond
+      : 0;
+  const loadedAfterSeconds = Math.max(alone, deviceShared);
+  return [
+    {
+      phase: "load_weights",
+      seconds:
+        Math.max(0, loadedAfterSeconds - restoreSeconds) +
+        engine.weightsBytes / physics.deviceRemapBytesPerSecond,
+      bytes: engine.weightsBytes,
+    },
+  ];
 }
 
 /**

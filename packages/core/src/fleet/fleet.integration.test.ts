@@ -203,6 +203,28 @@ describe("node join and heartbeats", () => {
     expect((await stored()).restoreStreams).toBe(8);
   });
 
+  it("keeps whether the host's engines use a GPU Memory Service as its agent last reported", async () => {
+    const joined = await joinWithNewToken("gms");
+    const stored = async () =>
+      (
+        await t.db.node.findUniqueOrThrow({
+          where: { id: joined.nodeId },
+          select: { gpuMemoryService: true },
+        })
+      ).gpuMemoryService;
+    expect(await stored()).toBe(false);
+    const actor = await authenticateNode({ credential: joined.credential, db: t.db });
+    await recordNodeHeartbeat({
+      actor,
+      input: { ...beat, figures: { ...figures, gpuMemoryService: true } },
+      db: t.db,
+    });
+    expect(await stored()).toBe(true);
+    // A capability, not a measurement: an agent that stops reporting it no longer has it.
+    await recordNodeHeartbeat({ actor, input: { ...beat, figures }, db: t.db });
+    expect(await stored()).toBe(false);
+  });
+
   it("an instance joins again only as itself: with its credential, or a token made for its node", async () => {
     const token = async (nodeId?: string) =>
       (

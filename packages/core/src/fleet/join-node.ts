@@ -97,6 +97,7 @@ export async function joinNode({
       vcpus: figures.vcpus,
       memoryBytes: memoryBytesOf(figures),
       restoreStreams: figures.restoreStreams ?? null,
+      gpuMemoryService: figures.gpuMemoryService ?? false,
       networkGbps: figures.networkGbps,
       diskReadMiBps: figures.diskReadMiBps,
       diskWriteMiBps: figures.diskWriteMiBps,

@@ -42,6 +42,7 @@ export async function recordNodeHeartbeat({
           vcpus: f.vcpus,
           ...(f.memoryGiB !== undefined ? { memoryBytes: memoryBytesOf(f) } : {}),
           ...(f.restoreStreams !== undefined ? { restoreStreams: f.restoreStreams } : {}),
+          gpuMemoryService: f.gpuMemoryService ?? false,
           networkGbps: f.networkGbps,
           diskReadMiBps: f.diskReadMiBps,
           diskWriteMiBps: f.diskWriteMiBps,

@@ -85,6 +85,8 @@ export interface NodeRow extends NodeDiskColumns {
   pcieGBps: number;
   /** CRIU's page-restore workers as the agent reports them (null: 1, an older agent). */
   restoreStreams: number | null;
+  /** The host's engines keep their weights in a GPU Memory Service (agent-reported). */
+  gpuMemoryService: boolean;
 }
 
 export function schedulingNode(
@@ -116,6 +118,7 @@ export function schedulingNode(
       diskReadMiBps: disk.readMiBps,
       pcieGBps: row.pcieGBps,
       ...(row.restoreStreams ? { restoreStreams: row.restoreStreams } : {}),
+      ...(row.gpuMemoryService ? { gpuMemoryService: true } : {}),
     },
     // Agents do not report stargz-snapshotter yet: assume it, and a host that lacks it
     // refuses the lazy start with a reason, which the fallback turns into the next option.

@@ -24,6 +24,20 @@ describe("physicsPriorSeconds", () => {
     expect(remote).toBeLessThan(pull);
   });
 
+  it("prices a staged restore on a host whose engines use a GPU Memory Service below the same restore elsewhere", () => {
+    const fast = { ...host, diskReadMiBps: 1_000, diskWriteMiBps: 1_000 };
+    const staged = (gpuMemoryService: boolean) =>
+      physicsPriorSeconds({
+        host: { ...fast, gpuMemoryService },
+        deployment,
+        path: "restore",
+        locality: "snapshot-local",
+        snapshot: makeSnapshot({ sleepLevel: 2 }),
+        stageWeights: true,
+      });
+    expect(staged(true)).toBeLessThan(staged(false));
+  });
+
   it("makes a cached image cheaper than a cold pull", () => {
     expect(prior("pull", "image-cached")).toBeLessThan(prior("pull", "cold"));
   });

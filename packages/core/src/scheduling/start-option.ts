@@ -104,7 +104,10 @@ export interface StartOption {
   gpusToReserve: number;
   /** Set for `restore`. */
   snapshotId?: string;
-  /** `restore`: stage the weights into the page cache while CRIU works (weightsStagingPays). */
+  /**
+   * `restore`: stage the weights apart while CRIU works (weightsStagingPays): into the page
+   * cache, or into device memory on a host whose engines use a GPU Memory Service.
+   */
   stageWeights?: boolean;
   /** Set for `warm`. */
   warmReplicaId?: string;

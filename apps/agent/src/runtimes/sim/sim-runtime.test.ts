@@ -260,6 +260,35 @@ describe("SimRuntime", () => {
     );
   });
 
+  it("loads a staged restore's weights into device memory on a host whose engines use a GPU Memory Service", async () => {
+    const loadSeconds = async (gpuMemoryService: boolean) => {
+      const sim = runtime({
+        profile: HOST_PROFILES["p4d.24xlarge"],
+        figures: { ...hostFiguresFor("p4d.24xlarge"), gpuMemoryService },
+      });
+      const events = await start(
+        sim,
+        request({
+          path: "restore",
+          gpus: [0],
+          deployment: {
+            imageRef: "ghcr.io/thaw/llama:v1",
+            simulation,
+            snapshot: {
+              snapshotId: randomUUID(),
+              checkpointRef: `registry.internal/snap@${DIGEST}`,
+              sleepLevel: 2,
+              stageWeights: true,
+            },
+          },
+        }),
+      );
+      return seconds(events, "load_weights");
+    };
+    // The engine maps what the loader put on the GPU during the restore instead of reloading.
+    expect(await loadSeconds(true)).toBeLessThan((await loadSeconds(false)) / 2);
+  });
+
   it("captures a snapshot: local afterwards, the replica stopped", async () => {
     const sim = runtime();
     const running = request();

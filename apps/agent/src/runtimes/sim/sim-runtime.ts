@@ -296,6 +296,7 @@ export class SimRuntime implements Runtime {
         ...(this.options.figures.restoreStreams
           ? { restoreStreams: this.options.figures.restoreStreams }
           : {}),
+        ...(this.options.figures.gpuMemoryService ? { gpuMemoryService: true } : {}),
         ...(sleepLevel ? { sleepLevel } : {}),
       },
       Math.floor(this.random() * 2 ** 31),

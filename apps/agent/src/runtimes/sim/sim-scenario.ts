@@ -38,6 +38,8 @@ export interface HostState {
   warmCaches: boolean;
   /** CRIU's page-restore workers, as the host reports them (1 when absent). */
   restoreStreams?: number;
+  /** The host's engines keep their weights in a GPU Memory Service, as the host reports it. */
+  gpuMemoryService?: boolean;
   snapshotLocal: boolean;
   /** The wake path: the level the sleeping engine was put to. */
   sleepLevel?: 1 | 2;
@@ -60,6 +62,7 @@ export function buildScenario(
     host: {
       ...scenarioHostFromProfile(profile),
       ...(state.restoreStreams ? { restoreStreams: state.restoreStreams } : {}),
+      ...(state.gpuMemoryService ? { gpuMemoryService: true } : {}),
     },
     image: {
       format: request.path === "lazy" ? "estargz" : "oci",

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Node" ADD COLUMN     "gpuMemoryService" BOOLEAN NOT NULL DEFAULT false;
+
