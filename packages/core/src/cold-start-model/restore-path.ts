@@ -158,14 +158,11 @@ function stagedReloadPhases(
   if (scenario.host.gpuMemoryService)
     return deviceStagedPhases(scenario, restoreSeconds, rates, physics);
   let stagedAfterSeconds = 0;
-  if (weightsSourceOf(engine) === "disk" && engine.weightsBytes > 0) {
-    const alone = engine.weightsBytes / diskReadBytesPerSecond(rates, restore.stagingReaders);
-    const deviceShared =
-      restore.imageSource === "disk"
-        ? (restore.snapshotBytes + engine.weightsBytes) / rates.diskReadBytesPerSecond
-        : 0;
-    stagedAfterSeconds = Math.max(alone, deviceShared);
-  }
+  if (weightsSourceOf(engine) === "disk" && engine.weightsBytes > 0)
+    stagedAfterSeconds = Math.max(
+      engine.weightsBytes / diskReadBytesPerSecond(rates, restore.stagingReaders),
+      deviceSharedWithCriuSeconds(scenario, rates),
+    );
   const waitSeconds = Math.max(0, stagedAfterSeconds - restoreSeconds);
   const cached = { ...engine, weightsSource: "page-cache" as const };
   return reinstatedWeightsPhases(2, restore, cached, rates, physics).map((timing) => ({
@@ -191,19 +188,16 @@ function deviceStagedPhases(
 ): PhaseTiming[] {
   const { restore, engine } = scenario;
   if (engine.weightsBytes <= 0) return [];
-  const source = weightsSourceOf(engine);
-  const alone = loadLocalWeightsSeconds(
-    engine.weightsBytes,
-    { readers: restore.stagingReaders, overlapped: true },
-    source,
-    rates,
-    physics,
+  const loadedAfterSeconds = Math.max(
+    loadLocalWeightsSeconds(
+      engine.weightsBytes,
+      { readers: restore.stagingReaders, overlapped: true },
+      weightsSourceOf(engine),
+      rates,
+      physics,
+    ),
+    deviceSharedWithCriuSeconds(scenario, rates),
   );
-  const deviceShared =
-    source === "disk" && restore.imageSource === "disk"
-      ? (restore.snapshotBytes + engine.weightsBytes) / rates.diskReadBytesPerSecond
-      : 0;
-  const loadedAfterSeconds = Math.max(alone, deviceShared);
   return [
     {
       phase: "load_weights",
@@ -213,6 +207,17 @@ function deviceStagedPhases(
       bytes: engine.weightsBytes,
     },
   ];
+}
+
+/**
+ * Staged weights read from the disk while CRIU reads the image from it too: both cross the
+ * device once, so neither is done before the device has carried them both (0 otherwise).
+ */
+function deviceSharedWithCriuSeconds(scenario: RestoreScenario, rates: HostRates): number {
+  const { restore, engine } = scenario;
+  return weightsSourceOf(engine) === "disk" && restore.imageSource === "disk"
+    ? (restore.snapshotBytes + engine.weightsBytes) / rates.diskReadBytesPerSecond
+    : 0;
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { HOST_PROFILES } from "@thaw/core/cold-start-model";
 import { Phase } from "@thaw/core/vocabulary";
 import {
+  type HostFigures,
   type ReplicaSimulation,
   type StartReplicaRequestInput,
   StartReplicaRequest,
@@ -222,33 +223,38 @@ describe("SimRuntime", () => {
     expect(again.map((e) => e.phase)).not.toContain("fetch_snapshot");
   });
 
+  /** A level-2 restore of a new snapshot onto GPU 0 of a host of `instanceType` reporting `figures`. */
+  const restoreOn = (
+    instanceType: "p4d.24xlarge" | "g5.xlarge",
+    figures: Partial<HostFigures>,
+    snapshot: { stageWeights?: boolean } = {},
+  ) =>
+    start(
+      runtime({
+        profile: HOST_PROFILES[instanceType],
+        figures: { ...hostFiguresFor(instanceType), ...figures },
+      }),
+      request({
+        path: "restore",
+        gpus: [0],
+        deployment: {
+          imageRef: "ghcr.io/thaw/llama:v1",
+          simulation,
+          snapshot: {
+            snapshotId: randomUUID(),
+            checkpointRef: `registry.internal/snap@${DIGEST}`,
+            sleepLevel: 2,
+            ...snapshot,
+          },
+        },
+      }),
+    );
+
   it("restores pages with the CRIU workers the host reports, as fast as its disk allows", async () => {
     const restoreSeconds = async (
       restoreStreams: number,
       instanceType: "p4d.24xlarge" | "g5.xlarge",
-    ) => {
-      const sim = runtime({
-        profile: HOST_PROFILES[instanceType],
-        figures: { ...hostFiguresFor(instanceType), restoreStreams },
-      });
-      const events = await start(
-        sim,
-        request({
-          path: "restore",
-          gpus: [0],
-          deployment: {
-            imageRef: "ghcr.io/thaw/llama:v1",
-            simulation,
-            snapshot: {
-              snapshotId: randomUUID(),
-              checkpointRef: `registry.internal/snap@${DIGEST}`,
-              sleepLevel: 2,
-            },
-          },
-        }),
-      );
-      return seconds(events, "restore");
-    };
+    ) => seconds(await restoreOn(instanceType, { restoreStreams }), "restore");
     // 16 GB/s of local NVMe: more workers restore the same pages faster (same seed, same noise).
     expect(await restoreSeconds(8, "p4d.24xlarge")).toBeLessThan(
       await restoreSeconds(1, "p4d.24xlarge"),
@@ -261,30 +267,11 @@ describe("SimRuntime", () => {
   });
 
   it("loads a staged restore's weights into device memory on a host whose engines use a GPU Memory Service", async () => {
-    const loadSeconds = async (gpuMemoryService: boolean) => {
-      const sim = runtime({
-        profile: HOST_PROFILES["p4d.24xlarge"],
-        figures: { ...hostFiguresFor("p4d.24xlarge"), gpuMemoryService },
-      });
-      const events = await start(
-        sim,
-        request({
-          path: "restore",
-          gpus: [0],
-          deployment: {
-            imageRef: "ghcr.io/thaw/llama:v1",
-            simulation,
-            snapshot: {
-              snapshotId: randomUUID(),
-              checkpointRef: `registry.internal/snap@${DIGEST}`,
-              sleepLevel: 2,
-              stageWeights: true,
-            },
-          },
-        }),
+    const loadSeconds = async (gpuMemoryService: boolean) =>
+      seconds(
+        await restoreOn("p4d.24xlarge", { gpuMemoryService }, { stageWeights: true }),
+        "load_weights",
       );
-      return seconds(events, "load_weights");
-    };
     // The engine maps what the loader put on the GPU during the restore instead of reloading.
     expect(await loadSeconds(true)).toBeLessThan((await loadSeconds(false)) / 2);
   });
