@@ -43,6 +43,12 @@ export const ScenarioHost = z
      * restores the process, and the woken engine maps them instead of reloading.
      */
     gpuMemoryService: z.boolean().optional(),
+    /**
+     * Extension (optional): host RAM. Whether the bytes a start writes (pulled layers,
+     * prefetched chunks) are still in the page cache when the engine reads them depends on
+     * it. Absent: the model's assumed GPU host (see physical-constants.ts).
+     */
+    memoryGiB: positive.optional(),
   })
   .strict();
 

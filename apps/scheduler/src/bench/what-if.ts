@@ -75,6 +75,7 @@ try {
     volumeThroughputMiBps: 1_000,
     measuredDiskReadMiBps: null,
     measuredDiskWriteMiBps: null,
+    memoryBytes: 16 * 1024 ** 3,
   }));
   for (const node of nodes)
     await db.node.create({

@@ -2,6 +2,7 @@ import type { Physics } from "./physical-constants";
 import type { ScenarioEngine, ScenarioHost } from "./scenario-schema";
 
 const MIB = 1024 * 1024;
+const GIB = 1024 * MIB;
 
 /** The host's figures in bytes and seconds. */
 export interface HostRates {
@@ -18,6 +19,8 @@ export interface HostRates {
   pageCacheReaderBytesPerSecond: number;
   /** All readers of cached bytes together. */
   pageCacheReadBytesPerSecond: number;
+  /** Host RAM. */
+  memoryBytes: number;
 }
 
 /** Where the bytes a phase reads are when it reads them (the scenario's own vocabulary). */
@@ -42,7 +45,27 @@ export function hostRates(host: ScenarioHost, physics: Physics): HostRates {
     pcieBytesPerSecond: host.pcieGBps * 1e9,
     pageCacheReaderBytesPerSecond: physics.pageCacheReaderBytesPerSecond,
     pageCacheReadBytesPerSecond: physics.pageCacheReadBytesPerSecond,
+    memoryBytes: (host.memoryGiB ?? physics.defaultHostMemoryGiB) * GIB,
   };
+}
+
+/**
+ * Where bytes this start wrote (pulled layers, prefetched chunks, and every copy the
+ * snapshotter keeps beside them) are when the engine reads them back, in the order they were
+ * written. The page cache holds them if they fit in the RAM the engine leaves: its process,
+ * and on a host without a GPU the weights it loads into host memory. If they do not fit, a
+ * read in write order finds nothing: each miss evicts the oldest cached bytes, which are the
+ * next ones it will read (LRU's sequential flooding), so it reads the device.
+ */
+export function writtenBytesSource(
+  writtenBytes: number,
+  engine: Pick<ScenarioEngine, "weightsBytes">,
+  rates: HostRates,
+  physics: Physics,
+): ByteSource {
+  const engineHostBytes =
+    physics.engineHostProcessBytes + (rates.pcieBytesPerSecond > 0 ? 0 : engine.weightsBytes);
+  return writtenBytes + engineHostBytes <= rates.memoryBytes ? "page-cache" : "disk";
 }
 
 /** Buffered readers copying bytes the kernel holds: one core each, memory bandwidth together. */

@@ -143,5 +143,6 @@ export function scenarioHostFromProfile(profile: HostProfile): ScenarioHost {
     diskReadMiBps: profile.disk.readMiBps,
     diskReadStreamMiBps: profile.disk.readStreamMiBps,
     pcieGBps: profile.pcieGBps,
+    memoryGiB: profile.memoryGiB,
   };
 }

@@ -1,10 +1,10 @@
 import {
-  diskReadBytesPerSecond,
   engineTailSeconds,
   loaderShape,
   readBytesPerSecond,
   weightsSourceOf,
   withGpuCopySeconds,
+  writtenBytesSource,
   type HostRates,
 } from "./engine-phases";
 import type { ImagePlan } from "./image-reads";
@@ -42,14 +42,41 @@ export function lazyPhases(
   const arrived = (groups: number[], at: number) =>
     prefetch ? arrivedBytesAt(prefetch, groups, at) : 0;
 
+  // Once prefetch has brought every landmark byte, stargz fetches the rest of each layer in
+  // the background (compressed, into its HTTP cache). It pauses while on-demand reads run,
+  // so it only matters when the engine reads locally: then its writes share the device.
+  const backgroundBytes = prefetch?.complete
+    ? plan.layers.reduce(
+        (sum, layer) =>
+          sum +
+          (layer.bytes - layer.readBytes) * (layer.compressedBytes / Math.max(1, layer.bytes)),
+        0,
+      )
+    : 0;
+  // Prefetched chunks are written twice (decompressed into the fs cache, compressed into the
+  // HTTP cache), the background fetch after them: read back through FUSE from the page cache
+  // if all of it fits, else from the device.
+  const prefetchedSource = writtenBytesSource(
+    plan.layers.reduce(
+      (sum, layer) =>
+        sum + layer.readBytes * (1 + layer.compressedBytes / Math.max(1, layer.bytes)),
+      backgroundBytes,
+    ),
+    engine,
+    rates,
+    physics,
+  );
+  const localReadBytesPerSecond = (readers: number) =>
+    Math.min(
+      readBytesPerSecond(rates, readers, prefetchedSource),
+      physics.fuseLocalReadBytesPerSecond,
+    );
+
   // Times below are measured from the end of the mount, when prefetch starts.
   const startsAt = waitSeconds + physics.containerCreateSeconds;
   const localCode = Math.min(plan.codeReadBytes, arrived(codeLayers, startsAt));
   const reader = onDemandReader(lazy, rates, physics);
-  const localImportRate = Math.min(
-    diskReadBytesPerSecond(rates, 1),
-    physics.fuseLocalReadBytesPerSecond,
-  );
+  const localImportRate = localReadBytesPerSecond(1);
   const startSeconds =
     engine.initSeconds +
     localCode / localImportRate +
@@ -58,10 +85,7 @@ export function lazyPhases(
   const shape = loaderShape(engine);
   const loadsAt = startsAt + startSeconds;
   const weightsBytes = plan.weightsInImage ? plan.weightsReadBytes : engine.weightsBytes;
-  const localWeightsRate = Math.min(
-    diskReadBytesPerSecond(rates, shape.readers),
-    physics.fuseLocalReadBytesPerSecond,
-  );
+  const localWeightsRate = localReadBytesPerSecond(shape.readers);
   const readSeconds = plan.weightsInImage
     ? readAlongPrefetchFront({
         bytes: weightsBytes,
@@ -75,17 +99,6 @@ export function lazyPhases(
         ),
       })
     : weightsBytes / readBytesPerSecond(rates, shape.readers, weightsSourceOf(engine));
-  // Once prefetch has brought every landmark byte, stargz fetches the rest of each layer in
-  // the background (compressed, into its HTTP cache). It pauses while on-demand reads run,
-  // so it only matters when the engine reads locally: then its writes share the device.
-  const backgroundBytes = prefetch?.complete
-    ? plan.layers.reduce(
-        (sum, layer) =>
-          sum +
-          (layer.bytes - layer.readBytes) * (layer.compressedBytes / Math.max(1, layer.bytes)),
-        0,
-      )
-    : 0;
   const deviceSharedSeconds = backgroundBytes / rates.diskWriteBytesPerSecond;
   const loadSeconds =
     weightsBytes > 0

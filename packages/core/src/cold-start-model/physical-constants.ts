@@ -71,6 +71,12 @@ export const PHYSICS = {
    * fast: kept here.)
    */
   pageCacheReadBytesPerSecond: 5e9,
+  /**
+   * Host RAM when a scenario does not state it: 32 GiB, the memory of the common single-GPU
+   * inference hosts (g5.2xlarge, g6.2xlarge, g6e.xlarge). It decides whether the bytes a start
+   * wrote are still cached when the engine reads them back (engine-phases.ts).
+   */
+  defaultHostMemoryGiB: 32,
 
   // --- lazy pulling (stargz-snapshotter over FUSE) -----------------------------------------
   /** Kernel <-> FUSE daemon round trip per request (context switches, copies). */

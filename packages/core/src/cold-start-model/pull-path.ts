@@ -1,10 +1,11 @@
 import {
-  diskReadBytesPerSecond,
   engineTailSeconds,
   loadLocalWeightsSeconds,
   loaderShape,
   pageCacheReadBytesPerSecond,
+  readBytesPerSecond,
   weightsSourceOf,
+  writtenBytesSource,
   type HostRates,
 } from "./engine-phases";
 import type { ImagePlan } from "./image-reads";
@@ -78,12 +79,19 @@ export function engineFromLocalDisk(
   physics: Physics,
 ): PhaseTiming[] {
   const { engine } = scenario;
+  // The pull wrote every layer twice, the compressed blob into the content store and the
+  // unpacked snapshot; what the engine reads of the image is cached if all of that fits.
+  const imageSource = writtenBytesSource(
+    plan.layers.reduce((sum, layer) => sum + layer.compressedBytes + layer.bytes, 0),
+    engine,
+    rates,
+    physics,
+  );
   // Imports are one thread walking files: a single reader.
-  const importSeconds = plan.codeReadBytes / diskReadBytesPerSecond(rates, 1);
+  const importSeconds = plan.codeReadBytes / readBytesPerSecond(rates, 1, imageSource);
   const weightsBytes = plan.weightsInImage ? plan.weightsReadBytes : engine.weightsBytes;
-  // Weights outside the image are wherever the scenario says; the image's own were unpacked
-  // onto the device (whether they are still cached depends on memory the model does not know).
-  const weightsSource = plan.weightsInImage ? "disk" : weightsSourceOf(engine);
+  // Weights outside the image are wherever the scenario says.
+  const weightsSource = plan.weightsInImage ? imageSource : weightsSourceOf(engine);
   const tail = engineTailSeconds(engine, physics);
   return [
     {

@@ -37,7 +37,7 @@ export async function loadSchedulingNodes(
       n."cudaVersion", n.vcpus, n."networkGbps", n."registryRttMs", n."diskReadMiBps",
       n."diskWriteMiBps", n."volumeThroughputMiBps", n."measuredDiskReadMiBps",
       n."measuredDiskWriteMiBps", n."pcieGBps", n."restoreStreams",
-      n."gpuMemoryService",
+      n."gpuMemoryService", n."memoryBytes"::float8 AS "memoryBytes",
       (SELECT count(*)::int FROM "GpuReservation" g WHERE g."nodeId" = n.id) AS "reservedGpus",
       ARRAY(SELECT i.digest FROM "NodeImage" i WHERE i."nodeId" = n.id) AS "imageDigests",
       ARRAY(SELECT c."snapshotId"::text FROM "NodeSnapshot" c WHERE c."nodeId" = n.id)

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { ScenarioEngine, ScenarioLayer } from "../cold-start-model/index.ts";
 import type { NodeState, Objective, StartPath } from "../vocabulary/index.ts";
 import {
-  effectiveDiskFigures,
-  type NodeDiskColumns,
+  nodeScenarioHost,
+  type NodeHostColumns,
   type SchedulingDeployment,
   type SchedulingEndpoint,
   type SchedulingNode,
@@ -71,7 +71,7 @@ export function schedulingEndpoint(row: EndpointRow): SchedulingEndpoint {
   };
 }
 
-export interface NodeRow extends NodeDiskColumns {
+export interface NodeRow extends NodeHostColumns {
   id: string;
   name: string;
   state: NodeState;
@@ -79,14 +79,6 @@ export interface NodeRow extends NodeDiskColumns {
   gpuCount: number;
   driverVersion: string | null;
   cudaVersion: string | null;
-  vcpus: number;
-  networkGbps: number;
-  registryRttMs: number;
-  pcieGBps: number;
-  /** CRIU's page-restore workers as the agent reports them (null: 1, an older agent). */
-  restoreStreams: number | null;
-  /** The host's engines keep their weights in a GPU Memory Service (agent-reported). */
-  gpuMemoryService: boolean;
 }
 
 export function schedulingNode(
@@ -100,7 +92,6 @@ export function schedulingNode(
     startsInFlight: number;
   },
 ): SchedulingNode {
-  const disk = effectiveDiskFigures(row);
   return {
     id: row.id,
     name: row.name,
@@ -110,16 +101,7 @@ export function schedulingNode(
     freeGpus: Math.max(0, row.gpuCount - held.reservedGpus),
     driverVersion: row.driverVersion,
     cudaVersion: row.cudaVersion,
-    host: {
-      vcpus: row.vcpus,
-      networkGbps: row.networkGbps,
-      registryRttMs: row.registryRttMs,
-      diskWriteMiBps: disk.writeMiBps,
-      diskReadMiBps: disk.readMiBps,
-      pcieGBps: row.pcieGBps,
-      ...(row.restoreStreams ? { restoreStreams: row.restoreStreams } : {}),
-      ...(row.gpuMemoryService ? { gpuMemoryService: true } : {}),
-    },
+    host: nodeScenarioHost(row),
     // Agents do not report stargz-snapshotter yet: assume it, and a host that lacks it
     // refuses the lazy start with a reason, which the fallback turns into the next option.
     estargzSupported: true,

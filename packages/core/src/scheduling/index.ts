@@ -11,3 +11,4 @@ export * from "./cost-optimal-windows";
 export * from "./decide-snapshot-capture";
 export * from "./wait-price";
 export * from "./effective-disk-figures";
+export * from "./node-scenario-host";

@@ -7,7 +7,7 @@ import type { EndpointSpec } from "../replay/index.ts";
 import {
   effectiveWaitPrice,
   estimateSnapshotBytes,
-  NODE_DISK_COLUMNS_SELECT,
+  NODE_HOST_COLUMNS_SELECT,
 } from "../scheduling/index.ts";
 import { loadToRequests } from "./load-to-requests.ts";
 import { whatIfFleet } from "./what-if-fleet.ts";
@@ -116,12 +116,8 @@ export async function buildEndpointWhatIf({
       instanceType: true,
       gpuModel: true,
       gpuCount: true,
-      vcpus: true,
-      networkGbps: true,
-      registryRttMs: true,
-      pcieGBps: true,
       hourlyPriceUsd: true,
-      ...NODE_DISK_COLUMNS_SELECT,
+      ...NODE_HOST_COLUMNS_SELECT,
     },
   });
   const fleet = whatIfFleet({

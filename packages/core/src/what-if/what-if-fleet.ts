@@ -4,7 +4,7 @@ import {
   type HostProfile,
 } from "../cold-start-model/index.ts";
 import type { ReplayHost } from "../replay/index.ts";
-import { effectiveDiskFigures, type NodeDiskColumns } from "../scheduling/index.ts";
+import { nodeScenarioHost, type NodeHostColumns } from "../scheduling/index.ts";
 
 // The hosts a what-if replays on: the org's nodes of the endpoint's GPU model with their own
 // figures (network, disk as placement counts it, PCIe), priced per GPU as the cost ledger
@@ -13,15 +13,11 @@ import { effectiveDiskFigures, type NodeDiskColumns } from "../scheduling/index.
 // does not charge the launch's boot). An org with no such node gets the published profile of
 // the EC2 type with that GPU (g5.xlarge when none has it), unpriced.
 
-export interface WhatIfNodeRow extends NodeDiskColumns {
+export interface WhatIfNodeRow extends NodeHostColumns {
   name: string;
   instanceType: string;
   gpuModel: string;
   gpuCount: number;
-  vcpus: number;
-  networkGbps: number;
-  registryRttMs: number;
-  pcieGBps: number;
   hourlyPriceUsd: number | null;
 }
 
@@ -53,22 +49,12 @@ export function whatIfFleet(o: {
 }): WhatIfFleet {
   const needed = o.maxReplicas * o.gpusPerReplica;
   const usable = o.nodes.filter((n) => n.gpuModel === o.gpuType && n.gpuCount >= o.gpusPerReplica);
-  const hosts: ReplayHost[] = usable.map((n) => {
-    const disk = effectiveDiskFigures(n);
-    return {
-      name: n.name,
-      gpuModel: o.gpuType,
-      gpus: n.gpuCount,
-      host: {
-        vcpus: n.vcpus,
-        networkGbps: n.networkGbps,
-        registryRttMs: n.registryRttMs,
-        diskWriteMiBps: disk.writeMiBps,
-        diskReadMiBps: disk.readMiBps,
-        pcieGBps: n.pcieGBps,
-      },
-    };
-  });
+  const hosts: ReplayHost[] = usable.map((n) => ({
+    name: n.name,
+    gpuModel: o.gpuType,
+    gpus: n.gpuCount,
+    host: nodeScenarioHost(n),
+  }));
   let gpus = 0;
   let pricedGpus = 0;
   let usd = 0;

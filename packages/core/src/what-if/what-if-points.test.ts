@@ -83,6 +83,7 @@ describe("the what-if's fleet", () => {
     volumeThroughputMiBps: 1000,
     measuredDiskReadMiBps: null,
     measuredDiskWriteMiBps: null,
+    memoryBytes: 32 * 1024 ** 3,
     ...over,
   });
 
