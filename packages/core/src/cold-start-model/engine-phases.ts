@@ -50,22 +50,28 @@ export function hostRates(host: ScenarioHost, physics: Physics): HostRates {
 }
 
 /**
- * Where bytes this start wrote (pulled layers, prefetched chunks, and every copy the
- * snapshotter keeps beside them) are when the engine reads them back, in the order they were
- * written. The page cache holds them if they fit in the RAM the engine leaves: its process,
- * and on a host without a GPU the weights it loads into host memory. If they do not fit, a
- * read in write order finds nothing: each miss evicts the oldest cached bytes, which are the
- * next ones it will read (LRU's sequential flooding), so it reads the device.
+ * Where bytes this start wrote (pulled layers, prefetched chunks, a fetched snapshot, and
+ * every copy kept beside them) are when they are read back, in the order they were written.
+ * The page cache holds them if they fit in the RAM beside `heldBytes`, what the start's
+ * process holds meanwhile. If they do not fit, a read in write order finds nothing: each miss
+ * evicts the oldest cached bytes, which are the next ones it will read (LRU's sequential
+ * flooding), so it reads the device.
  */
 export function writtenBytesSource(
   writtenBytes: number,
+  heldBytes: number,
+  rates: HostRates,
+): ByteSource {
+  return writtenBytes + heldBytes <= rates.memoryBytes ? "page-cache" : "disk";
+}
+
+/** What a starting engine holds in host memory: its process, and without a GPU its weights. */
+export function engineHostBytes(
   engine: Pick<ScenarioEngine, "weightsBytes">,
   rates: HostRates,
   physics: Physics,
-): ByteSource {
-  const engineHostBytes =
-    physics.engineHostProcessBytes + (rates.pcieBytesPerSecond > 0 ? 0 : engine.weightsBytes);
-  return writtenBytes + engineHostBytes <= rates.memoryBytes ? "page-cache" : "disk";
+): number {
+  return physics.engineHostProcessBytes + (rates.pcieBytesPerSecond > 0 ? 0 : engine.weightsBytes);
 }
 
 /** Buffered readers copying bytes the kernel holds: one core each, memory bandwidth together. */

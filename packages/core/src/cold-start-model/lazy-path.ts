@@ -4,6 +4,7 @@ import {
   readBytesPerSecond,
   weightsSourceOf,
   withGpuCopySeconds,
+  engineHostBytes,
   writtenBytesSource,
   type HostRates,
 } from "./engine-phases";
@@ -62,9 +63,8 @@ export function lazyPhases(
         sum + layer.readBytes * (1 + layer.compressedBytes / Math.max(1, layer.bytes)),
       backgroundBytes,
     ),
-    engine,
+    engineHostBytes(engine, rates, physics),
     rates,
-    physics,
   );
   const localReadBytesPerSecond = (readers: number) =>
     Math.min(

@@ -5,6 +5,7 @@ import {
   pageCacheReadBytesPerSecond,
   readBytesPerSecond,
   weightsSourceOf,
+  engineHostBytes,
   writtenBytesSource,
   type HostRates,
 } from "./engine-phases";
@@ -83,9 +84,8 @@ export function engineFromLocalDisk(
   // unpacked snapshot; what the engine reads of the image is cached if all of that fits.
   const imageSource = writtenBytesSource(
     plan.layers.reduce((sum, layer) => sum + layer.compressedBytes + layer.bytes, 0),
-    engine,
+    engineHostBytes(engine, rates, physics),
     rates,
-    physics,
   );
   // Imports are one thread walking files: a single reader.
   const importSeconds = plan.codeReadBytes / readBytesPerSecond(rates, 1, imageSource);

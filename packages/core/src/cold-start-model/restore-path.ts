@@ -4,6 +4,7 @@ import {
   loadLocalWeightsSeconds,
   pageCacheReadBytesPerSecond,
   weightsSourceOf,
+  writtenBytesSource,
   type HostRates,
   type LoaderShape,
 } from "./engine-phases";
@@ -133,12 +134,18 @@ function criuPageBytesPerSecond(
   rates: HostRates,
   physics: Physics,
 ): number {
+  const { restore } = scenario;
   const streams = scenario.host.restoreStreams ?? 1;
+  // An image fetched from the store moments ago is still cached if it fits beside the
+  // process it is being restored into.
+  const cached =
+    restore.imageSource === "page-cache" ||
+    (!restore.local &&
+      writtenBytesSource(restore.snapshotBytes, restore.snapshotBytes, rates) === "page-cache");
   // Cached pages are never slower to read than the device they came from.
-  const sourceBytesPerSecond =
-    scenario.restore.imageSource === "page-cache"
-      ? Math.max(pageCacheReadBytesPerSecond(rates, streams), rates.diskReadBytesPerSecond)
-      : rates.diskReadBytesPerSecond;
+  const sourceBytesPerSecond = cached
+    ? Math.max(pageCacheReadBytesPerSecond(rates, streams), rates.diskReadBytesPerSecond)
+    : rates.diskReadBytesPerSecond;
   return Math.min(sourceBytesPerSecond, streams * physics.criuPageRestoreBytesPerSecond);
 }
 

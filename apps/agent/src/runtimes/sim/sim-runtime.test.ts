@@ -250,7 +250,7 @@ describe("SimRuntime", () => {
       }),
     );
 
-  it("restores pages with the CRIU workers the host reports, as fast as its disk allows", async () => {
+  it("restores pages with the CRIU workers the host reports, as fast as where the pages are allows", async () => {
     const restoreSeconds = async (
       restoreStreams: number,
       instanceType: "p4d.24xlarge" | "g5.xlarge",
@@ -259,10 +259,12 @@ describe("SimRuntime", () => {
     expect(await restoreSeconds(8, "p4d.24xlarge")).toBeLessThan(
       await restoreSeconds(1, "p4d.24xlarge"),
     );
-    // gp3's 125 MiB/s binds one worker already.
-    expect(await restoreSeconds(8, "g5.xlarge")).toBeCloseTo(
+    // On gp3 the fetch's writes bind (125 MiB/s); the 16 GiB host still holds the image it
+    // just wrote, so CRIU reads its pages from memory, far faster than the fetch wrote them.
+    const fetched = await restoreOn("g5.xlarge", { restoreStreams: 1 });
+    expect(seconds(fetched, "fetch_snapshot")).toBeGreaterThan(5 * seconds(fetched, "restore"));
+    expect(await restoreSeconds(8, "g5.xlarge")).toBeLessThanOrEqual(
       await restoreSeconds(1, "g5.xlarge"),
-      6,
     );
   });
 

@@ -111,13 +111,15 @@ export function parseFleet(path: string): ReplayFleet {
   const hosts: ReplayHost[] = [];
   for (const group of fleet.hosts) {
     const profile = (HOST_PROFILES as Record<string, HostProfile>)[group.profile]!;
+    // One memory figure: what sleepers may hold and what the page cache has for a start.
+    const memoryGiB = group.memoryGiB ?? profile.memoryGiB;
     for (let i = 0; i < group.count; i++)
       hosts.push({
         name: `${group.profile}-${i + 1}`,
         gpuModel: (profile.gpu?.model ?? "none").replace(/^NVIDIA /, ""),
         gpus: group.gpus ?? profile.gpu?.count ?? 0,
-        host: { ...scenarioHostFromProfile(profile), ...group.host },
-        memoryBytes: (group.memoryGiB ?? profile.memoryGiB) * 2 ** 30,
+        host: { ...scenarioHostFromProfile(profile), memoryGiB, ...group.host },
+        memoryBytes: memoryGiB * 2 ** 30,
       });
   }
   const defaults = { ...BUILT_IN_ENDPOINT_SPEC, ...fleet.defaults?.endpoint };
