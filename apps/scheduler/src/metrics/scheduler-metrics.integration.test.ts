@@ -155,8 +155,10 @@ describe("scheduler /metrics", () => {
             .get("thaw_queue_jobs")!
             .samples.some((s) => s.labels.queue === queue.name && s.labels.state === state),
         ).toBe(true);
+    // The scale-up's reconcile job placed both replicas itself (one batch, reconcile-processor.ts):
+    // no place job need run, so the reconcile jobs are the ones certain to have been timed.
     expect(
-      sumSamples(m, "thaw_queue_job_run_seconds", { queue: "place", result: "completed" }),
+      sumSamples(m, "thaw_queue_job_run_seconds", { queue: "reconcile", result: "completed" }),
     ).toBeGreaterThanOrEqual(1);
     expect(
       sumSamples(m, "thaw_queue_job_wait_seconds", { queue: "history" }),
