@@ -57,12 +57,12 @@ export function lazyPhases(
   // Prefetched chunks are written twice (decompressed into the fs cache, compressed into the
   // HTTP cache), the background fetch after them: read back through FUSE from the page cache
   // if all of it fits, else from the device.
+  const prefetchedBytes = plan.layers.reduce(
+    (sum, layer) => sum + layer.readBytes * (1 + layer.compressedBytes / Math.max(1, layer.bytes)),
+    0,
+  );
   const prefetchedSource = writtenBytesSource(
-    plan.layers.reduce(
-      (sum, layer) =>
-        sum + layer.readBytes * (1 + layer.compressedBytes / Math.max(1, layer.bytes)),
-      backgroundBytes,
-    ),
+    prefetchedBytes + backgroundBytes,
     engineHostBytes(engine, rates, physics),
     rates,
   );

@@ -138,14 +138,15 @@ function criuPageBytesPerSecond(
   const streams = scenario.host.restoreStreams ?? 1;
   // An image fetched from the store moments ago is still cached if it fits beside the
   // process it is being restored into.
-  const cached =
-    restore.imageSource === "page-cache" ||
-    (!restore.local &&
-      writtenBytesSource(restore.snapshotBytes, restore.snapshotBytes, rates) === "page-cache");
+  const source =
+    restore.imageSource === "page-cache" || restore.local
+      ? restore.imageSource
+      : writtenBytesSource(restore.snapshotBytes, restore.snapshotBytes, rates);
   // Cached pages are never slower to read than the device they came from.
-  const sourceBytesPerSecond = cached
-    ? Math.max(pageCacheReadBytesPerSecond(rates, streams), rates.diskReadBytesPerSecond)
-    : rates.diskReadBytesPerSecond;
+  const sourceBytesPerSecond =
+    source === "page-cache"
+      ? Math.max(pageCacheReadBytesPerSecond(rates, streams), rates.diskReadBytesPerSecond)
+      : rates.diskReadBytesPerSecond;
   return Math.min(sourceBytesPerSecond, streams * physics.criuPageRestoreBytesPerSecond);
 }
 
