@@ -272,7 +272,7 @@ deployment:
     expect(predictions.stdout).toMatch(/^PATH\s+MEAN\s+P90/m);
     // Every path answers: seconds where it could start now, else why not (here the fleet's
     // L40S hosts are busy).
-    for (const path of ["warm", "wake", "restore", "lazy", "pull"])
+    for (const path of ["warm", "wake", "restore", "peer", "lazy", "pull"])
       expect(predictions.stdout).toMatch(new RegExp(`^${path}\\s+(\\d+\\.\\ds|-\\s.*\\S)`, "m"));
     expect(predictions.stdout).toMatch(/^pull .*(\d+\.\ds|free GPU)/m);
   });

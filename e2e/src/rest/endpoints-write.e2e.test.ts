@@ -128,7 +128,7 @@ describe("REST v1: creating, changing, rolling and deleting endpoints", () => {
       slug: "rest-llama",
       gpuType: "L40S",
       desiredReplicas: 1,
-      allowedPaths: ["warm", "wake", "restore", "lazy", "pull"],
+      allowedPaths: ["warm", "wake", "restore", "peer", "lazy", "pull"],
       objective: "mean",
       activeDeployment: {
         version: 1,

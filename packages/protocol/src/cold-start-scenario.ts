@@ -49,6 +49,13 @@ export const ScenarioHost = z
      * it. Absent: the model's assumed GPU host (see physical-constants.ts).
      */
     memoryGiB: positive.optional(),
+    /**
+     * Extension (optional): the host's RDMA fabric (AWS EFA with GPUDirect RDMA) per GPU, in
+     * Gbps: each GPU's rail (p5.48xlarge: 3,200 Gbps over 8 GPUs, 400 each). A peer copy
+     * between two hosts that both have one moves GPU memory to GPU memory over each GPU's
+     * rail; otherwise it goes over TCP on the primary interface. Absent: none.
+     */
+    rdmaGbps: nonNegative.optional(),
   })
   .strict();
 
@@ -179,7 +186,31 @@ export const ScenarioWake = z
   })
   .strict();
 
+// A peer copy (NVIDIA ModelExpress over NIXL): a serving replica of the same deployment on
+// another host sends its weights from GPU memory, and separately its compiled-kernel caches
+// (Triton, torch.compile, FlashInfer, DeepGEMM), to the new replica, which pulls only what it
+// runs and skips reading weights from storage and compiling from cold.
+export const ScenarioPeer = z
+  .object({
+    /** The source host's primary interface (TCP), Gbps. Default: the receiving host's. */
+    sourceNetworkGbps: positive.optional(),
+    /** The source host's RDMA fabric per GPU, Gbps; 0 (default): none. */
+    sourceRdmaGbps: nonNegative.default(0),
+    /** GPUs the replica spans: each copies its shard over its own rail and PCIe link. */
+    gpus: z.number().int().min(1).max(64).default(1),
+    /** The source host's host-to-GPU link per GPU, GB/s. Default: the receiving host's. */
+    sourcePcieGBps: positive.optional(),
+    /** Other copies the source is sending meanwhile: they share its link. */
+    sourceTransfersInFlight: z.number().int().nonnegative().default(0),
+    /** The source also sends its compiled-kernel caches, so the engine compiles warm. */
+    kernelCaches: z.boolean().default(true),
+    /** Size of those caches. Default: see physical-constants.ts. */
+    kernelCacheBytes: byteCount.optional(),
+  })
+  .strict();
+
 export type ScenarioHost = z.output<typeof ScenarioHost>;
+export type ScenarioPeer = z.output<typeof ScenarioPeer>;
 export type ScenarioLayer = z.output<typeof ScenarioLayer>;
 export type ScenarioImage = z.output<typeof ScenarioImage>;
 export type ScenarioEngine = z.output<typeof ScenarioEngine>;

@@ -7,9 +7,10 @@ import { z } from "zod";
 /**
  * Start paths, fastest-when-possible first: hand over a parked replica that holds its GPUs
  * (warm), wake a sleeping engine that holds only host memory (wake), restore a CRIU snapshot,
+ * copy the weights (and compiled-kernel caches) from a serving replica on another host (peer),
  * start from an eStargz image read lazily, or pull the image.
  */
-export const StartPath = z.enum(["warm", "wake", "restore", "lazy", "pull"]);
+export const StartPath = z.enum(["warm", "wake", "restore", "peer", "lazy", "pull"]);
 export type StartPath = z.infer<typeof StartPath>;
 
 /** The closed set of cold-start phases, in the order they happen. */
@@ -24,6 +25,8 @@ export const Phase = z.enum([
   "create",
   "start",
   "load_weights",
+  "peer_transfer",
+  "fetch_kernel_cache",
   "compile",
   "graph_capture",
   "warmup",

@@ -537,7 +537,7 @@ export interface components {
             error: string | null;
             explanation: string;
             explored: boolean;
-            failedPhase: ("queue" | "provision" | "handover" | "fetch_snapshot" | "restore" | "pull" | "prefetch" | "create" | "start" | "load_weights" | "compile" | "graph_capture" | "warmup" | "ready") | null;
+            failedPhase: ("queue" | "provision" | "handover" | "fetch_snapshot" | "restore" | "pull" | "prefetch" | "create" | "start" | "load_weights" | "peer_transfer" | "fetch_kernel_cache" | "compile" | "graph_capture" | "warmup" | "ready") | null;
             /** Format: uuid */
             id: string;
             locality: string;
@@ -554,11 +554,11 @@ export interface components {
                 [key: string]: unknown;
             } | unknown[];
             /** @enum {string} */
-            path: "warm" | "wake" | "restore" | "lazy" | "pull";
+            path: "warm" | "wake" | "restore" | "peer" | "lazy" | "pull";
             phases: ({
                 bytes: number | null;
                 /** @enum {string} */
-                phase: "queue" | "provision" | "handover" | "fetch_snapshot" | "restore" | "pull" | "prefetch" | "create" | "start" | "load_weights" | "compile" | "graph_capture" | "warmup" | "ready";
+                phase: "queue" | "provision" | "handover" | "fetch_snapshot" | "restore" | "pull" | "prefetch" | "create" | "start" | "load_weights" | "peer_transfer" | "fetch_kernel_cache" | "compile" | "graph_capture" | "warmup" | "ready";
                 seconds: number | null;
                 sequence: number;
                 /** Format: date-time */
@@ -597,7 +597,7 @@ export interface components {
             locality: string;
             nodeName: string | null;
             /** @enum {string} */
-            path: "warm" | "wake" | "restore" | "lazy" | "pull";
+            path: "warm" | "wake" | "restore" | "peer" | "lazy" | "pull";
             /** @description The chosen option's predicted mean time-to-ready; null for starts placed before it was kept. */
             predictedMeanSeconds: number | null;
             /** @description With predictedP90Seconds, the interval the start was predicted to finish in 80% of the time; null for starts placed before it was kept. */
@@ -621,11 +621,12 @@ export interface components {
              *       "warm",
              *       "wake",
              *       "restore",
+             *       "peer",
              *       "lazy",
              *       "pull"
              *     ]
              */
-            allowedPaths?: ("warm" | "wake" | "restore" | "lazy" | "pull")[];
+            allowedPaths?: ("warm" | "wake" | "restore" | "peer" | "lazy" | "pull")[];
             deployment: components["schemas"]["DeploymentSpec"];
             desiredReplicas?: number;
             /** @default 1 */
@@ -805,7 +806,7 @@ export interface components {
         };
         Endpoint: {
             activeDeployment: components["schemas"]["Deployment"] | null;
-            allowedPaths: ("warm" | "wake" | "restore" | "lazy" | "pull")[];
+            allowedPaths: ("warm" | "wake" | "restore" | "peer" | "lazy" | "pull")[];
             /** Format: date-time */
             createdAt: string;
             desiredReplicas: number;
@@ -846,7 +847,7 @@ export interface components {
                 nodeName: string | null;
                 p90Seconds: number | null;
                 /** @enum {string} */
-                path: "warm" | "wake" | "restore" | "lazy" | "pull";
+                path: "warm" | "wake" | "restore" | "peer" | "lazy" | "pull";
                 reason: string | null;
                 samples: number;
             }[];
@@ -860,7 +861,7 @@ export interface components {
             };
             lastColdStart: {
                 /** @enum {string} */
-                path: "warm" | "wake" | "restore" | "lazy" | "pull";
+                path: "warm" | "wake" | "restore" | "peer" | "lazy" | "pull";
                 /** Format: date-time */
                 requestedAt: string;
                 /** @enum {string} */
@@ -1024,7 +1025,7 @@ export interface components {
             thresholdSeconds?: number;
         };
         UpdateEndpoint: {
-            allowedPaths?: ("warm" | "wake" | "restore" | "lazy" | "pull")[];
+            allowedPaths?: ("warm" | "wake" | "restore" | "peer" | "lazy" | "pull")[];
             /** @description GPU-seconds of idle capacity Thaw may spend to save one second of one request's wait: the warm pool keeps a replica warm (or pre-warms one) only while the GPU time it holds costs less than the wait it saves at this price. 0 keeps nothing warm beyond minReplicas; larger values put latency first. Omitted or null: the org's default (set by its admins), else the platform's default: no more idle GPU time than a 10-minute keep-alive, spent where it saves the most wait. */
             gpuSecondsPerWaitSecond?: number | null;
             maxReplicas?: number;
@@ -1727,7 +1728,7 @@ export interface operations {
                         startsByPath: {
                             failedGpuSeconds: number;
                             /** @enum {string} */
-                            path: "warm" | "wake" | "restore" | "lazy" | "pull";
+                            path: "warm" | "wake" | "restore" | "peer" | "lazy" | "pull";
                             startingGpuSeconds: number;
                         }[];
                         to: string;
@@ -2280,7 +2281,7 @@ export interface operations {
                         startsByPath: {
                             failedGpuSeconds: number;
                             /** @enum {string} */
-                            path: "warm" | "wake" | "restore" | "lazy" | "pull";
+                            path: "warm" | "wake" | "restore" | "peer" | "lazy" | "pull";
                             startingGpuSeconds: number;
                         }[];
                         to: string;

@@ -20,8 +20,22 @@ describe("pathMixOverTime", () => {
       T0 + 120_000,
       T0 + 180_000,
     ]);
-    expect(mix.buckets[0]!.counts).toEqual({ warm: 0, wake: 0, restore: 1, lazy: 0, pull: 1 });
-    expect(mix.buckets[1]!.counts).toEqual({ warm: 0, wake: 0, restore: 0, lazy: 0, pull: 0 });
+    expect(mix.buckets[0]!.counts).toEqual({
+      warm: 0,
+      wake: 0,
+      restore: 1,
+      peer: 0,
+      lazy: 0,
+      pull: 1,
+    });
+    expect(mix.buckets[1]!.counts).toEqual({
+      warm: 0,
+      wake: 0,
+      restore: 0,
+      peer: 0,
+      lazy: 0,
+      pull: 0,
+    });
     expect(mix.buckets[3]!.counts.warm).toBe(1);
   });
 

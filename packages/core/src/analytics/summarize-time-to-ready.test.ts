@@ -17,7 +17,7 @@ describe("summarizeTimeToReady", () => {
       samples: 4,
       p50Seconds: 10,
       p95Seconds: summary.p95Seconds,
-      pathMix: { warm: 1, wake: 0, restore: 4, lazy: 0, pull: 1 },
+      pathMix: { warm: 1, wake: 0, restore: 4, peer: 0, lazy: 0, pull: 1 },
       lastColdStartAt: new Date(9_000),
     });
   });
@@ -27,7 +27,7 @@ describe("summarizeTimeToReady", () => {
       samples: 0,
       p50Seconds: null,
       p95Seconds: null,
-      pathMix: { warm: 0, wake: 0, restore: 0, lazy: 0, pull: 0 },
+      pathMix: { warm: 0, wake: 0, restore: 0, peer: 0, lazy: 0, pull: 0 },
       lastColdStartAt: null,
     });
   });

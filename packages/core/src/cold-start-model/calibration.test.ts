@@ -607,3 +607,122 @@ describe("scenario schema", () => {
     ).toThrow("scenario.image.format");
   });
 });
+
+describe("peer: weights and kernel caches copied from a serving replica", () => {
+  // An 8B model in bf16 (16 GB of weights outside the image, on the node's gp3 disk) on one
+  // L40S host, the issue's target host; the image is the 9 GB engine without weights.
+  const l40s = scenarioHostFromProfile(HOST_PROFILES["g6e.xlarge"]);
+  const p5 = scenarioHostFromProfile(HOST_PROFILES["p5.48xlarge"]);
+  const eightB: Scenario = {
+    seed: 3,
+    noise: false,
+    host: l40s,
+    image: {
+      format: "oci",
+      layers: [{ bytes: 9_000_000_000, compression: "gzip-6", content: "code" }],
+      readFraction: 0.1,
+    },
+    engine: {
+      weightsBytes: 16_000_000_000,
+      loader: "sequential",
+      loaderConcurrency: 1,
+      initSeconds: 10,
+      compileSeconds: 40,
+      graphCaptureSeconds: 15,
+      warmupSeconds: 3,
+      warmCaches: false,
+    },
+    path: "pull",
+  };
+  const phaseSeconds = (scenario: Scenario, phase: string) =>
+    simulateColdStart(scenario).phases.find((timing) => timing.phase === phase)?.seconds ?? 0;
+
+  it("replaces the weight load by the copy, bound by the slower host's interface over TCP", () => {
+    const peer: Scenario = { ...eightB, path: "peer", peer: { sourceNetworkGbps: 20 } };
+    const phases = simulateColdStart(peer).phases.map((timing) => timing.phase);
+    expect(phases).toEqual([
+      "pull",
+      "create",
+      "start",
+      "peer_transfer",
+      "fetch_kernel_cache",
+      "compile",
+      "graph_capture",
+      "warmup",
+      "ready",
+    ]);
+    // 20 Gbps at 90% goodput is 2.25 GB/s, under 8 flows of 5 Gbps: 16 GB in ~7.1 s + setup.
+    const copy = phaseSeconds(peer, "peer_transfer");
+    expect(copy).toBeCloseTo(PHYSICS.peerSetupSeconds + 16e9 / 2.25e9, 1);
+    // From the gp3 disk one reader gets the 125 MiB/s ceiling: two minutes.
+    expect(phaseSeconds(eightB, "load_weights")).toBeGreaterThan(10 * copy);
+    // A source sending two other copies gives this one a third of its interface.
+    const shared = phaseSeconds(
+      { ...peer, peer: { sourceNetworkGbps: 20, sourceTransfersInFlight: 2 } },
+      "peer_transfer",
+    );
+    expect(shared - PHYSICS.peerSetupSeconds).toBeCloseTo(3 * (copy - PHYSICS.peerSetupSeconds), 1);
+  });
+
+  it("copies GPU to GPU over each GPU's RDMA rail where both hosts have one, else over TCP", () => {
+    const onP5 = (sourceRdmaGbps: number, gpus: number): Scenario => ({
+      ...eightB,
+      host: p5,
+      path: "peer",
+      peer: { sourceNetworkGbps: p5.networkGbps, sourceRdmaGbps, gpus },
+    });
+    const rdma = phaseSeconds(onP5(400, 1), "peer_transfer") - PHYSICS.peerSetupSeconds;
+    const tcp = phaseSeconds(onP5(0, 1), "peer_transfer") - PHYSICS.peerSetupSeconds;
+    // 400 Gbps × 52% (ModelExpress's measured single reader) against 8 flows of 5 Gbps.
+    expect(16e9 / rdma).toBeCloseTo((400e9 / 8) * PHYSICS.rdmaGoodputFraction, -8);
+    expect(tcp).toBeGreaterThan(4 * rdma);
+    // Tensor parallel over 8 GPUs: 8 rails, each with its shard.
+    const tp8 = phaseSeconds(onP5(400, 8), "peer_transfer") - PHYSICS.peerSetupSeconds;
+    expect(rdma / tp8).toBeCloseTo(8, 1);
+  });
+
+  it("gains most from the kernel caches when compilation dominates, as ModelExpress found", () => {
+    // ModelExpress (DeepSeek-V4-Pro, 8×B200): weights alone cut time-to-ready 1.1×, weights
+    // and kernel caches 4.6×. An engine whose compile and capture dwarf its load behaves so.
+    const compileBound: Scenario = {
+      ...eightB,
+      host: { ...l40s, diskReadMiBps: 1000, diskWriteMiBps: 1000, diskReadStreamMiBps: 1000 },
+      engine: { ...eightB.engine, compileSeconds: 300, graphCaptureSeconds: 60 },
+    };
+    const cold = total(compileBound);
+    const weightsOnly = total({
+      ...compileBound,
+      path: "peer",
+      peer: { sourceNetworkGbps: 20, kernelCaches: false },
+    });
+    const withCaches = total({ ...compileBound, path: "peer", peer: { sourceNetworkGbps: 20 } });
+    expect(cold / weightsOnly).toBeLessThan(1.2);
+    expect(cold / withCaches).toBeGreaterThan(2.5);
+  });
+
+  it("fetches no weights layer of an eStargz image: the engine never reads it", () => {
+    const withWeightsLayer: Scenario = {
+      ...eightB,
+      path: "peer",
+      image: {
+        format: "estargz",
+        layers: [
+          { bytes: 16_000_000_000, compression: "gzip-0", content: "weights" },
+          { bytes: 9_000_000_000, compression: "gzip-6", content: "code" },
+        ],
+        readFraction: (16e9 + 0.9e9) / 25e9,
+      },
+      peer: { sourceNetworkGbps: 20 },
+    };
+    const prefetched = simulateColdStart(withWeightsLayer).phases.find(
+      (timing) => timing.phase === "prefetch",
+    )!.bytes;
+    expect(prefetched).toBeLessThan(1e9);
+    // A plain image is pulled whole: containerd unpacks every layer, the weights' too.
+    const plain = simulateColdStart({
+      ...withWeightsLayer,
+      image: { ...withWeightsLayer.image, format: "oci" },
+    }).phases.find((timing) => timing.phase === "pull")!.bytes;
+    expect(plain).toBe(25e9);
+  });
+});

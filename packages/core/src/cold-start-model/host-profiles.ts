@@ -22,6 +22,8 @@ export interface HostProfile {
   networkGbps: number;
   /** What a pull from a registry / object store can use; see the p4d/p5 notes. */
   registryNetworkGbps: number;
+  /** The EFA fabric (GPUDirect RDMA) per GPU; 0: none, peers copy over TCP. */
+  rdmaGbps: number;
   disk: DiskProfile;
   /** Pinned host -> GPU copy bandwidth per GPU, practical; 0 = no GPU. */
   pcieGBps: number;
@@ -65,6 +67,7 @@ export const HOST_PROFILES = {
     registryNetworkGbps: 10,
     // Has a 250 GB instance-store NVMe, but containerd's root stays on the EBS root volume
     // unless someone moves it; the default is what an unconfigured node does.
+    rdmaGbps: 0,
     disk: GP3_DEFAULT,
     pcieGBps: PCIE_GEN4_X16_GBPS,
     registryRttMs: SAME_REGION_REGISTRY_RTT_MS,
@@ -76,6 +79,7 @@ export const HOST_PROFILES = {
     memoryGiB: 32,
     networkGbps: 20,
     registryNetworkGbps: 20,
+    rdmaGbps: 0,
     disk: GP3_DEFAULT,
     pcieGBps: PCIE_GEN4_X16_GBPS,
     registryRttMs: SAME_REGION_REGISTRY_RTT_MS,
@@ -90,6 +94,8 @@ export const HOST_PROFILES = {
     // the primary interface, so one card's 100 Gbps is what a pull can use.
     registryNetworkGbps: 100,
     // 8 x 1 TB NVMe instance store striped (RAID 0) for containerd and the model cache.
+    // 4 EFA cards of 100 Gbps (GPUDirect RDMA) for 8 GPUs.
+    rdmaGbps: 400 / 8,
     disk: {
       kind: "local-nvme",
       readMiBps: 16_000,
@@ -109,6 +115,8 @@ export const HOST_PROFILES = {
     // TCP over the primary ENA interface: 100 Gbps, so that is what the model gets.
     registryNetworkGbps: 100,
     // 8 x 3.84 TB NVMe instance store striped (RAID 0).
+    // 32 EFA cards of 100 Gbps for 8 GPUs: 400 Gbps per GPU.
+    rdmaGbps: 3200 / 8,
     disk: {
       kind: "local-nvme",
       readMiBps: 24_000,
@@ -125,6 +133,7 @@ export const HOST_PROFILES = {
     memoryGiB: 32,
     networkGbps: 40,
     registryNetworkGbps: 40,
+    rdmaGbps: 0,
     disk: GP3_DEFAULT,
     pcieGBps: 0,
     registryRttMs: SAME_REGION_REGISTRY_RTT_MS,
@@ -144,5 +153,6 @@ export function scenarioHostFromProfile(profile: HostProfile): ScenarioHost {
     diskReadStreamMiBps: profile.disk.readStreamMiBps,
     pcieGBps: profile.pcieGBps,
     memoryGiB: profile.memoryGiB,
+    ...(profile.rdmaGbps > 0 ? { rdmaGbps: profile.rdmaGbps } : {}),
   };
 }

@@ -155,6 +155,34 @@ export const PHYSICS = {
    */
   deviceRemapBytesPerSecond: 54e9,
 
+  // --- peer -------------------------------------------------------------------------------
+  /**
+   * Payload share of one GPU's RDMA rail in a peer copy: ModelExpress measured 26.1 GB/s for
+   * one reader on a 400 Gbps ConnectX-7 rail (ai-dynamo/modelexpress docs/DEPLOYMENT.md, "NIC
+   * pinning"), 52% of its 50 GB/s.
+   */
+  rdmaGoodputFraction: 0.52,
+  /**
+   * One TCP flow between two EC2 instances outside a cluster placement group: "Bandwidth for
+   * single-flow traffic is limited to 5 Gbps when instances are not in the same cluster
+   * placement group" (EC2 User Guide, instance network bandwidth).
+   */
+  tcpFlowBytesPerSecond: 5e9 / 8,
+  /** Parallel TCP streams of one peer copy (assumed: NIXL's UCX TCP transport, several lanes). */
+  peerTcpFlows: 8,
+  /**
+   * Before the first byte: the NIXL agents find each other through the ModelExpress server and
+   * register the weights' device memory. ModelExpress: registration 8.16 s per tensor, 1.14 s
+   * with pool registration (MX_POOL_REG=1, what Thaw's agents set), 0.79 s with a VMM arena
+   * (docs/BENCHMARKS.md); plus a metadata round trip.
+   */
+  peerSetupSeconds: 1.2,
+  /**
+   * Compiled-kernel caches of one engine (Triton, torch.compile's artifacts, FlashInfer and
+   * DeepGEMM JIT objects). Assumed: no published size was found; files of hundreds of MB.
+   */
+  defaultKernelCacheBytes: 500e6,
+
   // --- warm -------------------------------------------------------------------------------
   /** Thaw a paused replica and pass its readiness probe. */
   handoverSeconds: 0.5,
@@ -172,6 +200,8 @@ export const PHYSICS = {
     create: 0.1,
     start: 0.08,
     load_weights: 0.1,
+    peer_transfer: 0.15,
+    fetch_kernel_cache: 0.15,
     compile: 0.05,
     graph_capture: 0.05,
     warmup: 0.05,

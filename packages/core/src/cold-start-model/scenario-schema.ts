@@ -7,6 +7,7 @@ import {
   ScenarioImage,
   ScenarioLayer,
   ScenarioLazy,
+  ScenarioPeer,
   ScenarioRestore,
   ScenarioWake,
   StartPath,
@@ -17,7 +18,7 @@ import { parseInput } from "../errors/parse-input";
 // The `sim:coldstart` scenario of docs/bench-contracts.md. It is a public contract: add
 // optional fields, never rename. Every object is strict so a typo is an error that names
 // the field instead of a silently ignored key. Sizes are bytes, times seconds. Its blocks
-// (host, image, engine, lazy, restore, wake) are the agent protocol's, which carries them to
+// (host, image, engine, lazy, restore, wake, peer) are the agent protocol's, which carries them to
 // simulated hosts; they are re-exported here for the model's users.
 export {
   LayerCompression,
@@ -27,6 +28,7 @@ export {
   ScenarioImage,
   ScenarioLayer,
   ScenarioLazy,
+  ScenarioPeer,
   ScenarioRestore,
   ScenarioWake,
 };
@@ -46,6 +48,8 @@ export const ColdStartScenario = z
     restore: ScenarioRestore.prefault({}),
     /** The wake path: how the sleeping engine left its weights. */
     wake: ScenarioWake.prefault({}),
+    /** The peer path: the serving replica the weights come from, and its host. */
+    peer: ScenarioPeer.prefault({}),
   })
   .strict()
   .superRefine((scenario, ctx) => {

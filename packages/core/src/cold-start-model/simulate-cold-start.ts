@@ -4,6 +4,7 @@ import { lazyPhases } from "./lazy-path";
 import { PHYSICS, type Physics } from "./physical-constants";
 import { pullPhases } from "./pull-path";
 import { restorePhases } from "./restore-path";
+import { peerPhases } from "./peer-path";
 import { wakePhases } from "./wake-path";
 import {
   parseColdStartScenario,
@@ -87,6 +88,8 @@ function basePhases(scenario: ColdStartScenario, physics: Physics): PhaseTiming[
       return wakePhases(scenario, rates, physics);
     case "restore":
       return restorePhases(scenario, rates, physics);
+    case "peer":
+      return peerPhases(scenario, rates, physics);
     case "lazy":
       return lazyPhases(
         scenario,

@@ -39,7 +39,7 @@ describe("scaling bounds", () => {
       minReplicas: 0,
       maxReplicas: 1,
       objective: "mean",
-      allowedPaths: ["warm", "wake", "restore", "lazy", "pull"],
+      allowedPaths: ["warm", "wake", "restore", "peer", "lazy", "pull"],
       targetConcurrency: 8,
       deployment: { engineArgs: [] },
     });

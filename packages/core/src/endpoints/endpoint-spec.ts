@@ -140,7 +140,7 @@ export const CreateEndpointInput = z
     /** Omitted: minReplicas. */
     desiredReplicas: replicas.optional(),
     scaleToZeroIdleSeconds: scalingFields.scaleToZeroIdleSeconds.default(300),
-    allowedPaths: AllowedPaths.default(["warm", "wake", "restore", "lazy", "pull"]),
+    allowedPaths: AllowedPaths.default(["warm", "wake", "restore", "peer", "lazy", "pull"]),
     objective: Objective.default("mean"),
     targetConcurrency: scalingFields.targetConcurrency.default(8),
     gpuSecondsPerWaitSecond: endpointWaitPrice.optional(),

@@ -8,6 +8,7 @@ import {
   type HistoryForOption,
   type InfeasibleOption,
   type Locality,
+  type PeerSource,
   type PredictedStartOption,
   type SchedulingDeployment,
   type SchedulingEndpoint,
@@ -47,6 +48,11 @@ export interface DecideBatchInput {
   /** Changed in place by each decision (`occupy`). */
   nodes: SchedulingNode[];
   snapshots: readonly SchedulingSnapshot[];
+  /**
+   * Serving replicas a peer copy can come from. Held fixed through the batch: the copies this
+   * batch starts count against a source from the next batch on.
+   */
+  peerSources?: readonly PeerSource[];
   history: (path: StartPath, locality: Locality) => HistoryForOption;
   replicas: readonly BatchReplica[];
   recentDecisions: number;
@@ -67,7 +73,13 @@ export function decideBatch(input: DecideBatchInput): BatchDecision[] {
   const infeasibleOf: InfeasibleOption[][] = [];
   const evaluate = (i: number) => {
     const node = nodes[i]!;
-    const enumerated = enumerateStartOptions({ endpoint, deployment, nodes: [node], snapshots });
+    const enumerated = enumerateStartOptions({
+      endpoint,
+      deployment,
+      nodes: [node],
+      snapshots,
+      ...(input.peerSources ? { peerSources: input.peerSources } : {}),
+    });
     const feasible = new Array<PredictedStartOption>(enumerated.feasible.length);
     for (let j = 0; j < feasible.length; j++) {
       const option = enumerated.feasible[j]!;

@@ -21,9 +21,11 @@ import {
   updateHistoryStat,
   windowsFor,
   enumerateStartOptions,
+  scenarioPeerFrom,
   type HistoryCell,
   type IdleTimeHistogram,
   type KeepAliveWindows,
+  type PeerSource,
   type SchedulingDeployment,
   type SchedulingNode,
   type SchedulingSnapshot,
@@ -80,6 +82,8 @@ interface Replica {
   version: number;
   /** Parked by the warm pool after a scale-down: its next request is a handover. */
   parked: boolean;
+  /** Peer copies it sends: when each one ends (those still ahead share its links). */
+  sendsUntil: number[];
 }
 
 interface SimHost {
@@ -185,7 +189,10 @@ function hash(text: string): number {
 }
 
 /** What a start's physics depends on, of its option. */
-type StartShape = Pick<StartOption, "path" | "locality" | "sleepingReplica">;
+type StartShape = Pick<
+  StartOption,
+  "path" | "locality" | "sleepingReplica" | "peerSource" | "gpusToReserve"
+>;
 
 /**
  * Physics of starts, cached: a start's noiseless phases depend on the host's figures, the
@@ -196,6 +203,9 @@ class StartPhysics {
   /** Per deployment: phases by host kind × path × local (snapshot bytes are the deployment's). */
   private readonly phases = new Map<string, Map<number, PhaseTiming[]>>();
 
+  /** `hostKindOf`: the kind of the host with this node id (a peer source's figures). */
+  constructor(private readonly hostKindOf: (nodeId: string) => number) {}
+
   private phasesOf(
     host: ScenarioHost,
     hostKind: number,
@@ -204,14 +214,25 @@ class StartPhysics {
     snapshot: SchedulingSnapshot | null,
   ): { phases: PhaseTiming[]; skipPull: boolean } {
     const cached = option.locality === "image-cached" && option.path !== "restore";
-    const path: StartPath = option.path === "warm" ? "warm" : cached ? "pull" : option.path;
+    // A cached image skips the pull; the peer path keeps its own phases after it.
+    const path: StartPath =
+      option.path === "warm" || option.path === "peer"
+        ? option.path
+        : cached
+          ? "pull"
+          : option.path;
     // (A wake's sleep level takes the place of a restore's locality in the key.)
     const sleepLevel = option.sleepingReplica?.sleepLevel ?? 1;
     const local = path === "wake" ? sleepLevel === 1 : option.locality !== "snapshot-store";
     let ofDeployment = this.phases.get(deployment.id);
     if (!ofDeployment)
       this.phases.set(deployment.id, (ofDeployment = new Map<number, PhaseTiming[]>()));
-    const key = (hostKind * 8 + PATH_INDEX[path]) * 2 + (local ? 1 : 0);
+    // (A peer copy's source: its host's kind and the copies it sends meanwhile.)
+    const source = option.peerSource;
+    const sourceKey = source
+      ? 1 + this.hostKindOf(source.nodeId) * 64 + Math.min(63, source.transfersInFlight)
+      : 0;
+    const key = ((hostKind * 8 + PATH_INDEX[path]) * 2 + (local ? 1 : 0)) * 65_536 + sourceKey;
     let phases = ofDeployment.get(key);
     if (!phases) {
       const scenario: ColdStartScenarioInput = {
@@ -239,6 +260,7 @@ class StartPhysics {
             }),
         },
         wake: { sleepLevel },
+        ...(source ? { peer: scenarioPeerFrom(source, option.gpusToReserve) } : {}),
       };
       phases = noiselessPhases(scenario);
       ofDeployment.set(key, phases);
@@ -283,7 +305,14 @@ class StartPhysics {
     return Math.max(0.01, noisyTotalSeconds(phases, seed, skipPull ? SKIP_PULL : NO_SKIP));
   }
 }
-const PATH_INDEX: Record<StartPath, number> = { warm: 0, wake: 1, restore: 2, lazy: 3, pull: 4 };
+const PATH_INDEX: Record<StartPath, number> = {
+  warm: 0,
+  wake: 1,
+  restore: 2,
+  peer: 3,
+  lazy: 4,
+  pull: 5,
+};
 const SKIP_PULL: ReadonlySet<PhaseTiming["phase"]> = new Set(["pull"]);
 const NO_SKIP: ReadonlySet<PhaseTiming["phase"]> = new Set();
 
@@ -329,7 +358,7 @@ export function replay(input: {
   const { requests, fleet, policy } = input;
   const seed = input.seed ?? 1;
   const random = mulberry32(seed);
-  const physics = new StartPhysics();
+  const physics = new StartPhysics((nodeId) => hosts[Number(nodeId.slice(5))]!.kind);
   const rule: KeepAliveRule = policy.keepAlive;
   const kinds = new Map<string, number>();
   const kindOf = (key: string) => {
@@ -369,7 +398,14 @@ export function replay(input: {
   const starved: EndpointState[] = [];
   let pooled: IdleTimeHistogram | undefined;
   const waits: number[] = [];
-  const byPath: Record<StartPath, number> = { warm: 0, wake: 0, restore: 0, lazy: 0, pull: 0 };
+  const byPath: Record<StartPath, number> = {
+    warm: 0,
+    wake: 0,
+    restore: 0,
+    peer: 0,
+    lazy: 0,
+    pull: 0,
+  };
   let coldRequests = 0;
   let servedByIdleReplica = 0;
   let warmHandovers = 0;
@@ -505,8 +541,38 @@ export function replay(input: {
 
   // --- Starts -----------------------------------------------------------------------------
 
+  /**
+   * The serving replicas of `state` a peer copy could come from at `now`, one per kind of host
+   * and load (the least loaded of each): ready, not parked (a paused engine sends nothing).
+   */
+  const peerSourcesOf = (state: EndpointState, now: number): PeerSource[] => {
+    if (!policy.paths(state.spec).includes("peer")) return [];
+    const byKind = new Map<number, PeerSource>();
+    for (const replica of state.replicas) {
+      if (replica.readyAt > now || replica.parked || replica.released) continue;
+      const transfersInFlight = replica.sendsUntil.filter((until) => until > now).length;
+      const kind = replica.host.kind;
+      const known = byKind.get(kind);
+      if (known && known.transfersInFlight <= transfersInFlight) continue;
+      byKind.set(kind, {
+        replicaId: `${replica.host.node.id}`,
+        nodeId: replica.host.node.id,
+        nodeName: replica.host.node.name,
+        host: replica.host.node.host,
+        transfersInFlight,
+      });
+    }
+    return [...byKind.values()];
+  };
+
+  const hostOfId = (nodeId: string) => hosts[Number(nodeId.slice(5))]!;
+
   /** What core's chooser would consider for a start of `state` on these hosts. */
-  const startOptionsOn = (state: EndpointState, nodes: SchedulingNode[]) =>
+  const startOptionsOn = (
+    state: EndpointState,
+    nodes: SchedulingNode[],
+    peerSources: readonly PeerSource[] = [],
+  ) =>
     enumerateStartOptions({
       endpoint: {
         id: state.name,
@@ -518,6 +584,7 @@ export function replay(input: {
       deployment: state.deployment,
       nodes,
       snapshots: state.snapshot ? [state.snapshot] : [],
+      peerSources,
     });
 
   /**
@@ -526,15 +593,23 @@ export function replay(input: {
    * do not depend on which host of a kind stands for it, so each is re-addressed to the
    * current one.
    */
-  const optionsFor = (state: EndpointState, nodes: SchedulingNode[]): StartOption[] => {
+  const optionsFor = (
+    state: EndpointState,
+    nodes: SchedulingNode[],
+    now: number,
+  ): StartOption[] => {
+    const sources = peerSourcesOf(state, now);
     let signature = state.snapshot ? `s${state.snapshot.status}|` : "|";
+    for (const source of sources)
+      signature += `p${hostOfId(source.nodeId).kind}:${source.transfersInFlight}`;
+    signature += "|";
     for (const node of nodes) {
       const h = hosts[Number(node.id.slice(5))]!;
-      signature += `${h.kind}${node.cachedImageDigests.length}${node.cachedImageDigests[0] === state.deployment.imageDigest ? "i" : "e"}${node.localSnapshotIds.length}${node.sleepingReplicas?.[0]?.sleepLevel ?? 0},`;
+      signature += `${h.kind}${node.cachedImageDigests.length}${node.cachedImageDigests[0] === state.deployment.imageDigest ? "i" : "e"}${node.localSnapshotIds.length}${node.sleepingReplicas?.[0]?.sleepLevel ?? 0}${sources.some((source) => source.nodeId === node.id) ? "p" : ""},`;
     }
     let template = state.options.get(signature);
     if (!template) {
-      const { feasible } = startOptionsOn(state, nodes);
+      const { feasible } = startOptionsOn(state, nodes, sources);
       template = feasible.map((option) => ({
         rep: nodes.findIndex((n) => n.id === option.nodeId),
         option,
@@ -543,9 +618,13 @@ export function replay(input: {
     }
     return template.map(({ rep, option }) => {
       const node = nodes[rep]!;
-      return option.nodeId === node.id
-        ? option
-        : { ...option, nodeId: node.id, nodeName: node.name };
+      const addressed =
+        option.nodeId === node.id ? option : { ...option, nodeId: node.id, nodeName: node.name };
+      if (!option.peerSource) return addressed;
+      // The same signature has a source of the same kind and load: today's.
+      const kind = hostOfId(option.peerSource.nodeId).kind;
+      const source = sources.find((s) => hostOfId(s.nodeId).kind === kind) ?? option.peerSource;
+      return source === option.peerSource ? addressed : { ...addressed, peerSource: source };
     });
   };
 
@@ -579,8 +658,10 @@ export function replay(input: {
       const esgz = estargzDigest !== null && h.cachedImages.has(estargzDigest);
       const snapshot = snapshotId !== undefined && h.localSnapshots.has(snapshotId);
       const sleeper = h.sleepers.length > 0 ? sleeperOf(h, state) : undefined;
+      // A host serving the endpoint cannot copy from itself: it stands apart from the others.
+      const serves = state.replicas.some((r) => r.host === h);
       const kind =
-        (h.kind * 3 + (sleeper?.sleepLevel ?? 0)) * 8 +
+        ((h.kind * 3 + (sleeper?.sleepLevel ?? 0)) * 2 + (serves ? 1 : 0)) * 8 +
         (image ? 4 : 0) +
         (esgz ? 2 : 0) +
         (snapshot ? 1 : 0);
@@ -607,10 +688,10 @@ export function replay(input: {
     }
     return nodes;
   };
-  const hostOf = (option: StartOption) => hosts[Number(option.nodeId.slice(5))]!;
+  const hostOf = (option: StartOption) => hostOfId(option.nodeId);
 
   const startReplica = (state: EndpointState, now: number): Replica | null => {
-    const feasible = optionsFor(state, nodesFor(state));
+    const feasible = optionsFor(state, nodesFor(state), now);
     if (feasible.length === 0) return null;
     const index = startIndex++;
     const snapshotFor = (option: StartOption) =>
@@ -667,7 +748,7 @@ export function replay(input: {
     const host = hostOf(chosen);
     host.freeGpus -= state.spec.gpus;
     if (chosen.path === "wake") wakeOrEvict(sleeperOf(host, state)!, now);
-    if (chosen.path === "pull") hold(host, state.deployment.imageDigest);
+    if (chosen.path === "pull" || chosen.path === "peer") hold(host, state.deployment.imageDigest);
     if (chosen.path === "lazy" && state.deployment.estargzDigest)
       hold(host, state.deployment.estargzDigest);
     // A deployment that can have a snapshot gets one after its first start (the snapshot
@@ -700,13 +781,43 @@ export function replay(input: {
       released: false,
       version: 0,
       parked: false,
+      sendsUntil: [],
     };
+    if (chosen.peerSource) sendFrom(state, chosen.peerSource, host, now, now + seconds);
     state.replicas.push(replica);
     state.startsVersion++;
     watchMiss(state, now, replica.readyAt, state.replicas.length === 1);
     // Idle from when it is ready, unless a request takes it first.
     events.push(replica.readyAt, { kind: "idle", replica, version: 0 });
     return replica;
+  };
+
+  /**
+   * A peer copy to `target` until `until` loads the least loaded serving replica on a host of
+   * the chosen source's kind (the one the option stands for).
+   */
+  const sendFrom = (
+    state: EndpointState,
+    source: PeerSource,
+    target: SimHost,
+    now: number,
+    until: number,
+  ) => {
+    const kind = hostOfId(source.nodeId).kind;
+    let sender: Replica | undefined;
+    let load = Number.POSITIVE_INFINITY;
+    for (const replica of state.replicas) {
+      if (replica.host.kind !== kind || replica.host === target) continue;
+      if (replica.readyAt > now || replica.parked || replica.released) continue;
+      const sending = replica.sendsUntil.filter((at) => at > now).length;
+      if (sending < load) {
+        sender = replica;
+        load = sending;
+      }
+    }
+    if (!sender) return;
+    sender.sendsUntil = sender.sendsUntil.filter((at) => at > now);
+    sender.sendsUntil.push(until);
   };
 
   /**
@@ -1043,7 +1154,7 @@ export function replay(input: {
   const fastestTrueStart = (state: EndpointState, now: number, freed?: Replica): number => {
     // (`now` seeds the start's noise.)
     const nodes = nodesFor(state, freed);
-    const feasible = optionsFor(state, nodes);
+    const feasible = optionsFor(state, nodes, now);
     let best = Number.POSITIVE_INFINITY;
     for (const option of feasible) best = Math.min(best, trueSeconds(state, option, now));
     return best;

@@ -19,6 +19,7 @@ export type PolicyFamily =
   | "lazy-keepalive"
   | "hybrid-histogram-pull"
   | "thaw-capped-hybrid"
+  | "thaw-no-peer"
   | "oracle"
   | "clairvoyant";
 
@@ -65,7 +66,7 @@ export interface ReplayPolicy {
   sleeps?: boolean;
 }
 
-const ALL_PATHS: StartPath[] = ["restore", "lazy", "pull"];
+const ALL_PATHS: StartPath[] = ["restore", "peer", "lazy", "pull"];
 const lazyOrPull = (spec: EndpointSpec): StartPath[] => (spec.estargz ? ["lazy"] : ["pull"]);
 
 const minutes = (m: number) => `${m}m`;
@@ -158,6 +159,15 @@ export function thawCappedHybrid(): ReplayPolicy {
   };
 }
 
+/** Thaw without the peer path: the same run's measure of what copying from a peer adds. */
+export function thawWithoutPeer(): ReplayPolicy {
+  return {
+    ...thaw(),
+    family: "thaw-no-peer",
+    paths: () => ALL_PATHS.filter((path) => path !== "peer"),
+  };
+}
+
 /** Thaw's warm pool, but it knows every option's true duration for each start. */
 export function oracle(gpuSecondsPerWaitSecond: number | null = null): ReplayPolicy {
   return { ...thaw(gpuSecondsPerWaitSecond), family: "oracle", choosePath: "true-fastest" };
@@ -222,7 +232,7 @@ export function frontierPolicies(): ReplayPolicy[] {
  * are not frontier points, then the frontiers. Workers are told indexes into it.
  */
 export function allReplayPolicies(): ReplayPolicy[] {
-  return [oracle(), thawCappedHybrid(), ...frontierPolicies()];
+  return [oracle(), thawCappedHybrid(), thawWithoutPeer(), ...frontierPolicies()];
 }
 
 /** The run that answers a contract name: the same family and setting. */

@@ -110,7 +110,7 @@ export function optionCostSeconds(predicted: PredictedStartOption, objective: Ob
   return objectiveSeconds(predicted.prediction, objective) * queueFactor(predicted.option);
 }
 
-const PATH_ORDER = { warm: 0, wake: 1, restore: 2, lazy: 3, pull: 4 } as const;
+const PATH_ORDER = { warm: 0, wake: 1, restore: 2, peer: 3, lazy: 4, pull: 5 } as const;
 
 /**
  * The order of `options` in a choice: least cost first, then by path, then by node id. Options

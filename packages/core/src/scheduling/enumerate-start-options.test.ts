@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { StartPath } from "../vocabulary/index";
 import { enumerateStartOptions } from "./enumerate-start-options";
+import { HOST_PROFILES, scenarioHostFromProfile } from "../cold-start-model/index";
 import { deployment, endpoint, L40S, makeNode, makeSnapshot } from "./test-fixtures";
 
 describe("enumerateStartOptions", () => {
@@ -128,7 +129,57 @@ describe("enumerateStartOptions", () => {
         "no idle warm replica of this deployment",
         "no sleeping replica of this deployment",
         "no snapshot of this deployment",
+        "no serving replica of this deployment to copy from",
       ]),
+    );
+  });
+
+  it("offers peer from the serving replica whose copy is fastest, never from the node itself", () => {
+    const source = (nodeId: string, profile: "g6e.xlarge" | "p5.48xlarge", inFlight = 0) => ({
+      replicaId: `serving-${nodeId}`,
+      nodeId,
+      nodeName: nodeId,
+      host: scenarioHostFromProfile(HOST_PROFILES[profile]),
+      transfersInFlight: inFlight,
+    });
+    const p5 = scenarioHostFromProfile(HOST_PROFILES["p5.48xlarge"]);
+    const nodes = [
+      makeNode({ id: "a", name: "a", cachedImageDigests: ["sha256:plain"] }),
+      makeNode({ id: "b", name: "b", host: p5 }),
+      makeNode({ id: "c", name: "c", freeGpus: 0 }),
+    ];
+    const peerSources = [
+      source("a", "g6e.xlarge"),
+      source("b", "p5.48xlarge"),
+      source("x", "p5.48xlarge", 3),
+    ];
+    const { feasible, infeasible } = enumerateStartOptions({
+      endpoint,
+      deployment,
+      nodes,
+      snapshots: [],
+      peerSources,
+    });
+    const peer = feasible.filter((o) => o.path === "peer");
+    // Node a has no fabric: TCP, bound by its own 20 Gbps whichever source (the first of the
+    // equals, b, and never a itself). Node b (EFA) copies from x over RDMA though x sends
+    // three other copies: a quarter of a 400 Gbps rail beats TCP from a's 20 Gbps.
+    expect(peer.map((o) => [o.nodeId, o.locality, o.peerSource?.replicaId])).toEqual([
+      ["a", "image-cached", "serving-b"],
+      ["b", "cold", "serving-x"],
+    ]);
+    expect(infeasible.find((o) => o.path === "peer" && o.nodeId === "c")?.reason).toBe(
+      "needs 1 free GPU(s), node has 0",
+    );
+    const alone = enumerateStartOptions({
+      endpoint,
+      deployment,
+      nodes: [nodes[0]!],
+      snapshots: [],
+      peerSources: [peerSources[0]!],
+    });
+    expect(alone.infeasible.find((o) => o.path === "peer")?.reason).toBe(
+      "the only serving replicas of this deployment are on this node",
     );
   });
 

@@ -1,7 +1,10 @@
+import { PHYSICS, peerLinkBytesPerSecond, ScenarioPeer } from "../cold-start-model/index";
+import { hostRates } from "../cold-start-model/engine-phases";
 import { weightsStagingPays } from "../cold-start-model/restore-path";
 import { StartPath } from "../vocabulary/index";
 import type {
   InfeasibleOption,
+  PeerSource,
   SchedulingDeployment,
   SchedulingEndpoint,
   SchedulingNode,
@@ -38,12 +41,50 @@ export function snapshotIncompatibility(
   return null;
 }
 
+/** The peer block of the cold-start scenario for a copy from `source`. */
+export function scenarioPeerFrom(
+  source: Pick<PeerSource, "host" | "transfersInFlight">,
+  gpus: number,
+): ScenarioPeer {
+  return ScenarioPeer.parse({
+    gpus: Math.max(1, gpus),
+    sourceNetworkGbps: source.host.networkGbps,
+    sourceRdmaGbps: source.host.rdmaGbps ?? 0,
+    sourcePcieGBps: source.host.pcieGBps > 0 ? source.host.pcieGBps : undefined,
+    sourceTransfersInFlight: source.transfersInFlight,
+  });
+}
+
+/** Of the serving replicas on other hosts, the one whose copy to `node` is fastest. */
+function fastestPeerSource(
+  node: SchedulingNode,
+  sources: readonly PeerSource[],
+  gpus: number,
+): PeerSource | undefined {
+  let best: PeerSource | undefined;
+  let bestRate = 0;
+  for (const source of sources) {
+    if (source.nodeId === node.id) continue;
+    const rate = peerLinkBytesPerSecond(
+      { host: node.host, peer: scenarioPeerFrom(source, gpus) },
+      hostRates(node.host, PHYSICS),
+      PHYSICS,
+    );
+    if (rate > bestRate) {
+      best = source;
+      bestRate = rate;
+    }
+  }
+  return best;
+}
+
 function checkPath(
   path: StartPath,
   node: SchedulingNode,
   endpoint: SchedulingEndpoint,
   deployment: SchedulingDeployment,
   snapshots: readonly SchedulingSnapshot[],
+  peerSources: readonly PeerSource[],
 ): PathCheck {
   const base = {
     nodeId: node.id,
@@ -115,6 +156,23 @@ function checkPath(
         },
       };
     }
+    case "peer": {
+      if (peerSources.length === 0)
+        return { ok: false, reason: "no serving replica of this deployment to copy from" };
+      const source = fastestPeerSource(node, peerSources, endpoint.gpuCount);
+      if (!source)
+        return {
+          ok: false,
+          reason: "the only serving replicas of this deployment are on this node",
+        };
+      if (gpus) return { ok: false, reason: gpus };
+      // The image still comes from the registry (or the node's store); the weights do not.
+      const cached = node.cachedImageDigests.includes(deployment.imageDigest);
+      return {
+        ok: true,
+        option: { ...base, locality: cached ? "image-cached" : "cold", peerSource: source },
+      };
+    }
     case "lazy": {
       if (!deployment.estargzDigest)
         return { ok: false, reason: "deployment has no eStargz image" };
@@ -137,8 +195,11 @@ export function enumerateStartOptions(input: {
   deployment: SchedulingDeployment;
   nodes: readonly SchedulingNode[];
   snapshots: readonly SchedulingSnapshot[];
+  /** Serving replicas of the deployment a peer copy can come from (absent: none). */
+  peerSources?: readonly PeerSource[];
 }): EnumeratedStartOptions {
   const { endpoint, deployment, nodes, snapshots } = input;
+  const peerSources = input.peerSources ?? [];
   const feasible: StartOption[] = [];
   const infeasible: InfeasibleOption[] = [];
   for (const node of nodes) {
@@ -153,7 +214,7 @@ export function enumerateStartOptions(input: {
         ? { ok: false, reason: nodeReason }
         : !endpoint.allowedPaths.includes(path)
           ? { ok: false, reason: "path not allowed by the endpoint" }
-          : checkPath(path, node, endpoint, deployment, snapshots);
+          : checkPath(path, node, endpoint, deployment, snapshots, peerSources);
       if (check.ok) feasible.push(check.option);
       else infeasible.push({ nodeId: node.id, nodeName: node.name, path, reason: check.reason });
     }

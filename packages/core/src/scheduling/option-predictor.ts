@@ -35,7 +35,7 @@ export function optionPredictor(
       hostKey = JSON.stringify(node.host);
       hostKeys.set(node.host, hostKey);
     }
-    const key = `${hostKey}|${option.path}|${option.locality}|${option.snapshotId ?? ""}|${option.sleepingReplica?.sleepLevel ?? ""}|${option.stageWeights ? "staged" : ""}`;
+    const key = `${hostKey}|${option.path}|${option.locality}|${option.snapshotId ?? ""}|${option.sleepingReplica?.sleepLevel ?? ""}|${option.stageWeights ? "staged" : ""}|${peerKey(option)}`;
     let prediction = predictions.get(key);
     if (prediction === undefined) {
       const snapshot = option.snapshotId ? snapshotsById.get(option.snapshotId) : undefined;
@@ -48,6 +48,9 @@ export function optionPredictor(
           ...(snapshot ? { snapshot } : {}),
           ...(option.sleepingReplica ? { sleeping: option.sleepingReplica } : {}),
           ...(option.stageWeights ? { stageWeights: true } : {}),
+          ...(option.peerSource
+            ? { peerSource: option.peerSource, gpus: option.gpusToReserve }
+            : {}),
         }),
         history: history(option.path, option.locality),
       });
@@ -55,4 +58,12 @@ export function optionPredictor(
     }
     return prediction;
   };
+}
+
+/** What of a peer source changes the prediction: its host's link figures and its load. */
+function peerKey(option: StartOption): string {
+  const source = option.peerSource;
+  if (!source) return "";
+  const { networkGbps, rdmaGbps, pcieGBps } = source.host;
+  return `${networkGbps}/${rdmaGbps ?? 0}/${pcieGBps}/${source.transfersInFlight}/${option.gpusToReserve}`;
 }

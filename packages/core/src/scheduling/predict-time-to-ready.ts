@@ -4,8 +4,10 @@ import {
   type ScenarioHost,
 } from "../cold-start-model/index";
 import type { StartPath } from "../vocabulary/index";
+import { scenarioPeerFrom } from "./enumerate-start-options";
 import type {
   Locality,
+  PeerSource,
   SchedulingDeployment,
   SchedulingSnapshot,
   SleepingReplica,
@@ -160,10 +162,16 @@ export function physicsPriorSeconds(input: {
   sleeping?: Pick<SleepingReplica, "sleepLevel">;
   /** The restore path: the option stages its weights apart (StartOption.stageWeights). */
   stageWeights?: boolean;
+  /** The peer path: the serving replica the copy comes from (StartOption.peerSource). */
+  peerSource?: Pick<PeerSource, "host" | "transfersInFlight">;
+  /** The peer path: GPUs the replica spans, each copying its shard (1 when absent). */
+  gpus?: number;
 }): number {
   const { deployment, path, locality } = input;
-  const imageCached = locality === "image-cached" && (path === "pull" || path === "lazy");
-  const modelPath: StartPath = imageCached ? "pull" : path;
+  const imageCached =
+    locality === "image-cached" && (path === "pull" || path === "lazy" || path === "peer");
+  // A cached image skips the pull; the peer path keeps its own phases after it.
+  const modelPath: StartPath = imageCached && path !== "peer" ? "pull" : path;
   const scenario: ColdStartScenarioInput = {
     seed: 1,
     noise: false,
@@ -183,6 +191,7 @@ export function physicsPriorSeconds(input: {
       stageWeights: input.stageWeights ?? false,
     },
     ...(input.sleeping ? { wake: { sleepLevel: input.sleeping.sleepLevel } } : {}),
+    ...(input.peerSource ? { peer: scenarioPeerFrom(input.peerSource, input.gpus ?? 1) } : {}),
   };
   const result = simulateColdStart(scenario);
   const skipped = imageCached

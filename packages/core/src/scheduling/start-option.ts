@@ -58,6 +58,19 @@ export interface SleepingReplica {
   sleepLevel: 1 | 2;
 }
 
+/**
+ * A serving replica of the deployment that can send its weights and kernel caches to a new
+ * replica on another host (the peer path), with its host's figures.
+ */
+export interface PeerSource {
+  replicaId: string;
+  nodeId: string;
+  nodeName: string;
+  host: ScenarioHost;
+  /** Peer copies it is sending now: they share its link. */
+  transfersInFlight: number;
+}
+
 export interface SchedulingEndpoint {
   id: string;
   /** GPU model the endpoint runs on, matched against `SchedulingNode.gpuModel`. */
@@ -113,6 +126,8 @@ export interface StartOption {
   warmReplicaId?: string;
   /** Set for `wake`: the sleeping engine to wake, and how it sleeps. */
   sleepingReplica?: SleepingReplica;
+  /** Set for `peer`: the serving replica the weights and kernel caches come from. */
+  peerSource?: PeerSource;
   startsInFlight: number;
 }
 

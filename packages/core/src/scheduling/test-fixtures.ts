@@ -34,7 +34,7 @@ export const endpoint: SchedulingEndpoint = {
   id: "endpoint-1",
   gpuType: L40S,
   gpuCount: 1,
-  allowedPaths: ["warm", "wake", "restore", "lazy", "pull"],
+  allowedPaths: ["warm", "wake", "restore", "peer", "lazy", "pull"],
   objective: "mean",
 };
 

@@ -12,7 +12,7 @@ const result: PolicyResult = {
   meanWaitSeconds: 2,
   p50WaitSeconds: 0,
   p99WaitSeconds: 30,
-  coldStartsByPath: { warm: 0, wake: 0, restore: 1, lazy: 0, pull: 0 },
+  coldStartsByPath: { warm: 0, wake: 0, restore: 1, peer: 0, lazy: 0, pull: 0 },
   servedByIdleReplica: 3,
   warmHandovers: 0,
   unservedRequests: 0,

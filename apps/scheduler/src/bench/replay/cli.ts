@@ -104,7 +104,12 @@ const started = performance.now();
 const policies = allReplayPolicies();
 const wanted =
   values.points === "contract"
-    ? [...new Set(Object.keys(CONTRACT_POLICIES).map((name) => contractIndex(policies, name)))]
+    ? [
+        ...new Set([
+          ...Object.keys(CONTRACT_POLICIES).map((name) => contractIndex(policies, name)),
+          policies.findIndex((p) => p.family === "thaw-no-peer"),
+        ]),
+      ]
     : policies.map((_, i) => i);
 
 try {
@@ -159,7 +164,11 @@ await Promise.all(
 );
 
 function weight(family: string): number {
-  return family === "clairvoyant" ? 3 : family === "thaw" || family === "oracle" ? 2 : 1;
+  return family === "clairvoyant"
+    ? 3
+    : family === "thaw" || family === "oracle" || family === "thaw-no-peer"
+      ? 2
+      : 1;
 }
 
 const named: Record<string, PolicyResult> = {};
@@ -167,10 +176,14 @@ for (const name of Object.keys(CONTRACT_POLICIES)) {
   const result = results.get(contractIndex(policies, name));
   if (result) named[name] = result;
 }
-const cappedIndex = policies.findIndex((p) => p.family === "thaw-capped-hybrid");
-if (results.has(cappedIndex)) named["thaw-capped-hybrid"] = results.get(cappedIndex)!;
+// Single points beside the contract's: thaw on other windows, and thaw without the peer path.
+const SINGLE_POINTS = ["thaw-capped-hybrid", "thaw-no-peer"];
+for (const family of SINGLE_POINTS) {
+  const index = policies.findIndex((p) => p.family === family);
+  if (results.has(index)) named[family] = results.get(index)!;
+}
 const frontierRuns = wanted
-  .filter((i) => !["oracle", "thaw-capped-hybrid"].includes(policies[i]!.family))
+  .filter((i) => !["oracle", ...SINGLE_POINTS].includes(policies[i]!.family))
   .map((i) => ({ policy: policies[i]!, result: results.get(i)! }));
 const frontiers = values.points === "frontiers" ? frontiersOf(frontierRuns) : undefined;
 const targets = frontiers ? checkTargets(frontiers) : undefined;

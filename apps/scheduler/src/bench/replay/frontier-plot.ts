@@ -12,6 +12,7 @@ const COLORS: Record<string, string> = {
   "hybrid-histogram-pull": "#8250df",
   oracle: "#1a7f37",
   "thaw-capped-hybrid": "#57606a",
+  "thaw-no-peer": "#0969da",
 };
 
 const escape = (text: string) =>

@@ -86,7 +86,7 @@ describe("deploy wizard form", () => {
       gpuCount: 1,
       minReplicas: 0,
       maxReplicas: 1,
-      allowedPaths: ["warm", "wake", "restore", "lazy", "pull"],
+      allowedPaths: ["warm", "wake", "restore", "peer", "lazy", "pull"],
       objective: "mean",
     });
     expect(parsed.desiredReplicas).toBeUndefined();

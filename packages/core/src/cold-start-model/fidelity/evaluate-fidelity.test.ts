@@ -65,6 +65,7 @@ const restoreCase = (source: string, index: number, weights: number): FidelityCa
       stagingReaders: 8,
     },
     wake: { sleepLevel: 1, hostBackup: "pinned", reloadConcurrency: 1 },
+    peer: { sourceRdmaGbps: 0, gpus: 1, sourceTransfersInFlight: 0, kernelCaches: true },
   },
   publishedSeconds: 1,
   compare: "total",
