@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { ScenarioEngine, ScenarioLayer, ScenarioLazy } from "./cold-start-scenario.ts";
+import {
+  ScenarioEngine,
+  ScenarioLayer,
+  ScenarioLazy,
+  ScenarioPeer,
+} from "./cold-start-scenario.ts";
 import { InventoryImage } from "./control-plane-api.ts";
 import { ImageReference, Sha256Digest } from "./image-reference.ts";
 import { AgentReplicaState } from "./replica-states.ts";
@@ -159,9 +164,35 @@ export const ReplicaSimulation = z
       })
       .strict()
       .optional(),
+    /** The peer path: the source's host figures and load, as the control plane knows them. */
+    peer: ScenarioPeer.partial().optional(),
   })
   .strict();
 export type ReplicaSimulation = z.infer<typeof ReplicaSimulation>;
+
+/**
+ * The peer path's source: a serving replica of the same deployment on another node, chosen by
+ * the scheduler. The engine receives its weights (and kernel caches) from it through
+ * ModelExpress; the agent passes on the source's identity for the logs and the source
+ * selection, never an address to dial: the engines find each other through the operator's
+ * ModelExpress server, which knows only replicas that registered with it.
+ */
+export const PeerSourceRef = z
+  .object({
+    replicaId: z.uuid(),
+    /** The source's node, as the control plane names it (for the phase's attributes). */
+    nodeName: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "expected a node name"),
+    /** Both hosts have an RDMA fabric (EFA): the copy goes GPU to GPU over it, else over TCP. */
+    rdma: z.boolean(),
+    /** Copy the compiled-kernel caches too (default yes). */
+    kernelCaches: z.boolean().default(true),
+  })
+  .strict();
+export type PeerSourceRef = z.infer<typeof PeerSourceRef>;
 
 const hasControlCharacter = (s: string) =>
   [...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
@@ -247,6 +278,8 @@ export const StartReplicaRequest = z
     warmReplicaId: z.uuid().optional(),
     /** wake path: the sleeping replica to wake (on the GPUs it slept on). */
     sleepingReplicaId: z.uuid().optional(),
+    /** peer path: the serving replica the weights and kernel caches come from. */
+    peerSource: PeerSourceRef.optional(),
     /**
      * Pull credentials for the registries of this start's images (pull and lazy paths), at
      * most one per registry; short-lived, never persisted (RegistryAuth). Absent: anonymous.
@@ -284,6 +317,11 @@ export const StartReplicaRequest = z
       (request.path === "wake") === (request.sleepingReplicaId !== undefined),
       ["sleepingReplicaId"],
       "sleepingReplicaId is required by the wake path and only allowed there",
+    );
+    need(
+      (request.path === "peer") === (request.peerSource !== undefined),
+      ["peerSource"],
+      "peerSource is required by the peer path and only allowed there",
     );
   });
 export type StartReplicaRequest = z.infer<typeof StartReplicaRequest>;

@@ -40,6 +40,16 @@ export const HostFigures = z
      * `host.gpuMemoryService`). Absent: false.
      */
     gpuMemoryService: z.boolean().optional(),
+    /**
+     * The host's RDMA fabric (EFA with GPUDirect RDMA) per GPU, Gbps (see the scenario's
+     * `host.rdmaGbps`). Absent: none.
+     */
+    rdmaGbps: boundedFigure(10_000).optional(),
+    /**
+     * The host's engines can send and receive weights and kernel caches through the
+     * operator's ModelExpress server (the peer path). Absent: false.
+     */
+    peerTransfer: z.boolean().optional(),
     networkGbps: boundedFigure(10_000),
     diskReadMiBps: boundedFigure(1_000_000),
     diskWriteMiBps: boundedFigure(1_000_000),

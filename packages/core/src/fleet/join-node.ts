@@ -98,6 +98,8 @@ export async function joinNode({
       memoryBytes: memoryBytesOf(figures),
       restoreStreams: figures.restoreStreams ?? null,
       gpuMemoryService: figures.gpuMemoryService ?? false,
+      rdmaGbps: figures.rdmaGbps ?? 0,
+      peerTransfer: figures.peerTransfer ?? false,
       networkGbps: figures.networkGbps,
       diskReadMiBps: figures.diskReadMiBps,
       diskWriteMiBps: figures.diskWriteMiBps,

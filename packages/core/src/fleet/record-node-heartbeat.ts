@@ -43,6 +43,8 @@ export async function recordNodeHeartbeat({
           ...(f.memoryGiB !== undefined ? { memoryBytes: memoryBytesOf(f) } : {}),
           ...(f.restoreStreams !== undefined ? { restoreStreams: f.restoreStreams } : {}),
           gpuMemoryService: f.gpuMemoryService ?? false,
+          rdmaGbps: f.rdmaGbps ?? 0,
+          peerTransfer: f.peerTransfer ?? false,
           networkGbps: f.networkGbps,
           diskReadMiBps: f.diskReadMiBps,
           diskWriteMiBps: f.diskWriteMiBps,

@@ -4,11 +4,13 @@ import {
   type HistoryCell,
   type HistoryForOption,
   type Locality,
+  type PeerSource,
   type SchedulingDeployment,
   type SchedulingNode,
   type SchedulingSnapshot,
 } from "../scheduling/index.ts";
 import type { StartPath } from "../vocabulary/index.ts";
+import { nodeScenarioHost, type NodeHostColumns } from "../scheduling/node-scenario-host.ts";
 import { schedulingNode, type NodeRow } from "./scheduling-inputs.ts";
 
 // What one placement decision reads from Postgres, in a handful of set-based queries
@@ -37,7 +39,8 @@ export async function loadSchedulingNodes(
       n."cudaVersion", n.vcpus, n."networkGbps", n."registryRttMs", n."diskReadMiBps",
       n."diskWriteMiBps", n."volumeThroughputMiBps", n."measuredDiskReadMiBps",
       n."measuredDiskWriteMiBps", n."pcieGBps", n."restoreStreams",
-      n."gpuMemoryService", n."memoryBytes"::float8 AS "memoryBytes",
+      n."gpuMemoryService", n."memoryBytes"::float8 AS "memoryBytes", n."rdmaGbps",
+      n."peerTransfer",
       (SELECT count(*)::int FROM "GpuReservation" g WHERE g."nodeId" = n.id) AS "reservedGpus",
       ARRAY(SELECT i.digest FROM "NodeImage" i WHERE i."nodeId" = n.id) AS "imageDigests",
       ARRAY(SELECT c."snapshotId"::text FROM "NodeSnapshot" c WHERE c."nodeId" = n.id)
@@ -95,6 +98,51 @@ interface ShortlistedNodeRow extends Omit<NodeRow, "state"> {
   /** "<replicaId> <deploymentId> <sleepLevel>" of each sleeping replica that can wake now. */
   sleeping: string[];
   startsInFlight: number;
+}
+
+/**
+ * The serving replicas of a deployment a peer copy can come from: ready, on a ready node whose
+ * engines send through ModelExpress, with their host's figures and the peer copies they are
+ * sending now (started, not yet ready, that chose them).
+ */
+export async function loadPeerSources(
+  rows: SqlRows,
+  orgId: string,
+  deploymentId: string,
+): Promise<PeerSource[]> {
+  const sources = await rows<
+    NodeHostColumns & {
+      replicaId: string;
+      nodeId: string;
+      nodeName: string;
+      transfersInFlight: number;
+    }
+  >(Prisma.sql`
+    SELECT r.id::text AS "replicaId", n.id::text AS "nodeId", n.name AS "nodeName",
+      n.vcpus, n."networkGbps", n."registryRttMs", n."diskReadMiBps", n."diskWriteMiBps",
+      n."volumeThroughputMiBps", n."measuredDiskReadMiBps", n."measuredDiskWriteMiBps",
+      n."pcieGBps", n."restoreStreams", n."gpuMemoryService",
+      n."memoryBytes"::float8 AS "memoryBytes", n."rdmaGbps",
+      (SELECT count(*)::int FROM "ColdStart" c
+        WHERE c."deploymentId" = r."deploymentId" AND c.path = 'peer'
+          AND c.status IN ('scheduled', 'dispatched', 'running')
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements(
+              CASE WHEN jsonb_typeof(c.options->'feasible') = 'array' THEN c.options->'feasible'
+              ELSE '[]'::jsonb END) AS o
+            WHERE o->>'chosen' = 'true' AND o->>'peerSourceReplicaId' = r.id::text))
+        AS "transfersInFlight"
+    FROM "Replica" r JOIN "Node" n ON n.id = r."nodeId"
+    WHERE r."orgId" = ${orgId}::uuid AND r."deploymentId" = ${deploymentId}::uuid
+      AND r.state = 'ready' AND n.state = 'ready' AND n."peerTransfer"
+    ORDER BY r.id
+    LIMIT 64`);
+  return sources.map((row) => ({
+    replicaId: row.replicaId,
+    nodeId: row.nodeId,
+    nodeName: row.nodeName,
+    host: nodeScenarioHost(row),
+    transfersInFlight: row.transfersInFlight,
+  }));
 }
 
 export async function loadSchedulingSnapshots(

@@ -28,6 +28,10 @@ export function optionsRecord(choice: StartOptionChoice) {
     if (o.option.stageWeights) entry.stageWeights = true;
     if (o.option.warmReplicaId) entry.warmReplicaId = o.option.warmReplicaId;
     if (o.option.sleepingReplica) entry.sleepingReplicaId = o.option.sleepingReplica.replicaId;
+    if (o.option.peerSource) {
+      entry.peerSourceReplicaId = o.option.peerSource.replicaId;
+      entry.peerSourceNodeName = o.option.peerSource.nodeName;
+    }
     return entry;
   });
   // Infeasible options by path and reason, in order of first appearance (keyed without
@@ -62,6 +66,9 @@ interface RecordedOption {
   stageWeights?: boolean;
   warmReplicaId?: string;
   sleepingReplicaId?: string;
+  /** `peer`: the serving replica the copy comes from, and its node. */
+  peerSourceReplicaId?: string;
+  peerSourceNodeName?: string;
   chosen: boolean;
   predictedSeconds: number;
   p90Seconds: number;

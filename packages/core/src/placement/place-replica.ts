@@ -7,6 +7,7 @@ import {
 import type { StartPath } from "../vocabulary/index.ts";
 import {
   loadHistoryLookup,
+  loadPeerSources,
   loadSchedulingNodes,
   loadSchedulingSnapshots,
 } from "./load-placement-state.ts";
@@ -245,7 +246,7 @@ async function placeLocked(
   if (toPlace.length === 0)
     return { kind: "skipped", reason: "too many failed starts", placed: [], followUps: [] };
 
-  const [nodes, snapshots, history] = await Promise.all([
+  const [nodes, snapshots, history, peerSources] = await Promise.all([
     loadSchedulingNodes(tx.rows, first.orgId, endpoint.gpuType, {
       deploymentId: deployment.id,
       imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
@@ -257,6 +258,10 @@ async function placeLocked(
     // Plain reads, outside the transaction: at read committed they see the same rows.
     loadSchedulingSnapshots(directSql(db).rows, deployment.id),
     loadHistoryLookup(directSql(db).rows, first.orgId, deployment),
+    // Only when the peer path is allowed and something of the deployment serves already.
+    endpoint.allowedPaths.includes("peer") && context.readyReplicas > 0
+      ? loadPeerSources(directSql(db).rows, first.orgId, deployment.id)
+      : [],
   ]);
   const readyReplicas = context.readyReplicas;
   const nodesById = new Map(nodes.map((n) => [n.id, n]));
@@ -265,6 +270,7 @@ async function placeLocked(
     deployment,
     nodes,
     snapshots,
+    peerSources,
     history,
     replicas: toPlace.map((id): BatchReplica => {
       const replica = byId.get(id)!;

@@ -7,6 +7,7 @@ import { enumerateStartOptions, optionPredictor } from "../scheduling/index.ts";
 import { StartPath } from "../vocabulary/index.ts";
 import {
   loadHistoryLookup,
+  loadPeerSources,
   loadSchedulingNodes,
   loadSchedulingSnapshots,
 } from "./load-placement-state.ts";
@@ -59,7 +60,7 @@ export async function predictEndpointPaths({
   });
   const target = schedulingEndpoint(row);
   const deployment = schedulingDeployment(deploymentRow);
-  const [nodes, snapshots, history] = await Promise.all([
+  const [nodes, snapshots, history, peerSources] = await Promise.all([
     loadSchedulingNodes(prismaRows(db), row.orgId, target.gpuType, {
       deploymentId: deployment.id,
       imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
@@ -69,12 +70,14 @@ export async function predictEndpointPaths({
     }),
     loadSchedulingSnapshots(prismaRows(db), deployment.id),
     loadHistoryLookup(prismaRows(db), row.orgId, deployment),
+    loadPeerSources(prismaRows(db), row.orgId, deployment.id),
   ]);
   const { feasible, infeasible } = enumerateStartOptions({
     endpoint: target,
     deployment,
     nodes,
     snapshots,
+    peerSources,
   });
   const nodesById = new Map(nodes.map((n) => [n.id, n]));
   const predict = optionPredictor(deployment, snapshots, history);

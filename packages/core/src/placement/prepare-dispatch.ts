@@ -6,6 +6,8 @@ import {
   type StartReplicaRequestInput,
 } from "@thaw/protocol";
 import { protocolRefusal } from "../fleet/agent-address.ts";
+import { scenarioPeerFrom } from "../scheduling/enumerate-start-options.ts";
+import { NODE_HOST_COLUMNS_SELECT, nodeScenarioHost } from "../scheduling/node-scenario-host.ts";
 import { engineWeightReload } from "../sleeping/engine-sleep-calls.ts";
 import { checkpointByDigest } from "../snapshots/checkpoint-ref.ts";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
@@ -55,8 +57,10 @@ interface DispatchRow {
     stageWeights?: boolean;
     warmReplicaId?: string;
     sleepingReplicaId?: string;
+    peerSourceReplicaId?: string;
   } | null;
   nodeId: string | null;
+  nodeRdmaGbps: number | null;
   nodeName: string | null;
   nodeState: string | null;
   agentUrl: string | null;
@@ -89,6 +93,7 @@ const readDispatchRow = coalesceByTick<string, DispatchRow>(async (db, coldStart
           ELSE '[]'::jsonb END) AS o
         WHERE o->>'chosen' = 'true' LIMIT 1) AS chosen,
       n.id::text AS "nodeId", n.name AS "nodeName", n.state::text AS "nodeState",
+      n."rdmaGbps" AS "nodeRdmaGbps",
       n."agentUrl", n."agentCertSha256", n.runtime::text AS runtime,
       d.id::text AS "deploymentId", d."endpointId"::text AS "endpointId", d."imageRef",
       d."imageDigest", d."estargzImageRef", d."estargzDigest", d."modelBytes", d."imageLayers",
@@ -135,6 +140,7 @@ export async function prepareDispatch({
     ...(row.estargzImageRef ? { estargzImageRef: row.estargzImageRef } : {}),
     ...(row.estargzDigest ? { estargzImageDigest: row.estargzDigest } : {}),
   };
+  let peerScenario: ReturnType<typeof scenarioPeerFrom> | undefined;
   const request: StartReplicaRequestInput = {
     replicaId: row.replicaId,
     coldStartId: row.id,
@@ -150,6 +156,31 @@ export async function prepareDispatch({
   if (row.path === "wake") {
     if (!chosen?.sleepingReplicaId) return { kind: "fail", reason: "no sleeping replica recorded" };
     request.sleepingReplicaId = chosen.sleepingReplicaId;
+  }
+  if (row.path === "peer") {
+    // The source must still serve: a replica scaled down or gone since placement sends nothing.
+    const source = chosen?.peerSourceReplicaId
+      ? await db.replica.findFirst({
+          where: { id: chosen.peerSourceReplicaId, orgId: row.orgId, state: "ready" },
+          select: {
+            id: true,
+            node: {
+              select: { name: true, state: true, peerTransfer: true, ...NODE_HOST_COLUMNS_SELECT },
+            },
+          },
+        })
+      : null;
+    if (!source?.node || source.node.state !== "ready" || !source.node.peerTransfer)
+      return { kind: "fail", reason: "the chosen peer source is no longer serving" };
+    request.peerSource = {
+      replicaId: source.id,
+      nodeName: source.node.name,
+      rdma: (row.nodeRdmaGbps ?? 0) > 0 && source.node.rdmaGbps > 0,
+    };
+    peerScenario = scenarioPeerFrom(
+      { host: nodeScenarioHost(source.node), transfersInFlight: 0 },
+      Math.max(1, row.gpus.length),
+    );
   }
   if (row.path === "restore") {
     const snapshot = chosen?.snapshotId
@@ -180,6 +211,7 @@ export async function prepareDispatch({
       layers: [...modelled.imageLayers],
       readFraction: modelled.imageReadFraction,
       engine,
+      ...(peerScenario ? { peer: peerScenario } : {}),
     };
   }
   // What the control plane stored can still fail the protocol (an image reference accepted

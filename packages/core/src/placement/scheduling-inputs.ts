@@ -79,6 +79,8 @@ export interface NodeRow extends NodeHostColumns {
   gpuCount: number;
   driverVersion: string | null;
   cudaVersion: string | null;
+  /** The node's engines send and receive weights through ModelExpress (absent: an older read). */
+  peerTransfer?: boolean;
 }
 
 export function schedulingNode(
@@ -109,6 +111,7 @@ export function schedulingNode(
     localSnapshotIds: held.snapshotIds,
     idleWarmReplicas: held.warmReplicas,
     ...(held.sleepingReplicas?.length ? { sleepingReplicas: held.sleepingReplicas } : {}),
+    ...(row.peerTransfer === false ? { peerTransfer: false } : {}),
     startsInFlight: held.startsInFlight,
   };
 }

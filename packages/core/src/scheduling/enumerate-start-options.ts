@@ -157,6 +157,8 @@ function checkPath(
       };
     }
     case "peer": {
+      if (node.peerTransfer === false)
+        return { ok: false, reason: "node's engines cannot receive a peer copy (no ModelExpress)" };
       if (peerSources.length === 0)
         return { ok: false, reason: "no serving replica of this deployment to copy from" };
       const source = fastestPeerSource(node, peerSources, endpoint.gpuCount);

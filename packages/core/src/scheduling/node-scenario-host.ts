@@ -20,6 +20,8 @@ export interface NodeHostColumns extends NodeDiskColumns {
   restoreStreams?: number | null;
   /** The host's engines keep their weights in a GPU Memory Service (agent-reported). */
   gpuMemoryService?: boolean;
+  /** The host's RDMA fabric per GPU (agent-reported; 0: none). */
+  rdmaGbps?: number;
 }
 
 export const NODE_HOST_COLUMNS_SELECT = {
@@ -31,6 +33,7 @@ export const NODE_HOST_COLUMNS_SELECT = {
   memoryBytes: true,
   restoreStreams: true,
   gpuMemoryService: true,
+  rdmaGbps: true,
 } as const satisfies Record<keyof NodeHostColumns, true>;
 
 const GIB = 1024 ** 3;
@@ -48,5 +51,6 @@ export function nodeScenarioHost(node: NodeHostColumns): ScenarioHost {
     ...(memoryBytes > 0 ? { memoryGiB: memoryBytes / GIB } : {}),
     ...(node.restoreStreams ? { restoreStreams: node.restoreStreams } : {}),
     ...(node.gpuMemoryService ? { gpuMemoryService: true } : {}),
+    ...(node.rdmaGbps ? { rdmaGbps: node.rdmaGbps } : {}),
   };
 }

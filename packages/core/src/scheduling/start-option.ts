@@ -47,6 +47,11 @@ export interface SchedulingNode {
    * on free GPUs of this node. Absent: none.
    */
   sleepingReplicas?: readonly SleepingReplica[];
+  /**
+   * false: the node's engines cannot receive a peer copy (no ModelExpress). Absent: they can
+   * (a simulated fleet's hosts).
+   */
+  peerTransfer?: boolean;
   /** Cold starts already running on the node: they share its NIC and disk. */
   startsInFlight: number;
 }
