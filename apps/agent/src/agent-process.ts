@@ -177,6 +177,8 @@ export async function startAgent(
       // What this host has, not what its type is published with: sleeping engines live in it.
       memoryGiB: Math.max(1, Math.floor(totalmem() / 2 ** 30)),
       restoreStreams: config.containerd.criuRestoreStreams,
+      ...(config.containerd.rdmaGbps > 0 ? { rdmaGbps: config.containerd.rdmaGbps } : {}),
+      peerTransfer: config.containerd.modelExpressServer !== undefined,
       driverVersion: undefined,
       cudaVersion: undefined,
       ...(await detectGpuDriver()),
@@ -189,6 +191,14 @@ export async function startAgent(
       plainHttpRegistries: config.containerd.plainHttpRegistries?.split(",") ?? [],
       stargz: { snapshotter: config.containerd.stargzSnapshotter },
       criuConfigPath: config.containerd.criuConfigPath,
+      ...(config.containerd.modelExpressServer
+        ? {
+            modelExpress: {
+              serverAddress: config.containerd.modelExpressServer,
+              rdma: config.containerd.rdmaGbps > 0,
+            },
+          }
+        : {}),
     });
     hosts.set(
       name,

@@ -119,6 +119,24 @@ const FIELDS = [
   // What the installed CRIU does, reported to the scheduler as a host figure: Thaw does not
   // change CRIU. 1 = stock CRIU (one preadv loop); a build with parallel memfd restore and
   // native AIO (NVIDIA Dynamo Snapshot's patches) restores pages with several workers.
+  // The operator's ModelExpress server (NVIDIA's weight-transfer service): set, this host's
+  // engines load through it (publishing themselves as sources) and it can take the peer path;
+  // unset, it cannot. host:port of its gRPC service, as ModelExpress's MX_SERVER_ADDRESS.
+  {
+    path: "containerd.modelExpressServer",
+    env: "THAW_MODELEXPRESS_SERVER",
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, "expected host:port of the ModelExpress gRPC server"),
+  },
+  // The host's EFA fabric per GPU in Gbps (0: none; p5.48xlarge: 400), reported to the
+  // scheduler: a peer copy between two hosts with one goes GPU to GPU over it.
+  {
+    path: "containerd.rdmaGbps",
+    env: "THAW_RDMA_GBPS",
+    schema: numberFromEnv(z.number().min(0).max(10_000)),
+    default: 0,
+  },
   {
     path: "containerd.criuRestoreStreams",
     env: "THAW_CRIU_RESTORE_STREAMS",
@@ -314,6 +332,8 @@ export interface AgentConfig {
     stargzSnapshotter: string;
     criuConfigPath: string;
     criuRestoreStreams: number;
+    modelExpressServer?: string;
+    rdmaGbps: number;
   };
 }
 

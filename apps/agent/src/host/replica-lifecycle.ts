@@ -58,6 +58,7 @@ const FIRST_PHASE: Record<StartPath, Phase> = {
   warm: "handover",
   wake: "load_weights",
   restore: "restore",
+  peer: "pull",
   lazy: "prefetch",
   pull: "pull",
 };

@@ -56,9 +56,13 @@ export function simHostFigures(
   restore: SimRestoreFigures = {},
 ): HostFigures {
   const { disk } = simHostProfile(instanceType, volume);
+  const profile = hostProfileFor(instanceType);
   return {
     ...hostFiguresFor(instanceType),
     restoreStreams: restore.restoreStreams ?? 1,
+    // A simulated host has its type's fabric, and its engines send and receive peer copies.
+    ...(profile.rdmaGbps > 0 ? { rdmaGbps: profile.rdmaGbps } : {}),
+    peerTransfer: true,
     ...(restore.gpuMemoryService ? { gpuMemoryService: true } : {}),
     measuredDisk: {
       readMiBps: disk.readMiBps,

@@ -59,6 +59,15 @@ export interface ContainerdRuntimeConfig {
   timeouts?: Partial<ContainerdTimeouts>;
   /** containerd's API client, when it is made elsewhere (unit tests: a fake containerd). */
   api?: ContainerdApi;
+  /** The operator's ModelExpress server: engines load through it, and the peer path is open. */
+  modelExpress?: ModelExpressSettings;
+}
+
+export interface ModelExpressSettings {
+  /** host:port of its gRPC service (MX_SERVER_ADDRESS). */
+  serverAddress: string;
+  /** The host has an EFA fabric: NIXL uses libfabric over it, else UCX (TCP). */
+  rdma: boolean;
 }
 
 export interface ResolvedContainerdConfig {
@@ -76,6 +85,7 @@ export interface ResolvedContainerdConfig {
   stopGraceSeconds: number;
   timeouts: ContainerdTimeouts;
   api: ContainerdApi | undefined;
+  modelExpress: ModelExpressSettings | undefined;
 }
 
 /** The tuned values of infra/agent/containerd-stargz-grpc/config.toml (a test keeps them equal). */
@@ -134,5 +144,6 @@ export function resolveContainerdConfig(config: ContainerdRuntimeConfig): Resolv
     stopGraceSeconds: config.stopGraceSeconds ?? 10,
     timeouts,
     api: config.api,
+    modelExpress: config.modelExpress,
   };
 }

@@ -28,6 +28,8 @@ import { type ContainerdRuntimeConfig, resolveContainerdConfig } from "./config.
 import { ContainerdHost } from "./host.ts";
 import { startLazily } from "./lazy-path.ts";
 import { parseImageList } from "./parse.ts";
+import { peerRefusal } from "./model-express.ts";
+import { startByPeer } from "./peer-path.ts";
 import { startByPull } from "./pull-path.ts";
 import { startByRestore } from "./restore-path.ts";
 import { captureCheckpoint } from "./snapshot-capture.ts";
@@ -50,6 +52,7 @@ const FIRST_PHASE: Record<StartPath, Phase> = {
   warm: "handover",
   wake: "load_weights",
   restore: "restore",
+  peer: "pull",
   lazy: "prefetch",
   pull: "pull",
 };
@@ -71,6 +74,13 @@ export class ContainerdRuntime implements Runtime {
 
   constructor(config: ContainerdRuntimeConfig) {
     this.host = new ContainerdHost(resolveContainerdConfig(config));
+  }
+
+  /** Why this host cannot serve this start (answered 409 before anything runs), if it cannot. */
+  refusal(request: StartReplicaRequest): string | undefined {
+    return request.path === "peer"
+      ? peerRefusal(this.host.config.modelExpress, request)
+      : undefined;
   }
 
   async startReplica(
@@ -131,6 +141,9 @@ export class ContainerdRuntime implements Runtime {
       switch (request.path) {
         case "pull":
           outcome = await startByPull(ctx);
+          break;
+        case "peer":
+          outcome = await startByPeer(ctx);
           break;
         case "lazy":
           outcome = await startLazily(ctx);

@@ -3,6 +3,7 @@ import { type PhaseRecorder } from "../phase-recorder.ts";
 import { type ProbeResult } from "../replica-http.ts";
 import { LABEL_COLD_START, LABEL_REPLICA, type ContainerSpec } from "./commands.ts";
 import { type ContainerdHost } from "./host.ts";
+import { withModelExpress } from "./model-express.ts";
 
 /** What every start path gets. */
 export interface StartContext {
@@ -19,12 +20,24 @@ export interface PathOutcome {
   probe: Pick<ProbeResult, "status" | "attempts">;
 }
 
-/** The container a pull or lazy start creates for a request. */
+/**
+ * The container a pull, lazy or peer start creates for a request; its engine loads through
+ * ModelExpress where the host has a server (model-express.ts).
+ */
 export function containerSpecFor(
   ctx: StartContext,
   imageRef: string,
   snapshotter?: string,
 ): ContainerSpec {
+  const { request, host } = ctx;
+  return withModelExpress(
+    containerSpec(ctx, imageRef, snapshotter),
+    host.config.modelExpress,
+    request,
+  );
+}
+
+function containerSpec(ctx: StartContext, imageRef: string, snapshotter?: string): ContainerSpec {
   const { request, host } = ctx;
   return {
     id: request.replicaId,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { HOST_PROFILES } from "@thaw/core/cold-start-model";
+import { HOST_PROFILES, PHYSICS } from "@thaw/core/cold-start-model";
 import { Phase } from "@thaw/core/vocabulary";
 import {
   type HostFigures,
@@ -383,7 +383,7 @@ describe("SimRuntime", () => {
 
   it("refuses what it cannot serve: lazy without stargz, a snapshot of another driver", () => {
     const sim = runtime({ estargz: false });
-    expect(sim.capabilities().paths).toEqual(["warm", "wake", "restore", "pull"]);
+    expect(sim.capabilities().paths).toEqual(["warm", "wake", "restore", "peer", "pull"]);
     expect(sim.capabilities().reasons.lazy).toMatch(/stargz/);
     const foreign = request({
       path: "restore",
@@ -411,5 +411,55 @@ describe("SimRuntime", () => {
     await start(sim, request({ deployment: { imageRef: "ghcr.io/thaw/other:v1", simulation } }));
     const c = await start(sim, request());
     expect(seconds(c, "pull")).not.toEqual(seconds(a, "pull"));
+  });
+
+  it("replays a peer start: weights and kernel caches from the source, then compiles warm; a second one skips the pull", async () => {
+    const sim = runtime();
+    const peerSource = {
+      replicaId: randomUUID(),
+      nodeName: "sim-g5-xlarge-2",
+      rdma: false,
+    };
+    const peerRequest = (simulationPeer = {}) =>
+      request({
+        path: "peer",
+        peerSource,
+        deployment: {
+          deploymentId: "0b6f4c43-5a3e-4f0e-9d3b-2d0f1c1e0a01",
+          imageRef: "ghcr.io/thaw/llama:v1",
+          simulation: { ...simulation, peer: simulationPeer },
+        },
+      });
+    const first = await start(sim, peerRequest({ sourceNetworkGbps: 10 }));
+    expect(first.map((e) => e.phase)).toEqual([
+      "pull",
+      "create",
+      "start",
+      "peer_transfer",
+      "fetch_kernel_cache",
+      "compile",
+      "graph_capture",
+      "warmup",
+      "ready",
+    ]);
+    const copy = first.find((e) => e.phase === "peer_transfer")!;
+    expect(copy.bytes).toBe(4_000_000_000);
+    expect(copy.attributes).toMatchObject({ rdma: false });
+    // 10 Gbps at 90% goodput, after the NIXL setup (noise aside): the model's physics.
+    const expected = PHYSICS.peerSetupSeconds + 4e9 / 1.125e9;
+    expect(seconds(first, "peer_transfer") / expected).toBeGreaterThan(0.6);
+    expect(seconds(first, "peer_transfer") / expected).toBeLessThan(1.6);
+    // The source's kernel caches spare most of compile, against a first pull here.
+    const pulled = await start(runtime({ seed: 7 }), request());
+    expect(seconds(first, "compile")).toBeLessThan(seconds(pulled, "compile") / 3);
+    // The image is on this host now: the next peer start resolves it and fetches nothing.
+    const second = await start(sim, peerRequest({ sourceNetworkGbps: 10 }));
+    expect(second[0]).toMatchObject({ phase: "pull", bytes: 0, attributes: { cached: true } });
+    // A source sending three other copies gives this one a quarter of its interface.
+    const shared = await start(
+      runtime(),
+      peerRequest({ sourceNetworkGbps: 10, sourceTransfersInFlight: 3 }),
+    );
+    expect(seconds(shared, "peer_transfer")).toBeGreaterThan(2.5 * seconds(first, "peer_transfer"));
   });
 });

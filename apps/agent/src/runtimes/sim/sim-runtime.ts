@@ -75,6 +75,7 @@ const FIRST_PHASE: Record<StartPath, Phase> = {
   warm: "handover",
   wake: "load_weights",
   restore: "restore",
+  peer: "pull",
   lazy: "prefetch",
   pull: "pull",
 };
@@ -100,7 +101,9 @@ export class SimRuntime implements Runtime {
       reasons.lazy = "this host does not run stargz-snapshotter, so it cannot start lazily";
     if (this.options.restore === false)
       reasons.restore = "this host has no CRIU / cuda-checkpoint, so it cannot restore snapshots";
-    const paths = (["warm", "wake", "restore", "lazy", "pull"] as const).filter((p) => !reasons[p]);
+    const paths = (["warm", "wake", "restore", "peer", "lazy", "pull"] as const).filter(
+      (p) => !reasons[p],
+    );
     return { paths, reasons };
   }
 
@@ -167,7 +170,9 @@ export class SimRuntime implements Runtime {
 
     const estargz = request.path === "lazy";
     const digest = imageDigestOf(request, estargz);
-    const cached = (request.path === "pull" || request.path === "lazy") && this.images.has(digest);
+    const cached =
+      (request.path === "pull" || request.path === "lazy" || request.path === "peer") &&
+      this.images.has(digest);
     const snapshotId = request.deployment.snapshot?.snapshotId;
     const snapshotLocal = snapshotId !== undefined && this.snapshots.has(snapshotId);
     const result = this.simulate(request, cached, snapshotLocal, parked?.sleepLevel);
@@ -178,6 +183,7 @@ export class SimRuntime implements Runtime {
       prefetch: { cached, registryCredential },
       restore: { snapshotLocal },
       compile: { warmCaches: this.warmCaches.has(key) },
+      peer_transfer: { rdma: request.peerSource?.rdma ?? false },
     };
     try {
       await this.replay(result, attributes, emit, options.signal);
@@ -186,8 +192,9 @@ export class SimRuntime implements Runtime {
       throw error;
     }
     entry.state = "running";
-    if (request.path === "pull" || request.path === "lazy") {
+    if (request.path === "pull" || request.path === "lazy" || request.path === "peer") {
       this.images.set(digest, { bytes: imageBytesOf(request), estargz });
+      // Compiled here, or (peer) the source's kernel caches installed.
       this.warmCaches.add(key);
     }
     const snapshot = request.deployment.snapshot;
@@ -303,14 +310,24 @@ export class SimRuntime implements Runtime {
     );
     const failures = this.options.failures ?? {};
     if (!cached) return simulateColdStart(scenario, failures);
+    const resolveSeconds =
+      PHYSICS.registrySetupRoundTrips * (this.options.figures.registryRttMs / 1000);
+    if (request.path === "peer") {
+      // The image is here; the weights and caches still come from the peer.
+      const peer = simulateColdStart(scenario, { ...failures, pullStallProbability: 0 });
+      const phases = peer.phases.map((timing) =>
+        timing.phase === "pull"
+          ? { phase: "pull" as const, seconds: resolveSeconds, bytes: 0 }
+          : timing,
+      );
+      return { ...peer, phases, totalSeconds: phases.reduce((s, p) => s + p.seconds, 0) };
+    }
     // Everything is on local disk: the model's pull with the fetch skipped (nothing can
     // stall). A cached eStargz image reads its landmark files from the local cache.
     const local = simulateColdStart(
       { ...scenario, path: "pull", image: { ...scenario.image, format: "oci" } },
       { ...failures, pullStallProbability: 0 },
     );
-    const resolveSeconds =
-      PHYSICS.registrySetupRoundTrips * (this.options.figures.registryRttMs / 1000);
     const fetchPhase: Phase = request.path === "lazy" ? "prefetch" : "pull";
     const phases = local.phases.map((timing) =>
       timing.phase === "pull" ? { phase: fetchPhase, seconds: resolveSeconds, bytes: 0 } : timing,

@@ -81,6 +81,10 @@ export function buildScenario(
       stageWeights: request.deployment.snapshot?.stageWeights ?? false,
     },
     ...(state.sleepLevel ? { wake: { sleepLevel: state.sleepLevel } } : {}),
+    // The source's figures as the control plane sent them (absent: a source like this host).
+    ...(request.path === "peer"
+      ? { peer: { ...simulation.peer, gpus: Math.max(1, request.gpus.length) } }
+      : {}),
   };
 }
 
