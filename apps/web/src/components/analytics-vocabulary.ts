@@ -20,6 +20,8 @@ export const PHASE_COLORS: Record<(typeof PHASES)[number], string> = {
   create: "#64748b",
   start: "#2563eb",
   load_weights: "#a855f7",
+  peer_transfer: "#c026d3",
+  fetch_kernel_cache: "#0d9488",
   compile: "#d97706",
   graph_capture: "#f59e0b",
   warmup: "#b45309",
@@ -29,6 +31,7 @@ export const PATH_COLORS: Record<StartPath, string> = {
   warm: "#16a34a",
   wake: "#65a30d",
   restore: "#7c3aed",
+  peer: "#c026d3",
   lazy: "#0891b2",
   pull: "#d97706",
 };

@@ -233,6 +233,102 @@ describe("bottleneckHints", () => {
     expect(kinds(warm, "compile")).toEqual([]);
   });
 
+  describe("the peer path", () => {
+    const image = { format: "estargz" as const, layers: GPT_OSS_LAYERS, readFraction: 0.95 };
+    const peerHints = (peer: ColdStartScenarioInput["peer"], phases?: PhaseSample[]) =>
+      bottleneckHints({
+        path: "peer",
+        phases: phases ?? simulated({ host: g6e, image, engine: ENGINE, path: "peer", peer }),
+        host: hostOf(g6e),
+        imageLayers: GPT_OSS_LAYERS,
+        engineProfile: {},
+      });
+    /** g6e's 20 Gbps at the model's goodput: below what 8 TCP flows of 5 Gbps carry. */
+    const tcpCeiling = (20e9 / 8) * PHYSICS.nicGoodputFraction;
+
+    it("a copy from a source on a slower network dominates: the slower host's network, several flows or one placement group", () => {
+      const hints = peerHints({ sourceNetworkGbps: 5 });
+      expect(kinds(hints, "peer_transfer")).toEqual(["network"]);
+      const hint = hints.find((h) => h.phase === "peer_transfer")!;
+      expect(hint.ceiling).toBeCloseTo(tcpCeiling);
+      expect(hint.measured).toBeLessThan(hint.ceiling / 2);
+      // Everything but the copy's setup (finding the source, registering the weights' memory).
+      expect(hint.attributedSeconds).toBeCloseTo(hint.phaseSeconds - PHYSICS.peerSetupSeconds);
+      expect(hint.text).toContain("bound by the slower host's network");
+      expect(hint.text).toContain("the source's");
+      expect(hint.text).toContain("EFA (p4d, p5) copy GPU to GPU over RDMA");
+      expect(hint.text).toContain(
+        "a single flow is capped at 5 Gbps outside a cluster placement group",
+      );
+      expect(hint.text).toContain(
+        "keep the copy on several flows or put the hosts in one placement group",
+      );
+      // A source as fast as this host: the copy is under a quarter of the start, not named.
+      expect(kinds(peerHints({}), "peer_transfer")).toEqual([]);
+    });
+
+    it("a copy at this host's TCP ceiling names this host; one faster than TCP went over RDMA", () => {
+      const copy = (seconds: number): PhaseSample => ({
+        phase: "peer_transfer",
+        seconds,
+        bytes: 12 * GB,
+        throughputBps: null,
+        attributes: {},
+      });
+      const start: PhaseSample = { ...copy(5), phase: "start", bytes: null };
+      const atCeiling = peerHints({}, [start, copy((1.1 * 12 * GB) / tcpCeiling)]);
+      expect(atCeiling).toHaveLength(1);
+      expect(atCeiling[0]!.text).toContain("(this host's TCP)");
+      const rdma = peerHints({}, [start, copy(2)]);
+      expect(rdma[0]!.measured).toBeGreaterThan(rdma[0]!.ceiling);
+      expect(rdma[0]!.text).toContain("it went GPU to GPU over RDMA");
+    });
+
+    it("a long kernel-cache fetch: large caches near the link's ceiling, or a slow link", () => {
+      const large = peerHints({ kernelCacheBytes: 40 * GB });
+      expect(kinds(large, "fetch_kernel_cache")).toEqual(["network"]);
+      const hint = large.find((h) => h.phase === "fetch_kernel_cache")!;
+      expect(hint.measured).toBeGreaterThan(hint.ceiling / 2);
+      expect(hint.attributedSeconds).toBe(hint.phaseSeconds);
+      expect(hint.text).toContain("the caches are large");
+      expect(hint.text).toMatch(/Triton, torch.compile, FlashInfer and DeepGEMM cache directories/);
+
+      const slow = peerHints({ sourceNetworkGbps: 1, kernelCacheBytes: 20 * GB });
+      const slowHint = slow.find((h) => h.phase === "fetch_kernel_cache")!;
+      expect(slowHint.text).toContain("the link is slow");
+      expect(slowHint.text).toContain("one cluster placement group");
+      // The default caches (500 MB) at this host's rate are a fraction of a second.
+      expect(kinds(peerHints({}), "fetch_kernel_cache")).toEqual([]);
+    });
+
+    it("a peer start that still compiles long: the source's caches did not match its engine arguments", () => {
+      const matched = simulated({ host: g6e, image, engine: ENGINE, path: "peer", peer: {} });
+      expect(kinds(peerHints({}, matched), "compile")).toEqual([]);
+      // The caches arrived (the engine reports them warm) but it recompiled from cold.
+      const recompiled = matched.map((p): PhaseSample =>
+        p.phase === "compile"
+          ? { ...p, seconds: ENGINE.compileSeconds, attributes: { warmCaches: true } }
+          : p.phase === "graph_capture"
+            ? { ...p, seconds: ENGINE.graphCaptureSeconds }
+            : p,
+      );
+      const hint = peerHints({}, recompiled).find((h) => h.bound === "compile")!;
+      expect(hint.measured).toBeCloseTo(ENGINE.compileSeconds + ENGINE.graphCaptureSeconds);
+      expect(hint.text).toContain("although the serving replica sent its kernel caches");
+      expect(hint.text).toContain("vLLM keys its torch.compile cache by its config");
+      expect(hint.text).toContain("--max-model-len or --max-num-batched-tokens");
+      expect(hint.text).toContain(
+        "start the source and this replica with the same engine arguments",
+      );
+      // No caches were sent: the usual advice, not the mismatch.
+      const uncached = recompiled
+        .filter((p) => p.phase !== "fetch_kernel_cache")
+        .map((p) => (p.phase === "compile" ? { ...p, attributes: { warmCaches: false } } : p));
+      const usual = peerHints({}, uncached).find((h) => h.bound === "compile")!;
+      expect(usual.text).toMatch(/persist compile caches/);
+    });
+  });
+
   it("a prefetch far below every ceiling is latency bound; a cached pull or an unknown host names nothing", () => {
     const slow: PhaseSample = {
       phase: "prefetch",

@@ -142,7 +142,12 @@ export function bottleneckHints(input: BottleneckInput): BottleneckHint[] {
     const seconds = phase.seconds ?? 0;
     if (seconds < SHORTEST_PHASE_SECONDS) continue;
     if (phase.phase === "compile") {
-      const hint = compileHint(phase, input.phases, startSeconds);
+      const hint = compileHint(phase, input.path, input.phases, startSeconds);
+      if (hint) hints.push(hint);
+      continue;
+    }
+    if (phase.phase === "peer_transfer" || phase.phase === "fetch_kernel_cache") {
+      const hint = input.host && peerCopyHint(phase, input.host, startSeconds);
       if (hint) hints.push(hint);
       continue;
     }
@@ -442,15 +447,79 @@ function loadWeightsDemands(
 }
 
 /**
+ * What one copy from a serving replica gets over TCP on this host (cold-start-model/
+ * peer-path.ts): the NIC's goodput, or the flows' caps when they are lower. The source's side
+ * is not known here: a copy well below this figure was bound there.
+ */
+function peerTcpBytesPerSecond(host: HostCeilings): number {
+  const nicBps = ((host.networkGbps * 1e9) / 8) * PHYSICS.nicGoodputFraction;
+  return Math.min(nicBps, PHYSICS.peerTcpFlows * PHYSICS.tcpFlowBytesPerSecond);
+}
+
+/**
+ * The peer path's copies from a serving replica (the weights, then the compiled-kernel
+ * caches): named when one takes at least a quarter of the start. Each is a transfer between
+ * two hosts, bound by the slower one's network, so the whole copy past its setup is what a
+ * faster link could save.
+ */
+function peerCopyHint(
+  phase: PhaseSample,
+  host: HostCeilings,
+  startSeconds: number,
+): BottleneckHint | null {
+  const seconds = phase.seconds ?? 0;
+  const bytes = phase.bytes ?? 0;
+  if (bytes <= 0 || seconds < NAMED_BOUND_SHARE * startSeconds) return null;
+  const ceiling = peerTcpBytesPerSecond(host);
+  const measured = bytes / seconds;
+  const figures = `${(bytes / 1e9).toFixed(1)} GB in ${secs(seconds)} of ${secs(startSeconds)} at ${mbps(measured)} (TCP on this host allows ~${mbps(ceiling)})`;
+  const base = {
+    phase: phase.phase,
+    bound: "network" as const,
+    phaseSeconds: seconds,
+    unit: "bytes_per_second" as const,
+    measured,
+    ceiling,
+  };
+  const flowGbps = Math.round((PHYSICS.tcpFlowBytesPerSecond * 8) / 1e9);
+  if (phase.phase === "peer_transfer") {
+    const side =
+      measured > ceiling
+        ? "it outran TCP here, so it went GPU to GPU over RDMA"
+        : measured < EXPLAINED_SHARE * ceiling
+          ? "well below this host's TCP: the source's, or the other copies it sends meanwhile"
+          : "this host's TCP";
+    return {
+      ...base,
+      attributedSeconds: Math.max(0, seconds - PHYSICS.peerSetupSeconds),
+      text: `peer_transfer dominates — it copied ${figures}: the copy from the serving replica is bound by the slower host's network (${side}): hosts with EFA (p4d, p5) copy GPU to GPU over RDMA; over TCP a single flow is capped at ${flowGbps} Gbps outside a cluster placement group (AWS), so keep the copy on several flows or put the hosts in one placement group`,
+    };
+  }
+  const cause =
+    measured < EXPLAINED_SHARE * ceiling
+      ? `the link is slow: the caches go over TCP whatever the fabric, at the slower host's rate and shared with the source's other copies — put the hosts in one cluster placement group (a single flow is capped at ${flowGbps} Gbps outside one)`
+      : "the caches are large: the link is near this host's ceiling, so send only what this engine runs — clear the source's Triton, torch.compile, FlashInfer and DeepGEMM cache directories of other models and configurations";
+  return {
+    ...base,
+    attributedSeconds: seconds,
+    text: `fetch_kernel_cache is long — it copied ${figures}: ${cause}`,
+  };
+}
+
+/**
  * Compilation and CUDA graph capture with cold caches: persisted caches leave only what is
- * not compilation (cold-start-model: warmCacheResidualFraction).
+ * not compilation (cold-start-model: warmCacheResidualFraction). A peer start that received
+ * the serving replica's kernel caches compiles warm when they match this engine: one that
+ * still compiles long recompiled, whatever the engine reported of its caches.
  */
 function compileHint(
   compile: PhaseSample,
+  path: StartPath,
   phases: readonly PhaseSample[],
   startSeconds: number,
 ): BottleneckHint | null {
-  if (compile.attributes.warmCaches === true) return null;
+  const peerCaches = path === "peer" && phases.some((p) => p.phase === "fetch_kernel_cache");
+  if (compile.attributes.warmCaches === true && !peerCaches) return null;
   const graph = phases
     .filter((p) => p.phase === "graph_capture")
     .reduce((sum, p) => sum + (p.seconds ?? 0), 0);
@@ -466,6 +535,8 @@ function compileHint(
     unit: "seconds",
     measured,
     ceiling: warm,
-    text: `compile dominates — compile and graph capture took ${secs(measured)} of ${secs(startSeconds)}: persist compile caches (~/.cache/vllm, ~/.triton, ~/.cache/flashinfer) across starts; warm caches leave ~${secs(warm)}`,
+    text: peerCaches
+      ? `compile dominates although the serving replica sent its kernel caches — compile and graph capture took ${secs(measured)} of ${secs(startSeconds)}: the caches did not match this engine (vLLM keys its torch.compile cache by its config, so a source started with a different --max-model-len or --max-num-batched-tokens recompiles): start the source and this replica with the same engine arguments; matching caches leave ~${secs(warm)}`
+      : `compile dominates — compile and graph capture took ${secs(measured)} of ${secs(startSeconds)}: persist compile caches (~/.cache/vllm, ~/.triton, ~/.cache/flashinfer) across starts; warm caches leave ~${secs(warm)}`,
   };
 }
