@@ -191,7 +191,7 @@ function hash(text: string): number {
 /** What a start's physics depends on, of its option. */
 type StartShape = Pick<
   StartOption,
-  "path" | "locality" | "sleepingReplica" | "peerSource" | "gpusToReserve"
+  "path" | "locality" | "sleepingReplica" | "peerSource" | "gpusToReserve" | "peerLazyImage"
 >;
 
 /**
@@ -232,7 +232,10 @@ class StartPhysics {
     const sourceKey = source
       ? 1 + this.hostKindOf(source.nodeId) * 64 + Math.min(63, source.transfersInFlight)
       : 0;
-    const key = ((hostKind * 8 + PATH_INDEX[path]) * 2 + (local ? 1 : 0)) * 65_536 + sourceKey;
+    // (A peer start mounting the eStargz variant is its own kind of start: index 6.)
+    const lazyImage = path === "peer" && !cached && option.peerLazyImage === true;
+    const pathIndex = lazyImage ? 6 : PATH_INDEX[path];
+    const key = ((hostKind * 8 + pathIndex) * 2 + (local ? 1 : 0)) * 65_536 + sourceKey;
     let phases = ofDeployment.get(key);
     if (!phases) {
       const scenario: ColdStartScenarioInput = {
@@ -240,7 +243,7 @@ class StartPhysics {
         noise: false,
         host,
         image: {
-          format: path === "lazy" ? "estargz" : "oci",
+          format: path === "lazy" || lazyImage ? "estargz" : "oci",
           layers: [...deployment.imageLayers],
           readFraction: deployment.imageReadFraction,
         },
@@ -748,7 +751,10 @@ export function replay(input: {
     const host = hostOf(chosen);
     host.freeGpus -= state.spec.gpus;
     if (chosen.path === "wake") wakeOrEvict(sleeperOf(host, state)!, now);
-    if (chosen.path === "pull" || chosen.path === "peer") hold(host, state.deployment.imageDigest);
+    if (chosen.path === "pull" || (chosen.path === "peer" && !chosen.peerLazyImage))
+      hold(host, state.deployment.imageDigest);
+    if (chosen.path === "peer" && chosen.peerLazyImage && state.deployment.estargzDigest)
+      hold(host, state.deployment.estargzDigest);
     if (chosen.path === "lazy" && state.deployment.estargzDigest)
       hold(host, state.deployment.estargzDigest);
     // A deployment that can have a snapshot gets one after its first start (the snapshot

@@ -168,11 +168,20 @@ function checkPath(
           reason: "the only serving replicas of this deployment are on this node",
         };
       if (gpus) return { ok: false, reason: gpus };
-      // The image still comes from the registry (or the node's store); the weights do not.
-      const cached = node.cachedImageDigests.includes(deployment.imageDigest);
+      // The image still comes from the registry (or the node's store), its eStargz variant
+      // where there is one (the weights layers are then never fetched); the weights do not.
+      const lazyImage = deployment.estargzDigest !== null && node.estargzSupported;
+      const cached =
+        node.cachedImageDigests.includes(deployment.imageDigest) ||
+        (lazyImage && node.cachedImageDigests.includes(deployment.estargzDigest!));
       return {
         ok: true,
-        option: { ...base, locality: cached ? "image-cached" : "cold", peerSource: source },
+        option: {
+          ...base,
+          locality: cached ? "image-cached" : "cold",
+          peerSource: source,
+          ...(lazyImage ? { peerLazyImage: true } : {}),
+        },
       };
     }
     case "lazy": {

@@ -49,7 +49,11 @@ export function optionPredictor(
           ...(option.sleepingReplica ? { sleeping: option.sleepingReplica } : {}),
           ...(option.stageWeights ? { stageWeights: true } : {}),
           ...(option.peerSource
-            ? { peerSource: option.peerSource, gpus: option.gpusToReserve }
+            ? {
+                peerSource: option.peerSource,
+                gpus: option.gpusToReserve,
+                ...(option.peerLazyImage ? { peerLazyImage: true } : {}),
+              }
             : {}),
         }),
         history: history(option.path, option.locality),
@@ -65,5 +69,5 @@ function peerKey(option: StartOption): string {
   const source = option.peerSource;
   if (!source) return "";
   const { networkGbps, rdmaGbps, pcieGBps } = source.host;
-  return `${networkGbps}/${rdmaGbps ?? 0}/${pcieGBps}/${source.transfersInFlight}/${option.gpusToReserve}`;
+  return `${networkGbps}/${rdmaGbps ?? 0}/${pcieGBps}/${source.transfersInFlight}/${option.gpusToReserve}/${option.peerLazyImage ? "esgz" : "oci"}`;
 }

@@ -166,6 +166,8 @@ export function physicsPriorSeconds(input: {
   peerSource?: Pick<PeerSource, "host" | "transfersInFlight">;
   /** The peer path: GPUs the replica spans, each copying its shard (1 when absent). */
   gpus?: number;
+  /** The peer path: the image is mounted from its eStargz variant (StartOption.peerLazyImage). */
+  peerLazyImage?: boolean;
 }): number {
   const { deployment, path, locality } = input;
   const imageCached =
@@ -177,7 +179,11 @@ export function physicsPriorSeconds(input: {
     noise: false,
     host: input.host,
     image: {
-      format: modelPath === "lazy" ? "estargz" : "oci",
+      // A cached image is local whatever its format: read as the plain one.
+      format:
+        modelPath === "lazy" || (modelPath === "peer" && input.peerLazyImage && !imageCached)
+          ? "estargz"
+          : "oci",
       layers: [...deployment.imageLayers],
       readFraction: deployment.imageReadFraction,
     },

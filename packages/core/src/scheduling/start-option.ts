@@ -133,6 +133,11 @@ export interface StartOption {
   sleepingReplica?: SleepingReplica;
   /** Set for `peer`: the serving replica the weights and kernel caches come from. */
   peerSource?: PeerSource;
+  /**
+   * `peer`: the image is mounted from its eStargz variant (its weights layers are then never
+   * fetched, the engine reads only its code); otherwise the plain image is pulled whole.
+   */
+  peerLazyImage?: boolean;
   startsInFlight: number;
 }
 

@@ -1,9 +1,11 @@
+import { startLazily } from "./lazy-path.ts";
 import { peerRefusal } from "./model-express.ts";
 import { startByPull } from "./pull-path.ts";
 import { type PathOutcome, type StartContext } from "./start-context.ts";
 
 /**
- * peer: the image as the pull path fetches it (`ctr images pull`, then `ctr run -d`), its
+ * peer: the image as the lazy path mounts its eStargz variant where the deployment has one
+ * (the weights layers are then never fetched), else as the pull path fetches it, its
  * engine started with `--load-format modelexpress` (containerSpecFor): it finds the serving
  * replicas through the operator's ModelExpress server and receives their weights over NIXL
  * (GPU to GPU on EFA, else UCX over TCP) and their kernel caches, falling back to storage when
@@ -14,5 +16,5 @@ import { type PathOutcome, type StartContext } from "./start-context.ts";
 export async function startByPeer(ctx: StartContext): Promise<PathOutcome> {
   const refusal = peerRefusal(ctx.host.config.modelExpress, ctx.request);
   if (refusal) throw new Error(refusal);
-  return startByPull(ctx);
+  return ctx.request.deployment.estargzImageRef ? startLazily(ctx) : startByPull(ctx);
 }

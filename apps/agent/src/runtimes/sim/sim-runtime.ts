@@ -80,6 +80,11 @@ const FIRST_PHASE: Record<StartPath, Phase> = {
   pull: "pull",
 };
 
+/** A peer start reads its image from the eStargz variant when the deployment has one. */
+function peerLazyImage(request: StartReplicaRequest): boolean {
+  return request.deployment.estargzImageRef !== undefined;
+}
+
 export class SimRuntime implements Runtime {
   readonly kind = "sim" as const;
   private readonly images = new Map<string, { bytes: number; estargz: boolean }>();
@@ -168,7 +173,8 @@ export class SimRuntime implements Runtime {
     };
     this.replicas.set(replicaId, entry);
 
-    const estargz = request.path === "lazy";
+    // A peer start mounts the eStargz variant where the deployment has one, as lazy does.
+    const estargz = request.path === "lazy" || (request.path === "peer" && peerLazyImage(request));
     const digest = imageDigestOf(request, estargz);
     const cached =
       (request.path === "pull" || request.path === "lazy" || request.path === "peer") &&
@@ -313,8 +319,11 @@ export class SimRuntime implements Runtime {
     const resolveSeconds =
       PHYSICS.registrySetupRoundTrips * (this.options.figures.registryRttMs / 1000);
     if (request.path === "peer") {
-      // The image is here; the weights and caches still come from the peer.
-      const peer = simulateColdStart(scenario, { ...failures, pullStallProbability: 0 });
+      // The image is here (read as a local one); the weights and caches still come from the peer.
+      const peer = simulateColdStart(
+        { ...scenario, image: { ...scenario.image, format: "oci" } },
+        { ...failures, pullStallProbability: 0 },
+      );
       const phases = peer.phases.map((timing) =>
         timing.phase === "pull"
           ? { phase: "pull" as const, seconds: resolveSeconds, bytes: 0 }

@@ -65,7 +65,12 @@ export function buildScenario(
       ...(state.gpuMemoryService ? { gpuMemoryService: true } : {}),
     },
     image: {
-      format: request.path === "lazy" ? "estargz" : "oci",
+      // A peer start mounts the eStargz variant where there is one (its weights never fetched).
+      format:
+        request.path === "lazy" ||
+        (request.path === "peer" && request.deployment.estargzImageRef !== undefined)
+          ? "estargz"
+          : "oci",
       layers: simulation.layers,
       readFraction: simulation.readFraction,
     },
