@@ -127,5 +127,16 @@ describe("the scenarios shipped with the agent (apps/agent/scenarios)", () => {
     expect(seconds("l40s-8b-restore-gms.json")).toBeLessThan(
       seconds("l40s-8b-restore-parallel-page-cache.json") - 2,
     );
+    // A copy from a serving replica: the cold host's pull, then the lazy mount, then the peer
+    // copy without and with the source's kernel caches, each faster; over EFA faster still.
+    expect(totals.get("l40s-8b-peer-tcp.json")).toMatchObject({ path: "peer" });
+    expect(seconds("l40s-8b-lazy-tuned.json")).toBeLessThan(seconds("l40s-8b-pull.json"));
+    expect(seconds("l40s-8b-peer-weights-only.json")).toBeLessThan(
+      seconds("l40s-8b-lazy-tuned.json") / 2,
+    );
+    expect(seconds("l40s-8b-peer-tcp.json")).toBeLessThan(
+      seconds("l40s-8b-peer-weights-only.json") / 2,
+    );
+    expect(seconds("p5-8b-peer-rdma.json")).toBeLessThan(seconds("l40s-8b-peer-tcp.json"));
   }, 60_000);
 });
