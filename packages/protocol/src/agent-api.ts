@@ -190,6 +190,11 @@ export const PeerSourceRef = z
     rdma: z.boolean(),
     /** Copy the compiled-kernel caches too (default yes). */
     kernelCaches: z.boolean().default(true),
+    /**
+     * Mount the deployment's eStargz variant (its weights layers never fetched) rather than
+     * pull the plain image: the scheduler's model found it faster on this host.
+     */
+    lazyImage: z.boolean().default(false),
   })
   .strict();
 export type PeerSourceRef = z.infer<typeof PeerSourceRef>;

@@ -100,6 +100,7 @@ export function ColdStartDetail({ id, standalone = false }: { id: string; standa
               <tr key={`${o.nodeName}-${o.path}`}>
                 <td>
                   {o.path} on {o.nodeName}
+                  {o.peerSourceNodeName ? ` from ${o.peerSourceNodeName}` : ""}
                 </td>
                 <td>{o.locality}</td>
                 <td className="num">

@@ -7,6 +7,7 @@ import {
   comparedSeconds,
 } from "./calibration-scenarios";
 import { HOST_PROFILES, scenarioHostFromProfile } from "./host-profiles";
+import { peerMountsEstargz } from "./peer-path";
 import { PHYSICS } from "./physical-constants";
 import {
   ColdStartResult,
@@ -700,7 +701,7 @@ describe("peer: weights and kernel caches copied from a serving replica", () => 
     expect(cold / withCaches).toBeGreaterThan(2.5);
   });
 
-  it("fetches no weights layer of an eStargz image: the engine never reads it", () => {
+  it("fetches no weights layer of an eStargz image when mounting it is faster: the engine never reads it", () => {
     const withWeightsLayer: Scenario = {
       ...eightB,
       path: "peer",
@@ -718,6 +719,14 @@ describe("peer: weights and kernel caches copied from a serving replica", () => 
       (timing) => timing.phase === "prefetch",
     )!.bytes;
     expect(prefetched).toBeLessThan(1e9);
+    // That is the model's choice of image for this start, which dispatch passes on.
+    expect(peerMountsEstargz(withWeightsLayer)).toBe(true);
+    expect(
+      peerMountsEstargz({
+        ...withWeightsLayer,
+        image: { ...withWeightsLayer.image, format: "oci" },
+      }),
+    ).toBe(false);
     // A plain image is pulled whole: containerd unpacks every layer, the weights' too.
     const plain = simulateColdStart({
       ...withWeightsLayer,

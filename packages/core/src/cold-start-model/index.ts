@@ -31,7 +31,7 @@ export {
   type HostProfileName,
 } from "./host-profiles";
 export { PHYSICS, type Physics } from "./physical-constants";
-export { peerLinkBytesPerSecond } from "./peer-path";
+export { peerLinkBytesPerSecond, peerMountsEstargz } from "./peer-path";
 export { WEIGHT_STAGING_READERS, weightsStagingPays } from "./restore-path";
 export { mulberry32 } from "./seeded-random";
 export {

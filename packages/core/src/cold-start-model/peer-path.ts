@@ -1,9 +1,14 @@
-import type { HostRates } from "./engine-phases";
+import { hostRates, type HostRates } from "./engine-phases";
 import { planImage } from "./image-reads";
 import { lazyPhases } from "./lazy-path";
-import type { Physics } from "./physical-constants";
+import { PHYSICS, type Physics } from "./physical-constants";
 import { pullPhases } from "./pull-path";
-import type { ColdStartScenario, PhaseTiming } from "./scenario-schema";
+import {
+  parseColdStartScenario,
+  type ColdStartScenario,
+  type ColdStartScenarioInput,
+  type PhaseTiming,
+} from "./scenario-schema";
 
 // Peer: a serving replica of the same deployment on another host sends what it holds (NVIDIA
 // ModelExpress over NIXL). The new host still fetches the image it runs, but the engine reads
@@ -18,30 +23,11 @@ export function peerPhases(
   rates: HostRates,
   physics: Physics,
 ): PhaseTiming[] {
-  const { engine, peer, image } = scenario;
-  const full = planImage(image, engine, physics);
-  const totalBytes = full.layers.reduce((sum, layer) => sum + layer.bytes, 0);
-  // The engine reads only its code from the image. An eStargz image is mounted lazily and its
-  // weights layers are never fetched; a plain one is pulled whole (containerd unpacks every
-  // layer in chain order), weights layers and all.
-  const codeImage =
-    image.format === "estargz" && full.weightsInImage
-      ? codeLayersOnly(image, full.codeReadBytes)
-      : { ...image, readFraction: totalBytes > 0 ? full.codeReadBytes / totalBytes : 0 };
-  const caches = peer.kernelCaches;
-  const codeScenario: ColdStartScenario = {
-    ...scenario,
-    image: codeImage,
-    engine: { ...engine, weightsBytes: 0, warmCaches: engine.warmCaches || caches },
-  };
-  const codePlan = planImage(codeImage, codeScenario.engine, physics);
-  const imagePhases =
-    image.format === "estargz"
-      ? lazyPhases(codeScenario, codePlan, rates, physics)
-      : pullPhases(codeScenario, codePlan, rates, physics);
-
+  const { engine, peer } = scenario;
+  const imagePhases = peerImagePhases(scenario, rates, physics);
   const linkBytesPerSecond = peerLinkBytesPerSecond(scenario, rates, physics);
   const weightsBytes = engine.weightsBytes;
+  const caches = peer.kernelCaches;
   const cacheBytes = caches ? (peer.kernelCacheBytes ?? physics.defaultKernelCacheBytes) : 0;
   const received: PhaseTiming[] = [
     {
@@ -64,6 +50,71 @@ export function peerPhases(
   // The received bytes replace the weight load, before compile (which needs the caches).
   return imagePhases.flatMap((timing) => (timing.phase === "load_weights" ? received : [timing]));
 }
+
+/**
+ * The image's phases up to the engine's own (with no weight load: they come from the peer).
+ * The engine reads only its code from the image. A plain image is pulled whole (containerd
+ * unpacks every layer in chain order), weights layers and all. An `estargz` scenario image
+ * means the deployment also has an eStargz variant the host can mount: its weights layers are
+ * then never fetched, but the code is read lazily; the faster of the two is taken, and the
+ * agent is told which (peerMountsEstargz).
+ */
+function peerImagePhases(
+  scenario: ColdStartScenario,
+  rates: HostRates,
+  physics: Physics,
+): PhaseTiming[] {
+  const plain = peerImageModePhases(scenario, "oci", rates, physics);
+  if (scenario.image.format !== "estargz") return plain;
+  const lazy = peerImageModePhases(scenario, "estargz", rates, physics);
+  return totalSeconds(lazy) < totalSeconds(plain) ? lazy : plain;
+}
+
+function peerImageModePhases(
+  scenario: ColdStartScenario,
+  format: "oci" | "estargz",
+  rates: HostRates,
+  physics: Physics,
+): PhaseTiming[] {
+  const { engine, peer } = scenario;
+  const image = { ...scenario.image, format };
+  const full = planImage(image, engine, physics);
+  const totalBytes = full.layers.reduce((sum, layer) => sum + layer.bytes, 0);
+  const codeImage =
+    format === "estargz" && full.weightsInImage
+      ? codeLayersOnly(image, full.codeReadBytes)
+      : { ...image, readFraction: totalBytes > 0 ? full.codeReadBytes / totalBytes : 0 };
+  const codeScenario: ColdStartScenario = {
+    ...scenario,
+    image: codeImage,
+    engine: { ...engine, weightsBytes: 0, warmCaches: engine.warmCaches || peer.kernelCaches },
+  };
+  const codePlan = planImage(codeImage, codeScenario.engine, physics);
+  return format === "estargz"
+    ? lazyPhases(codeScenario, codePlan, rates, physics)
+    : pullPhases(codeScenario, codePlan, rates, physics);
+}
+
+/**
+ * Whether a peer start of this scenario mounts the eStargz variant (its image is `estargz`:
+ * the deployment has one) rather than pulling the plain image: the model's own choice, which
+ * the control plane passes on to the agent.
+ */
+export function peerMountsEstargz(
+  input: ColdStartScenarioInput,
+  physics: Physics = PHYSICS,
+): boolean {
+  const scenario = parseColdStartScenario({ ...input, path: "peer", noise: false });
+  if (scenario.image.format !== "estargz") return false;
+  const rates = hostRates(scenario.host, physics);
+  return (
+    totalSeconds(peerImageModePhases(scenario, "estargz", rates, physics)) <
+    totalSeconds(peerImageModePhases(scenario, "oci", rates, physics))
+  );
+}
+
+const totalSeconds = (phases: readonly PhaseTiming[]) =>
+  phases.reduce((sum, timing) => sum + timing.seconds, 0);
 
 /** The image's code layers alone, read as the whole image would read them. */
 function codeLayersOnly(

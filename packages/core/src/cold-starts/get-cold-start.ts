@@ -29,6 +29,8 @@ const ConsideredOptions = z.object({
         p90Seconds: z.number(),
         samples: z.number(),
         lostBecause: z.string().nullable(),
+        /** `peer`: the node of the serving replica the copy comes from. */
+        peerSourceNodeName: z.string().optional(),
       }),
     )
     .optional(),

@@ -1,6 +1,7 @@
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getColdStart } from "../cold-starts/get-cold-start.ts";
 import { chosenOptionOf } from "./options-record.ts";
 import { placeReplica } from "./place-replica.ts";
 import { prepareDispatch } from "./prepare-dispatch.ts";
@@ -94,10 +95,20 @@ describe("placing a replica that copies its weights from a serving one", () => {
       peerSourceReplicaId: sourceReplicaId,
       peerSourceNodeName: "serving-node",
     });
+    // The cold-start page says where the copy came from.
+    const view = await getColdStart({
+      actor: { type: "system", orgId },
+      input: { id: start.id },
+      db: t.db,
+    });
+    expect(view.options.feasible?.find((o) => o.chosen)).toMatchObject({
+      path: "peer",
+      peerSourceNodeName: "serving-node",
+    });
     const plan = await prepareDispatch({ db: t.db, coldStartId: start.id });
     expect(plan.kind).toBe("send");
     if (plan.kind !== "send") return;
-    expect(plan.request.peerSource).toEqual({
+    expect(plan.request.peerSource).toMatchObject({
       replicaId: sourceReplicaId,
       nodeName: "serving-node",
       rdma: false,

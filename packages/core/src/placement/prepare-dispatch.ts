@@ -6,6 +6,7 @@ import {
   type StartReplicaRequestInput,
 } from "@thaw/protocol";
 import { protocolRefusal } from "../fleet/agent-address.ts";
+import { peerMountsEstargz, type ScenarioPeer } from "../cold-start-model/index.ts";
 import { scenarioPeerFrom } from "../scheduling/enumerate-start-options.ts";
 import { NODE_HOST_COLUMNS_SELECT, nodeScenarioHost } from "../scheduling/node-scenario-host.ts";
 import { engineWeightReload } from "../sleeping/engine-sleep-calls.ts";
@@ -106,6 +107,32 @@ const readDispatchRow = coalesceByTick<string, DispatchRow>(async (db, coldStart
   return new Map(rows.map((r) => [r.id, r]));
 });
 
+/** Whether a peer start on this node mounts the eStargz variant: the model's choice. */
+async function peerLazyImageHere(
+  db: DbClient,
+  nodeId: string,
+  deployment: Parameters<typeof schedulingDeployment>[0],
+  peer: ScenarioPeer,
+): Promise<boolean> {
+  const node = await db.node.findUnique({
+    where: { id: nodeId },
+    select: NODE_HOST_COLUMNS_SELECT,
+  });
+  if (!node) return false;
+  const modelled = schedulingDeployment(deployment);
+  return peerMountsEstargz({
+    host: nodeScenarioHost(node),
+    image: {
+      format: "estargz",
+      layers: [...modelled.imageLayers],
+      readFraction: modelled.imageReadFraction,
+    },
+    engine: modelled.engine,
+    path: "peer",
+    peer,
+  });
+}
+
 export async function prepareDispatch({
   db,
   coldStartId,
@@ -172,15 +199,19 @@ export async function prepareDispatch({
       : null;
     if (!source?.node || source.node.state !== "ready" || !source.node.peerTransfer)
       return { kind: "fail", reason: "the chosen peer source is no longer serving" };
-    request.peerSource = {
-      replicaId: source.id,
-      nodeName: source.node.name,
-      rdma: (row.nodeRdmaGbps ?? 0) > 0 && source.node.rdmaGbps > 0,
-    };
     peerScenario = scenarioPeerFrom(
       { host: nodeScenarioHost(source.node), transfersInFlight: 0 },
       Math.max(1, row.gpus.length),
     );
+    request.peerSource = {
+      replicaId: source.id,
+      nodeName: source.node.name,
+      rdma: (row.nodeRdmaGbps ?? 0) > 0 && source.node.rdmaGbps > 0,
+      // The eStargz variant or the plain image, whichever the model finds faster here.
+      lazyImage:
+        row.estargzImageRef !== null &&
+        (await peerLazyImageHere(db, row.nodeId, deployment, peerScenario)),
+    };
   }
   if (row.path === "restore") {
     const snapshot = chosen?.snapshotId

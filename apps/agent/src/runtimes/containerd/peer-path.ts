@@ -4,8 +4,9 @@ import { startByPull } from "./pull-path.ts";
 import { type PathOutcome, type StartContext } from "./start-context.ts";
 
 /**
- * peer: the image as the lazy path mounts its eStargz variant where the deployment has one
- * (the weights layers are then never fetched), else as the pull path fetches it, its
+ * peer: the image as the lazy path mounts its eStargz variant when the scheduler says so
+ * (`peerSource.lazyImage`: the weights layers are then never fetched), else as the pull path
+ * fetches it, its
  * engine started with `--load-format modelexpress` (containerSpecFor): it finds the serving
  * replicas through the operator's ModelExpress server and receives their weights over NIXL
  * (GPU to GPU on EFA, else UCX over TCP) and their kernel caches, falling back to storage when
@@ -16,5 +17,8 @@ import { type PathOutcome, type StartContext } from "./start-context.ts";
 export async function startByPeer(ctx: StartContext): Promise<PathOutcome> {
   const refusal = peerRefusal(ctx.host.config.modelExpress, ctx.request);
   if (refusal) throw new Error(refusal);
-  return ctx.request.deployment.estargzImageRef ? startLazily(ctx) : startByPull(ctx);
+  const { request } = ctx;
+  return request.peerSource?.lazyImage && request.deployment.estargzImageRef
+    ? startLazily(ctx)
+    : startByPull(ctx);
 }

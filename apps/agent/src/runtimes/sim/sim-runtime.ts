@@ -80,9 +80,9 @@ const FIRST_PHASE: Record<StartPath, Phase> = {
   pull: "pull",
 };
 
-/** A peer start reads its image from the eStargz variant when the deployment has one. */
+/** A peer start mounts the eStargz variant when the scheduler said so. */
 function peerLazyImage(request: StartReplicaRequest): boolean {
-  return request.deployment.estargzImageRef !== undefined;
+  return request.peerSource?.lazyImage === true && request.deployment.estargzImageRef !== undefined;
 }
 
 export class SimRuntime implements Runtime {

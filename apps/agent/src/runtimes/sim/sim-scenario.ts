@@ -65,10 +65,12 @@ export function buildScenario(
       ...(state.gpuMemoryService ? { gpuMemoryService: true } : {}),
     },
     image: {
-      // A peer start mounts the eStargz variant where there is one (its weights never fetched).
+      // A peer start mounts the eStargz variant when the scheduler said so (the model's choice).
       format:
         request.path === "lazy" ||
-        (request.path === "peer" && request.deployment.estargzImageRef !== undefined)
+        (request.path === "peer" &&
+          request.peerSource?.lazyImage === true &&
+          request.deployment.estargzImageRef !== undefined)
           ? "estargz"
           : "oci",
       layers: simulation.layers,
