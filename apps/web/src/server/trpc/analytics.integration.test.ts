@@ -173,7 +173,14 @@ describe("tRPC analytics and scaling", () => {
     expect(detail.summary.samples).toBe(4);
     expect(detail.summary.p50Seconds).toBe(410);
     expect(detail.summary.p95Seconds).toBeCloseTo(420 + 0.85 * 80);
-    expect(detail.summary.pathMix).toEqual({ warm: 0, wake: 0, restore: 1, peer: 0, lazy: 0, pull: 4 });
+    expect(detail.summary.pathMix).toEqual({
+      warm: 0,
+      wake: 0,
+      restore: 1,
+      peer: 0,
+      lazy: 0,
+      pull: 4,
+    });
   });
 
   it("the deployment breakdown: phases per start, quantiles, predicted vs actual, error, hints", async () => {
