@@ -1,6 +1,6 @@
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getColdStart } from "../cold-starts/get-cold-start.ts";
 import { chosenOptionOf } from "./options-record.ts";
 import { placeReplica } from "./place-replica.ts";
@@ -75,6 +75,20 @@ describe("placing a replica that copies its weights from a serving one", () => {
     await t.drop();
   });
 
+  // Each case starts from the serving replica alone: the new node empty, no start in flight.
+  beforeEach(async () => {
+    await t.db.replica.update({ where: { id: sourceReplicaId }, data: { state: "ready" } });
+    await t.db.gpuReservation.deleteMany({ where: { nodeId: nodeIds["new-node"]! } });
+    await t.db.coldStart.updateMany({
+      where: { status: { in: ["scheduled", "dispatched", "running"] } },
+      data: { status: "cancelled" },
+    });
+    await t.db.replica.updateMany({
+      where: { id: { not: sourceReplicaId } },
+      data: { state: "stopped" },
+    });
+  });
+
   async function placeOne() {
     const replica = await t.db.replica.create({
       data: { orgId, endpointId, deploymentId, state: "pending" },
@@ -127,10 +141,6 @@ describe("placing a replica that copies its weights from a serving one", () => {
       kind: "fail",
       reason: "the chosen peer source is no longer serving",
     });
-    await t.db.replica.update({ where: { id: sourceReplicaId }, data: { state: "ready" } });
-    await t.db.gpuReservation.deleteMany({ where: { nodeId: nodeIds["new-node"]! } });
-    await t.db.coldStart.update({ where: { id: start.id }, data: { status: "cancelled" } });
-    await t.db.replica.update({ where: { id: start.replicaId }, data: { state: "stopped" } });
   });
 
   it("never offers a peer copy to a node whose engines cannot receive one, and says why", async () => {
