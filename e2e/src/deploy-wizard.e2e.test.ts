@@ -78,7 +78,7 @@ describe("deploy wizard", () => {
     await next();
 
     // No start path at all is refused on the paths step.
-    for (const path of ["warm", "wake", "restore", "lazy"])
+    for (const path of ["warm", "wake", "restore", "peer", "lazy"])
       await page.getByTestId(`deploy-path-${path}`).uncheck();
     await page.getByTestId("deploy-path-pull").uncheck();
     await next();
