@@ -118,23 +118,28 @@ export async function loadPeerSources(
       transfersInFlight: number;
     }
   >(Prisma.sql`
+    WITH sending AS (
+      -- The peer starts in flight, by the source each chose: one pass over the deployment's.
+      SELECT o->>'peerSourceReplicaId' AS "replicaId", count(*)::int AS n
+      FROM "ColdStart" c, jsonb_array_elements(
+          CASE WHEN jsonb_typeof(c.options->'feasible') = 'array' THEN c.options->'feasible'
+          ELSE '[]'::jsonb END) AS o
+      WHERE c."deploymentId" = ${deploymentId}::uuid AND c.path = 'peer'
+        AND c.status IN ('scheduled', 'dispatched', 'running') AND o->>'chosen' = 'true'
+      GROUP BY 1
+    )
     SELECT r.id::text AS "replicaId", n.id::text AS "nodeId", n.name AS "nodeName",
       n.vcpus, n."networkGbps", n."registryRttMs", n."diskReadMiBps", n."diskWriteMiBps",
       n."volumeThroughputMiBps", n."measuredDiskReadMiBps", n."measuredDiskWriteMiBps",
       n."pcieGBps", n."restoreStreams", n."gpuMemoryService",
       n."memoryBytes"::float8 AS "memoryBytes", n."rdmaGbps",
-      (SELECT count(*)::int FROM "ColdStart" c
-        WHERE c."deploymentId" = r."deploymentId" AND c.path = 'peer'
-          AND c.status IN ('scheduled', 'dispatched', 'running')
-          AND EXISTS (SELECT 1 FROM jsonb_array_elements(
-              CASE WHEN jsonb_typeof(c.options->'feasible') = 'array' THEN c.options->'feasible'
-              ELSE '[]'::jsonb END) AS o
-            WHERE o->>'chosen' = 'true' AND o->>'peerSourceReplicaId' = r.id::text))
-        AS "transfersInFlight"
+      coalesce(s.n, 0) AS "transfersInFlight"
     FROM "Replica" r JOIN "Node" n ON n.id = r."nodeId"
+      LEFT JOIN sending s ON s."replicaId" = r.id::text
     WHERE r."orgId" = ${orgId}::uuid AND r."deploymentId" = ${deploymentId}::uuid
       AND r.state = 'ready' AND n.state = 'ready' AND n."peerTransfer"
-    ORDER BY r.id
+    -- The least loaded first: a deployment serving hundreds of replicas offers a few dozen.
+    ORDER BY coalesce(s.n, 0), r.id
     LIMIT 64`);
   return sources.map((row) => ({
     replicaId: row.replicaId,

@@ -1,7 +1,9 @@
+import { prismaRows } from "@thaw/db";
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getColdStart } from "../cold-starts/get-cold-start.ts";
+import { loadPeerSources } from "./load-placement-state.ts";
 import { chosenOptionOf } from "./options-record.ts";
 import { placeReplica } from "./place-replica.ts";
 import { prepareDispatch } from "./prepare-dispatch.ts";
@@ -109,6 +111,9 @@ describe("placing a replica that copies its weights from a serving one", () => {
       peerSourceReplicaId: sourceReplicaId,
       peerSourceNodeName: "serving-node",
     });
+    // The copy in flight loads its source: the next placement sees it sending one.
+    const [loaded] = await loadPeerSources(prismaRows(t.db), orgId, deploymentId);
+    expect(loaded).toMatchObject({ replicaId: sourceReplicaId, transfersInFlight: 1 });
     // The cold-start page says where the copy came from.
     const view = await getColdStart({
       actor: { type: "system", orgId },
