@@ -116,8 +116,15 @@ describe("webhook delivery worker", () => {
       status: "succeeded",
       actualSeconds: start.actualSeconds,
     });
+    // The worker records a delivery after the receiver has answered it: the receipt above can
+    // be seen before the record is written.
+    await expect
+      .poll(async () => (await db().webhookDelivery.findMany()).map((d) => d.status).sort(), {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toEqual(["succeeded", "succeeded"]);
     const deliveries = await db().webhookDelivery.findMany({ include: { attemptLog: true } });
-    expect(deliveries.every((d) => d.status === "succeeded")).toBe(true);
     expect(deliveries.flatMap((d) => d.attemptLog.map((a) => a.statusCode))).toEqual([200, 200]);
   }, 90_000);
 
