@@ -1,4 +1,4 @@
-import { PHYSICS, peerLinkBytesPerSecond, ScenarioPeer } from "../cold-start-model/index";
+import { PHYSICS, peerLinkBytesPerSecond, type ScenarioPeer } from "../cold-start-model/index";
 import { hostRates } from "../cold-start-model/engine-phases";
 import { weightsStagingPays } from "../cold-start-model/restore-path";
 import { StartPath } from "../vocabulary/index";
@@ -46,13 +46,16 @@ export function scenarioPeerFrom(
   source: Pick<PeerSource, "host" | "transfersInFlight">,
   gpus: number,
 ): ScenarioPeer {
-  return ScenarioPeer.parse({
+  // Built, not parsed: this runs for every node × source of a placement. The defaults are the
+  // schema's (kernel caches sent, no fabric unless the source reports one).
+  return {
     gpus: Math.max(1, gpus),
     sourceNetworkGbps: source.host.networkGbps,
     sourceRdmaGbps: source.host.rdmaGbps ?? 0,
-    sourcePcieGBps: source.host.pcieGBps > 0 ? source.host.pcieGBps : undefined,
+    ...(source.host.pcieGBps > 0 ? { sourcePcieGBps: source.host.pcieGBps } : {}),
     sourceTransfersInFlight: source.transfersInFlight,
-  });
+    kernelCaches: true,
+  };
 }
 
 /** Of the serving replicas on other hosts, the one whose copy to `node` is fastest. */
@@ -61,13 +64,14 @@ function fastestPeerSource(
   sources: readonly PeerSource[],
   gpus: number,
 ): PeerSource | undefined {
+  const rates = hostRates(node.host, PHYSICS);
   let best: PeerSource | undefined;
   let bestRate = 0;
   for (const source of sources) {
     if (source.nodeId === node.id) continue;
     const rate = peerLinkBytesPerSecond(
       { host: node.host, peer: scenarioPeerFrom(source, gpus) },
-      hostRates(node.host, PHYSICS),
+      rates,
       PHYSICS,
     );
     if (rate > bestRate) {
