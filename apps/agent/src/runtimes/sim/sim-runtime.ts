@@ -173,7 +173,7 @@ export class SimRuntime implements Runtime {
     };
     this.replicas.set(replicaId, entry);
 
-    // A peer start mounts the eStargz variant where the deployment has one, as lazy does.
+    // A peer start mounts the eStargz variant when the scheduler said so, as lazy does.
     const estargz = request.path === "lazy" || (request.path === "peer" && peerLazyImage(request));
     const digest = imageDigestOf(request, estargz);
     const cached =
