@@ -164,6 +164,14 @@ export const ScenarioRestore = z
     stageWeights: z.boolean().default(false),
     /** Reader threads of that staging (the agent's, not the engine's). */
     stagingReaders: z.number().int().min(1).max(256).default(8),
+    /**
+     * Sleep level 2: where the reload after the wake reads the discarded weights. `local`
+     * (default): the host's files (`stageWeights` says how). `peer`: a serving replica of the
+     * deployment on another host sends them into the woken engine's device memory (NVIDIA
+     * ModelExpress through the engine's loader; the `peer` block gives the link), for a host
+     * whose disk is slower than the network, or that lacks the weights.
+     */
+    weightsFrom: z.enum(["local", "peer"]).default("local"),
   })
   .strict();
 
@@ -209,8 +217,20 @@ export const ScenarioPeer = z
   })
   .strict();
 
+// The deployment's compiled-kernel caches (Triton, torch.compile/Inductor, FlashInfer and
+// DeepGEMM JIT objects) for this host's GPU model and driver, captured after an earlier start
+// anywhere in the fleet and kept in the operator's cache store: a start that compiles fetches
+// them first, so compile and graph capture run warm. Absent: no cache stored.
+export const ScenarioKernelCache = z
+  .object({
+    /** The cache's size. Default: see physical-constants.ts. */
+    bytes: byteCount.optional(),
+  })
+  .strict();
+
 export type ScenarioHost = z.output<typeof ScenarioHost>;
 export type ScenarioPeer = z.output<typeof ScenarioPeer>;
+export type ScenarioKernelCache = z.output<typeof ScenarioKernelCache>;
 export type ScenarioLayer = z.output<typeof ScenarioLayer>;
 export type ScenarioImage = z.output<typeof ScenarioImage>;
 export type ScenarioEngine = z.output<typeof ScenarioEngine>;

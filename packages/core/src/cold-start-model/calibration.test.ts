@@ -8,10 +8,12 @@ import {
 } from "./calibration-scenarios";
 import { HOST_PROFILES, scenarioHostFromProfile } from "./host-profiles";
 import { peerMountsEstargz } from "./peer-path";
+import { restoreWeightsFromPeerPays } from "./restore-path";
 import { PHYSICS } from "./physical-constants";
 import {
   ColdStartResult,
   parseColdStartScenario,
+  ScenarioPeer,
   type ColdStartScenarioInput,
 } from "./scenario-schema";
 import { simulateColdStart } from "./simulate-cold-start";
@@ -561,6 +563,7 @@ describe("scenario schema", () => {
       imageSource: "disk",
       stageWeights: false,
       stagingReaders: 8,
+      weightsFrom: "local",
     });
     expect(
       parseColdStartScenario({ ...minimal, lazy: { maxCacheFds: 100 } }).lazy.fetchTimeoutSeconds,
@@ -733,5 +736,107 @@ describe("peer: weights and kernel caches copied from a serving replica", () => 
       image: { ...withWeightsLayer.image, format: "oci" },
     }).phases.find((timing) => timing.phase === "pull")!.bytes;
     expect(plain).toBe(25e9);
+  });
+});
+
+describe("kernel-cache store and restore's weights from a peer", () => {
+  // The same 8B model on one L40S host (gp3), its engine compile-bound as vLLM's is.
+  const l40s = scenarioHostFromProfile(HOST_PROFILES["g6e.xlarge"]);
+  const eightB: Scenario = {
+    seed: 3,
+    noise: false,
+    host: l40s,
+    image: {
+      format: "oci",
+      layers: [{ bytes: 9_000_000_000, compression: "gzip-6", content: "code" }],
+      readFraction: 0.1,
+    },
+    engine: {
+      weightsBytes: 16_000_000_000,
+      loader: "sequential",
+      loaderConcurrency: 1,
+      initSeconds: 10,
+      compileSeconds: 40,
+      graphCaptureSeconds: 15,
+      warmupSeconds: 3,
+      warmCaches: false,
+    },
+    path: "pull",
+  };
+  const phaseOf = (scenario: Scenario, phase: string) =>
+    simulateColdStart(scenario).phases.find((timing) => timing.phase === phase);
+
+  it("fetches the stored cache before compile, which then runs warm", () => {
+    const stored: Scenario = { ...eightB, kernelCache: { bytes: 400e6 } };
+    const phases = simulateColdStart(stored).phases.map((timing) => timing.phase);
+    expect(phases.indexOf("fetch_kernel_cache")).toBe(phases.indexOf("compile") - 1);
+    const fetch = phaseOf(stored, "fetch_kernel_cache")!;
+    // One stream from the store: 400 MB at 50 MB/s, after the registry's round trips.
+    expect(fetch.bytes).toBe(400e6);
+    expect(fetch.seconds).toBeCloseTo(
+      (PHYSICS.registrySetupRoundTrips * l40s.registryRttMs) / 1000 + 400e6 / 50e6,
+      1,
+    );
+    const residual = PHYSICS.warmCacheResidualFraction;
+    expect(phaseOf(stored, "compile")!.seconds).toBeCloseTo(40 * residual.compile, 5);
+    expect(phaseOf(stored, "graph_capture")!.seconds).toBeCloseTo(15 * residual.graphCapture, 5);
+    // Worth it: the 58 s of cold compile, capture and warmup cost more than the fetch.
+    expect(total(stored)).toBeLessThan(total(eightB) - 30);
+  });
+
+  it("is fetched only by starts that compile, and not by a host that kept its own", () => {
+    const stored = { kernelCache: { bytes: 400e6 } };
+    const fetches = (scenario: Scenario) =>
+      simulateColdStart(scenario).phases.filter((t) => t.phase === "fetch_kernel_cache").length;
+    expect(fetches({ ...eightB, ...stored, engine: { ...eightB.engine, warmCaches: true } })).toBe(
+      0,
+    );
+    expect(fetches({ ...eightB, ...stored, path: "restore" })).toBe(0);
+    // A peer copy with the source's caches fetches those (one phase), not the store's too.
+    expect(fetches({ ...eightB, ...stored, path: "peer", peer: { sourceNetworkGbps: 20 } })).toBe(
+      1,
+    );
+    const weightsOnly: Scenario = {
+      ...eightB,
+      ...stored,
+      path: "peer",
+      peer: { sourceNetworkGbps: 20, kernelCaches: false },
+    };
+    expect(phaseOf(weightsOnly, "fetch_kernel_cache")!.bytes).toBe(400e6);
+  });
+
+  it("restores a level-2 image with its weights sent by a peer, faster than the gp3 disk", () => {
+    const restore: Scenario = {
+      ...eightB,
+      path: "restore",
+      restore: { sleepLevel: 2, snapshotBytes: 3_400_000_000 },
+    };
+    const fromPeer: Scenario = {
+      ...restore,
+      restore: { ...restore.restore, weightsFrom: "peer" },
+      peer: { sourceNetworkGbps: 20 },
+    };
+    const phases = simulateColdStart(fromPeer).phases.map((timing) => timing.phase);
+    expect(phases).toEqual(["restore", "peer_transfer", "warmup", "ready"]);
+    // 16 GB over 20 Gbps × 90%, against one reader at gp3's 125 MiB/s (two minutes).
+    expect(phaseOf(fromPeer, "peer_transfer")!.seconds).toBeCloseTo(
+      PHYSICS.peerSetupSeconds + 16e9 / 2.25e9,
+      1,
+    );
+    // CRIU still reads the 3.4 GB image from the same disk: the whole restore gains ~4×.
+    expect(total(restore) / total(fromPeer)).toBeGreaterThan(3);
+    // The scheduler's choice says so; on a host whose disk outruns the link it says no.
+    const choice = {
+      engine: { ...eightB.engine },
+      snapshotBytes: 3_400_000_000,
+      sleepLevel: 2 as const,
+      stageWeights: false,
+      peer: ScenarioPeer.parse({ sourceNetworkGbps: 20 }),
+    };
+    expect(restoreWeightsFromPeerPays({ ...choice, host: l40s })).toBe(true);
+    const nvme = { ...l40s, diskReadMiBps: 12_000, diskReadStreamMiBps: 4_000 };
+    expect(restoreWeightsFromPeerPays({ ...choice, host: nvme, stageWeights: true })).toBe(false);
+    // A level-1 image kept its weights: nothing to send.
+    expect(restoreWeightsFromPeerPays({ ...choice, host: l40s, sleepLevel: 1 })).toBe(false);
   });
 });

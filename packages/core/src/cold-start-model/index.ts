@@ -9,6 +9,7 @@ export {
   ScenarioEngine,
   ScenarioHost,
   ScenarioImage,
+  ScenarioKernelCache,
   ScenarioLayer,
   ScenarioLazy,
   ScenarioPeer,
@@ -32,7 +33,12 @@ export {
 } from "./host-profiles";
 export { PHYSICS, type Physics } from "./physical-constants";
 export { peerLinkBytesPerSecond, peerMountsEstargz } from "./peer-path";
-export { WEIGHT_STAGING_READERS, weightsStagingPays } from "./restore-path";
+export {
+  WEIGHT_STAGING_READERS,
+  restoreWeightsFromPeerPays,
+  weightsStagingPays,
+} from "./restore-path";
+export { compilesOnStart, fetchesStoredKernelCache } from "./kernel-cache";
 export { mulberry32 } from "./seeded-random";
 export {
   CALIBRATION_ROWS,

@@ -23,18 +23,12 @@ export function peerPhases(
   rates: HostRates,
   physics: Physics,
 ): PhaseTiming[] {
-  const { engine, peer } = scenario;
+  const { peer } = scenario;
   const imagePhases = peerImagePhases(scenario, rates, physics);
-  const linkBytesPerSecond = peerLinkBytesPerSecond(scenario, rates, physics);
-  const weightsBytes = engine.weightsBytes;
   const caches = peer.kernelCaches;
   const cacheBytes = caches ? (peer.kernelCacheBytes ?? physics.defaultKernelCacheBytes) : 0;
   const received: PhaseTiming[] = [
-    {
-      phase: "peer_transfer",
-      seconds: weightsBytes > 0 ? physics.peerSetupSeconds + weightsBytes / linkBytesPerSecond : 0,
-      bytes: weightsBytes,
-    },
+    peerWeightsTiming(scenario, rates, physics),
     ...(caches
       ? [
           {
@@ -49,6 +43,27 @@ export function peerPhases(
   ];
   // The received bytes replace the weight load, before compile (which needs the caches).
   return imagePhases.flatMap((timing) => (timing.phase === "load_weights" ? received : [timing]));
+}
+
+/**
+ * The weights written into the engine's device memory by the source (a new engine's, or a
+ * restored one's after its wake): the NIXL agents' setup, then the copy over the link.
+ */
+export function peerWeightsTiming(
+  scenario: Pick<ColdStartScenario, "host" | "peer" | "engine">,
+  rates: HostRates,
+  physics: Physics,
+): PhaseTiming {
+  const weightsBytes = scenario.engine.weightsBytes;
+  return {
+    phase: "peer_transfer",
+    seconds:
+      weightsBytes > 0
+        ? physics.peerSetupSeconds +
+          weightsBytes / peerLinkBytesPerSecond(scenario, rates, physics)
+        : 0,
+    bytes: weightsBytes,
+  };
 }
 
 /**

@@ -8,17 +8,20 @@ import {
   type HostRates,
   type LoaderShape,
 } from "./engine-phases";
+import { peerWeightsTiming } from "./peer-path";
 import { PHYSICS, type Physics } from "./physical-constants";
 import type {
   ColdStartScenario,
   PhaseTiming,
   ScenarioEngine,
   ScenarioHost,
+  ScenarioPeer,
   ScenarioRestore,
 } from "./scenario-schema";
 
 /** What the restore path reads of a scenario. */
-type RestoreScenario = Pick<ColdStartScenario, "host" | "engine" | "restore">;
+type RestoreScenario = Pick<ColdStartScenario, "host" | "engine" | "restore"> &
+  Partial<Pick<ColdStartScenario, "peer">>;
 
 // Restore: fetch the CRIU image if the store holds it, restore the process (pages back by
 // preadv), toggle CUDA state back with cuda-checkpoint, then put the weights back as the
@@ -68,7 +71,11 @@ export function restorePhases(
     physics.cudaToggleSeconds +
     gpuStateBytes / physics.cudaCheckpointRestoreBytesPerSecond;
   phases.push({ phase: "restore", seconds: restoreSeconds, bytes: restore.snapshotBytes });
-  if (restore.sleepLevel === 2 && restore.stageWeights)
+  if (restore.sleepLevel === 2 && restore.weightsFrom === "peer" && scenario.peer)
+    // The woken engine's reload receives them from a serving replica (its loader is
+    // ModelExpress's): after the wake, since the source writes into the memory it allocates.
+    phases.push(peerWeightsTiming({ ...scenario, peer: scenario.peer }, rates, physics));
+  else if (restore.sleepLevel === 2 && restore.stageWeights)
     phases.push(...stagedReloadPhases(scenario, restoreSeconds, rates, physics));
   else if (restore.sleepLevel !== 0)
     phases.push(...reinstatedWeightsPhases(restore.sleepLevel, restore, engine, rates, physics));
@@ -95,33 +102,63 @@ export const WEIGHT_STAGING_READERS = 8;
  * memory after it. On gp3 it does not (one reader already meets the 125 MiB/s ceiling); on a
  * fast volume it halves the restore (apps/agent/scenarios).
  */
-export function weightsStagingPays(input: {
+export function weightsStagingPays(input: RestoreChoiceInput): boolean {
+  if (input.sleepLevel !== 2 || input.engine.weightsBytes <= 0) return false;
+  return (
+    restoreChoiceSeconds(input, { stageWeights: true }) <
+    restoreChoiceSeconds(input, { stageWeights: false })
+  );
+}
+
+/**
+ * Whether a sleep-level-2 restore should have its weights sent by a serving replica on another
+ * host (`peer`) rather than read from this host's files, staged or not as `stageWeights` says
+ * (the scheduler's choice, carried to the agent as the start's peer source): where the copy
+ * outruns the disk, e.g. a gp3 volume's 125 MiB/s against a 25 Gbps link.
+ */
+export function restoreWeightsFromPeerPays(
+  input: RestoreChoiceInput & { peer: ScenarioPeer; stageWeights: boolean },
+): boolean {
+  if (input.sleepLevel !== 2 || input.engine.weightsBytes <= 0) return false;
+  return (
+    restoreChoiceSeconds(input, { stageWeights: false, weightsFrom: "peer" }, input.peer) <
+    restoreChoiceSeconds(input, { stageWeights: input.stageWeights })
+  );
+}
+
+/** What the scheduler knows of a restore it is choosing how to do. */
+interface RestoreChoiceInput {
   host: ScenarioHost;
   engine: ScenarioEngine;
   snapshotBytes: number;
   sleepLevel: 0 | 1 | 2;
   /** The engine's reload readers: 1 for vLLM's own `reload_weights`. */
   reloadConcurrency?: number;
-}): boolean {
-  if (input.sleepLevel !== 2 || input.engine.weightsBytes <= 0) return false;
-  const rates = hostRates(input.host, PHYSICS);
+}
+
+function restoreChoiceSeconds(
+  input: RestoreChoiceInput,
+  how: Partial<Pick<ScenarioRestore, "stageWeights" | "weightsFrom">>,
+  peer?: ScenarioPeer,
+): number {
   const restore: ScenarioRestore = {
     snapshotBytes: input.snapshotBytes,
     local: true,
-    sleepLevel: 2,
+    sleepLevel: input.sleepLevel,
     reloadConcurrency: input.reloadConcurrency ?? 1,
     hostBackup: "pageable",
     imageSource: "disk",
     stageWeights: false,
     stagingReaders: WEIGHT_STAGING_READERS,
+    weightsFrom: "local",
+    ...how,
   };
-  const seconds = (stageWeights: boolean) =>
-    restorePhases(
-      { host: input.host, engine: input.engine, restore: { ...restore, stageWeights } },
-      rates,
-      PHYSICS,
-    ).reduce((sum, timing) => sum + timing.seconds, 0);
-  return seconds(true) < seconds(false);
+  const rates = hostRates(input.host, PHYSICS);
+  return restorePhases(
+    { host: input.host, engine: input.engine, restore, ...(peer ? { peer } : {}) },
+    rates,
+    PHYSICS,
+  ).reduce((sum, timing) => sum + timing.seconds, 0);
 }
 
 /**

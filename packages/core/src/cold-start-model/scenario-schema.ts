@@ -5,6 +5,7 @@ import {
   ScenarioEngine,
   ScenarioHost,
   ScenarioImage,
+  ScenarioKernelCache,
   ScenarioLayer,
   ScenarioLazy,
   ScenarioPeer,
@@ -18,7 +19,7 @@ import { parseInput } from "../errors/parse-input";
 // The `sim:coldstart` scenario of docs/bench-contracts.md. It is a public contract: add
 // optional fields, never rename. Every object is strict so a typo is an error that names
 // the field instead of a silently ignored key. Sizes are bytes, times seconds. Its blocks
-// (host, image, engine, lazy, restore, wake, peer) are the agent protocol's, which carries them to
+// (host, image, engine, lazy, restore, wake, peer, kernelCache) are the agent protocol's, which carries them to
 // simulated hosts; they are re-exported here for the model's users.
 export {
   LayerCompression,
@@ -26,6 +27,7 @@ export {
   ScenarioEngine,
   ScenarioHost,
   ScenarioImage,
+  ScenarioKernelCache,
   ScenarioLayer,
   ScenarioLazy,
   ScenarioPeer,
@@ -50,6 +52,11 @@ export const ColdStartScenario = z
     wake: ScenarioWake.prefault({}),
     /** The peer path: the serving replica the weights come from, and its host. */
     peer: ScenarioPeer.prefault({}),
+    /**
+     * Extension (optional): the deployment's compiled-kernel caches for this host's GPU and
+     * driver are in the operator's cache store; a start that compiles fetches them first.
+     */
+    kernelCache: ScenarioKernelCache.optional(),
   })
   .strict()
   .superRefine((scenario, ctx) => {

@@ -1,4 +1,9 @@
 import { hostRates } from "./engine-phases";
+import {
+  fetchKernelCacheTiming,
+  fetchesStoredKernelCache,
+  withKernelCacheFetch,
+} from "./kernel-cache";
 import { planImage } from "./image-reads";
 import { lazyPhases } from "./lazy-path";
 import { PHYSICS, type Physics } from "./physical-constants";
@@ -80,6 +85,16 @@ export function noisyTotalSeconds(
 }
 
 function basePhases(scenario: ColdStartScenario, physics: Physics): PhaseTiming[] {
+  if (!fetchesStoredKernelCache(scenario)) return pathPhases(scenario, physics);
+  // The stored cache is fetched before compile, which then runs warm.
+  const warm = { ...scenario, engine: { ...scenario.engine, warmCaches: true } };
+  return withKernelCacheFetch(
+    pathPhases(warm, physics),
+    fetchKernelCacheTiming(scenario, hostRates(scenario.host, physics), physics),
+  );
+}
+
+function pathPhases(scenario: ColdStartScenario, physics: Physics): PhaseTiming[] {
   const rates = hostRates(scenario.host, physics);
   switch (scenario.path) {
     case "warm":

@@ -183,6 +183,78 @@ describe("enumerateStartOptions", () => {
     );
   });
 
+  it("fetches the stored kernel cache of the node's GPU and driver on the paths that compile", () => {
+    const withCaches = {
+      ...deployment,
+      kernelCaches: [
+        { id: "cache-550", gpuModel: L40S, driverVersion: "550.54", bytes: 400e6 },
+        { id: "cache-535", gpuModel: L40S, driverVersion: "535.00", bytes: 300e6 },
+      ],
+    };
+    const nodes = [
+      makeNode({ id: "a", name: "a" }),
+      makeNode({ id: "b", name: "b", driverVersion: "535.00" }),
+      makeNode({ id: "c", name: "c", driverVersion: "560.10" }),
+    ];
+    const { feasible } = enumerateStartOptions({
+      endpoint,
+      deployment: withCaches,
+      nodes,
+      snapshots: [makeSnapshot()],
+    });
+    const cacheOf = (nodeId: string, path: string) =>
+      feasible.find((o) => o.nodeId === nodeId && o.path === path)?.kernelCache?.id ?? null;
+    expect(nodes.map((n) => [cacheOf(n.id, "pull"), cacheOf(n.id, "lazy")])).toEqual([
+      ["cache-550", "cache-550"],
+      ["cache-535", "cache-535"],
+      [null, null],
+    ]);
+    // A restored engine kept its kernels: it fetches none.
+    expect(cacheOf("a", "restore")).toBeNull();
+  });
+
+  it("has a level-2 restore's weights sent by a serving replica where that beats the disk", () => {
+    const serving = {
+      replicaId: "serving-b",
+      nodeId: "b",
+      nodeName: "b",
+      host: scenarioHostFromProfile(HOST_PROFILES["g6e.xlarge"]),
+      transfersInFlight: 0,
+    };
+    const input = {
+      endpoint,
+      deployment,
+      nodes: [makeNode({ id: "a", name: "a" })],
+      snapshots: [makeSnapshot({ sleepLevel: 2 })],
+    };
+    const restoreOf = (result: ReturnType<typeof enumerateStartOptions>) =>
+      result.feasible.find((o) => o.path === "restore");
+    // gp3 gives one reader 125 MiB/s; the source's 20 Gbps give 2.25 GB/s.
+    expect(
+      restoreOf(enumerateStartOptions({ ...input, peerSources: [serving] }))?.peerSource?.replicaId,
+    ).toBe("serving-b");
+    expect(restoreOf(enumerateStartOptions(input))?.peerSource).toBeUndefined();
+    // A level-1 image kept its weights; a node without ModelExpress cannot receive them.
+    expect(
+      restoreOf(
+        enumerateStartOptions({
+          ...input,
+          snapshots: [makeSnapshot({ sleepLevel: 1 })],
+          peerSources: [serving],
+        }),
+      )?.peerSource,
+    ).toBeUndefined();
+    expect(
+      restoreOf(
+        enumerateStartOptions({
+          ...input,
+          nodes: [makeNode({ id: "a", name: "a", peerTransfer: false })],
+          peerSources: [serving],
+        }),
+      )?.peerSource,
+    ).toBeUndefined();
+  });
+
   it("never offers a quarantined or incompatible snapshot, and says why", () => {
     const nodes = [makeNode({ localSnapshotIds: ["q", "driver"] })];
     const snapshots = [

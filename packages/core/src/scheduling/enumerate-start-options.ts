@@ -1,6 +1,6 @@
 import { PHYSICS, peerLinkBytesPerSecond, type ScenarioPeer } from "../cold-start-model/index";
 import { hostRates } from "../cold-start-model/engine-phases";
-import { weightsStagingPays } from "../cold-start-model/restore-path";
+import { restoreWeightsFromPeerPays, weightsStagingPays } from "../cold-start-model/restore-path";
 import { StartPath } from "../vocabulary/index";
 import type {
   InfeasibleOption,
@@ -10,6 +10,7 @@ import type {
   SchedulingNode,
   SchedulingSnapshot,
   StartOption,
+  StoredKernelCache,
 } from "./start-option";
 
 // Every node × path for one replica, split into what can be used and what cannot (with the
@@ -56,6 +57,19 @@ export function scenarioPeerFrom(
     sourceTransfersInFlight: source.transfersInFlight,
     kernelCaches: true,
   };
+}
+
+/** The deployment's stored kernel cache for this node's GPU model and driver, if any. */
+function kernelCacheFor(
+  node: Pick<SchedulingNode, "gpuModel" | "driverVersion">,
+  caches: readonly StoredKernelCache[] | undefined,
+): Pick<StoredKernelCache, "id" | "bytes"> | undefined {
+  // Compiled kernels are built for one GPU architecture against one driver and CUDA stack:
+  // a cache from another is useless at best.
+  const cache = caches?.find(
+    (c) => c.gpuModel === node.gpuModel && c.driverVersion === node.driverVersion,
+  );
+  return cache ? { id: cache.id, bytes: cache.bytes } : undefined;
 }
 
 /** Of the serving replicas on other hosts, the one whose copy to `node` is fastest. */
@@ -143,20 +157,33 @@ function checkPath(
         return { ok: false, reason: [...new Set(reasons)].join("; ") };
       }
       if (gpus) return { ok: false, reason: gpus };
+      const choice = {
+        host: node.host,
+        engine: deployment.engine,
+        snapshotBytes: chosen.bytes,
+        sleepLevel: chosen.sleepLevel,
+      };
+      const stageWeights = weightsStagingPays(choice);
+      // A level-2 image lacks its weights: a serving replica elsewhere may send them faster
+      // than this host's disk gives them back.
+      const source =
+        chosen.sleepLevel === 2 && node.peerTransfer !== false && peerSources.length > 0
+          ? fastestPeerSource(node, peerSources, endpoint.gpuCount)
+          : undefined;
+      const weightsFromPeer =
+        source !== undefined &&
+        restoreWeightsFromPeerPays({
+          ...choice,
+          stageWeights,
+          peer: scenarioPeerFrom(source, endpoint.gpuCount),
+        });
       return {
         ok: true,
         option: {
           ...base,
           locality: chosen === local ? "snapshot-local" : "snapshot-store",
           snapshotId: chosen.id,
-          ...(weightsStagingPays({
-            host: node.host,
-            engine: deployment.engine,
-            snapshotBytes: chosen.bytes,
-            sleepLevel: chosen.sleepLevel,
-          })
-            ? { stageWeights: true }
-            : {}),
+          ...(weightsFromPeer ? { peerSource: source } : stageWeights ? { stageWeights } : {}),
         },
       };
     }
@@ -194,12 +221,28 @@ function checkPath(
       if (!node.estargzSupported) return { ok: false, reason: "node has no stargz-snapshotter" };
       if (gpus) return { ok: false, reason: gpus };
       const cached = node.cachedImageDigests.includes(deployment.estargzDigest);
-      return { ok: true, option: { ...base, locality: cached ? "image-cached" : "cold" } };
+      const kernelCache = kernelCacheFor(node, deployment.kernelCaches);
+      return {
+        ok: true,
+        option: {
+          ...base,
+          locality: cached ? "image-cached" : "cold",
+          ...(kernelCache ? { kernelCache } : {}),
+        },
+      };
     }
     case "pull": {
       if (gpus) return { ok: false, reason: gpus };
       const cached = node.cachedImageDigests.includes(deployment.imageDigest);
-      return { ok: true, option: { ...base, locality: cached ? "image-cached" : "cold" } };
+      const kernelCache = kernelCacheFor(node, deployment.kernelCaches);
+      return {
+        ok: true,
+        option: {
+          ...base,
+          locality: cached ? "image-cached" : "cold",
+          ...(kernelCache ? { kernelCache } : {}),
+        },
+      };
     }
   }
 }

@@ -35,7 +35,7 @@ export function optionPredictor(
       hostKey = JSON.stringify(node.host);
       hostKeys.set(node.host, hostKey);
     }
-    const key = `${hostKey}|${option.path}|${option.locality}|${option.snapshotId ?? ""}|${option.sleepingReplica?.sleepLevel ?? ""}|${option.stageWeights ? "staged" : ""}|${peerKey(option)}`;
+    const key = `${hostKey}|${option.path}|${option.locality}|${option.snapshotId ?? ""}|${option.sleepingReplica?.sleepLevel ?? ""}|${option.stageWeights ? "staged" : ""}|${peerKey(option)}|${option.kernelCache?.bytes ?? ""}`;
     let prediction = predictions.get(key);
     if (prediction === undefined) {
       const snapshot = option.snapshotId ? snapshotsById.get(option.snapshotId) : undefined;
@@ -48,6 +48,7 @@ export function optionPredictor(
           ...(snapshot ? { snapshot } : {}),
           ...(option.sleepingReplica ? { sleeping: option.sleepingReplica } : {}),
           ...(option.stageWeights ? { stageWeights: true } : {}),
+          ...(option.kernelCache ? { kernelCacheBytes: option.kernelCache.bytes } : {}),
           ...(option.peerSource
             ? {
                 peerSource: option.peerSource,
@@ -69,5 +70,5 @@ function peerKey(option: StartOption): string {
   const source = option.peerSource;
   if (!source) return "";
   const { networkGbps, rdmaGbps, pcieGBps } = source.host;
-  return `${networkGbps}/${rdmaGbps ?? 0}/${pcieGBps}/${source.transfersInFlight}/${option.gpusToReserve}/${option.peerLazyImage ? "esgz" : "oci"}`;
+  return `${option.path}/${networkGbps}/${rdmaGbps ?? 0}/${pcieGBps}/${source.transfersInFlight}/${option.gpusToReserve}/${option.peerLazyImage ? "esgz" : "oci"}`;
 }

@@ -162,12 +162,17 @@ export function physicsPriorSeconds(input: {
   sleeping?: Pick<SleepingReplica, "sleepLevel">;
   /** The restore path: the option stages its weights apart (StartOption.stageWeights). */
   stageWeights?: boolean;
-  /** The peer path: the serving replica the copy comes from (StartOption.peerSource). */
+  /**
+   * The peer path: the serving replica the copy comes from (StartOption.peerSource); a
+   * level-2 restore: the one that sends its weights.
+   */
   peerSource?: Pick<PeerSource, "host" | "transfersInFlight">;
   /** The peer path: GPUs the replica spans, each copying its shard (1 when absent). */
   gpus?: number;
   /** The peer path: the image is mounted from its eStargz variant (StartOption.peerLazyImage). */
   peerLazyImage?: boolean;
+  /** Pull and lazy: the stored kernel cache fetched before compile (StartOption.kernelCache). */
+  kernelCacheBytes?: number;
 }): number {
   const { deployment, path, locality } = input;
   const imageCached =
@@ -195,9 +200,13 @@ export function physicsPriorSeconds(input: {
         ? { snapshotBytes: input.snapshot.bytes, sleepLevel: input.snapshot.sleepLevel }
         : {}),
       stageWeights: input.stageWeights ?? false,
+      ...(path === "restore" && input.peerSource ? { weightsFrom: "peer" as const } : {}),
     },
     ...(input.sleeping ? { wake: { sleepLevel: input.sleeping.sleepLevel } } : {}),
     ...(input.peerSource ? { peer: scenarioPeerFrom(input.peerSource, input.gpus ?? 1) } : {}),
+    ...(input.kernelCacheBytes !== undefined
+      ? { kernelCache: { bytes: input.kernelCacheBytes } }
+      : {}),
   };
   const result = simulateColdStart(scenario);
   const skipped = imageCached

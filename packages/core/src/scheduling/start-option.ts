@@ -85,6 +85,17 @@ export interface SchedulingEndpoint {
   objective: Objective;
 }
 
+/**
+ * The deployment's compiled-kernel caches for one GPU model and driver, in the operator's
+ * cache store: a start that compiles on a node with that GPU and driver fetches them first.
+ */
+export interface StoredKernelCache {
+  id: string;
+  gpuModel: string;
+  driverVersion: string;
+  bytes: number;
+}
+
 export interface SchedulingDeployment {
   id: string;
   endpointId: string;
@@ -97,6 +108,8 @@ export interface SchedulingDeployment {
   imageLayers: readonly ScenarioLayer[];
   imageReadFraction: number;
   engine: ScenarioEngine;
+  /** Its kernel caches in the store, one per GPU model and driver (absent: none). */
+  kernelCaches?: readonly StoredKernelCache[];
 }
 
 export interface SchedulingSnapshot {
@@ -131,13 +144,18 @@ export interface StartOption {
   warmReplicaId?: string;
   /** Set for `wake`: the sleeping engine to wake, and how it sleeps. */
   sleepingReplica?: SleepingReplica;
-  /** Set for `peer`: the serving replica the weights and kernel caches come from. */
+  /**
+   * Set for `peer`: the serving replica the weights and kernel caches come from. Set for a
+   * sleep-level-2 `restore` whose weights it sends (restoreWeightsFromPeerPays).
+   */
   peerSource?: PeerSource;
   /**
    * `peer`: the image is mounted from its eStargz variant (its weights layers are then never
    * fetched, the engine reads only its code); otherwise the plain image is pulled whole.
    */
   peerLazyImage?: boolean;
+  /** `pull` / `lazy`: the stored kernel cache for the node's GPU and driver, fetched before compile. */
+  kernelCache?: Pick<StoredKernelCache, "id" | "bytes">;
   startsInFlight: number;
 }
 

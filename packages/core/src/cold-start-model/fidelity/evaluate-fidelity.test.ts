@@ -63,6 +63,7 @@ const restoreCase = (source: string, index: number, weights: number): FidelityCa
       imageSource: "disk",
       stageWeights: false,
       stagingReaders: 8,
+      weightsFrom: "local",
     },
     wake: { sleepLevel: 1, hostBackup: "pinned", reloadConcurrency: 1 },
     peer: { sourceRdmaGbps: 0, gpus: 1, sourceTransfersInFlight: 0, kernelCaches: true },
