@@ -199,6 +199,34 @@ export const PeerSourceRef = z
   .strict();
 export type PeerSourceRef = z.infer<typeof PeerSourceRef>;
 
+/**
+ * The deployment's compiled-kernel caches (vLLM's VLLM_CACHE_ROOT: torch.compile's artifacts
+ * with Inductor's and Triton's caches inside; FlashInfer's and DeepGEMM's JIT caches) for the
+ * node's GPU model and driver, in the operator's store. The agent mounts a cache directory
+ * into the engine's container either way; with `fetch` it first fills it from the store, with
+ * `capture` it packs it once the replica is ready and pushes it there, reporting the digest as
+ * telemetry (KernelCacheCapturedReport). Pull and lazy starts only: their engines compile.
+ */
+export const KernelCacheInstruction = z
+  .object({
+    /** The stored cache to fetch before the engine starts, by the digest its capture recorded. */
+    fetch: z
+      .object({
+        kernelCacheId: z.uuid(),
+        ref: CheckpointByDigest,
+        bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+      })
+      .strict()
+      .optional(),
+    /** None is stored for this GPU and driver: push the one this start compiles here (a tag). */
+    capture: z.object({ kernelCacheId: z.uuid(), ref: CheckpointTag }).strict().optional(),
+  })
+  .strict()
+  .refine((k) => (k.fetch === undefined) !== (k.capture === undefined), {
+    message: "a kernel-cache instruction either fetches a stored cache or captures one",
+  });
+export type KernelCacheInstruction = z.infer<typeof KernelCacheInstruction>;
+
 const hasControlCharacter = (s: string) =>
   [...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 /** One line of printable text: a credential that could split a header or a config line is refused. */
@@ -283,8 +311,13 @@ export const StartReplicaRequest = z
     warmReplicaId: z.uuid().optional(),
     /** wake path: the sleeping replica to wake (on the GPUs it slept on). */
     sleepingReplicaId: z.uuid().optional(),
-    /** peer path: the serving replica the weights and kernel caches come from. */
+    /**
+     * peer path: the serving replica the weights and kernel caches come from. restore path
+     * (a sleep-level-2 snapshot): the one whose weights the woken engine's reload receives.
+     */
     peerSource: PeerSourceRef.optional(),
+    /** pull and lazy paths: the stored kernel cache to fetch, or the one to capture. */
+    kernelCache: KernelCacheInstruction.optional(),
     /**
      * Pull credentials for the registries of this start's images (pull and lazy paths), at
      * most one per registry; short-lived, never persisted (RegistryAuth). Absent: anonymous.
@@ -324,9 +357,21 @@ export const StartReplicaRequest = z
       "sleepingReplicaId is required by the wake path and only allowed there",
     );
     need(
-      (request.path === "peer") === (request.peerSource !== undefined),
+      request.path !== "peer" || request.peerSource !== undefined,
       ["peerSource"],
-      "peerSource is required by the peer path and only allowed there",
+      "the peer path needs a peerSource",
+    );
+    need(
+      request.peerSource === undefined ||
+        request.path === "peer" ||
+        (request.path === "restore" && request.deployment.snapshot?.sleepLevel === 2),
+      ["peerSource"],
+      "peerSource is only allowed on the peer path and on a restore of a sleep-level-2 snapshot",
+    );
+    need(
+      request.kernelCache === undefined || request.path === "pull" || request.path === "lazy",
+      ["kernelCache"],
+      "kernelCache is only allowed on the pull and lazy paths (the others do not compile)",
     );
   });
 export type StartReplicaRequest = z.infer<typeof StartReplicaRequest>;

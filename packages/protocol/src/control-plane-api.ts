@@ -164,12 +164,34 @@ export const ColdStartOutcomeReport = z
   });
 export type ColdStartOutcomeReport = z.infer<typeof ColdStartOutcomeReport>;
 
+/**
+ * A kernel cache the agent captured after a start that was told to (KernelCacheInstruction's
+ * `capture`): packed from the engine's cache directory and pushed to the ref it was given.
+ * Reported once, after the start's outcome; the control plane records it as the deployment's
+ * cache for this node's GPU model and driver.
+ */
+export const KernelCacheCapturedReport = z
+  .object({
+    coldStartId: z.uuid(),
+    kernelCacheId: z.uuid(),
+    /** The pushed artifact's manifest digest: every later fetch is by it. */
+    digest: Sha256Digest,
+    /** The cache directory's size as packed. */
+    bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  })
+  .strict();
+export type KernelCacheCapturedReport = z.infer<typeof KernelCacheCapturedReport>;
+
 export const TELEMETRY_MAX_EVENTS_PER_BATCH = 500;
 
 export const TelemetryBatch = z
   .object({
     events: z.array(PhaseEventReport).max(TELEMETRY_MAX_EVENTS_PER_BATCH).default([]),
     outcomes: z.array(ColdStartOutcomeReport).max(TELEMETRY_MAX_EVENTS_PER_BATCH).default([]),
+    kernelCaches: z
+      .array(KernelCacheCapturedReport)
+      .max(TELEMETRY_MAX_EVENTS_PER_BATCH)
+      .default([]),
   })
   .strict();
 export type TelemetryBatch = z.infer<typeof TelemetryBatch>;
