@@ -35,6 +35,40 @@ describe("TelemetrySpool", () => {
     await spool.close();
   });
 
+  it("reads back a captured kernel cache beside events and outcomes, each as it was written", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "thaw-spool-"));
+    const { spool } = await TelemetrySpool.open(dir);
+    const records: SpoolRecord[] = [
+      event(spool.nextId()),
+      {
+        id: spool.nextId(),
+        host: "sim-g5-xlarge-1",
+        outcome: { coldStartId, status: "succeeded", endedAt: new Date().toISOString() },
+      },
+      {
+        id: spool.nextId(),
+        host: "sim-g5-xlarge-1",
+        kernelCache: {
+          coldStartId,
+          kernelCacheId: randomUUID(),
+          digest: `sha256:${"a".repeat(64)}`,
+          bytes: 512_000_000,
+        },
+      },
+    ];
+    await spool.append(records);
+    expect(readFileSync(join(dir, SPOOL_FILE), "utf8")).toContain('"k":{"coldStartId"');
+    await spool.ack([1]);
+    // A restart, then a compaction that rewrites what is left: still the same records.
+    const { spool: reopened, load } = await TelemetrySpool.open(dir);
+    expect(load).toEqual({ pending: records.slice(1), skippedLines: 0 });
+    await reopened.close();
+    const { spool: third, load: again } = await TelemetrySpool.open(dir);
+    expect(again.pending).toEqual(records.slice(1));
+    await third.close();
+    await spool.close();
+  });
+
   it("empties the file once everything is acknowledged", async () => {
     const dir = mkdtempSync(join(tmpdir(), "thaw-spool-"));
     const { spool } = await TelemetrySpool.open(dir);

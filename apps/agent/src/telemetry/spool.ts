@@ -1,25 +1,51 @@
 import { type FileHandle, mkdir, open, readFile, rename, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { ColdStartOutcomeReport, PhaseEventReport } from "@thaw/protocol";
+import {
+  ColdStartOutcomeReport,
+  KernelCacheCapturedReport,
+  PhaseEventReport,
+} from "@thaw/protocol";
 import { z } from "zod";
 
 // The telemetry spool: an append-only JSON-lines file under the state directory holding
-// every phase event and outcome until the control plane acknowledges it. A record is on
-// disk (written and fdatasync'd) before it is first sent, so an outage or an agent restart
-// loses nothing; acknowledgements are appended as ack lines; compaction rewrites the file
-// with only the records still unacknowledged (temp file, fsync, rename, fsync directory).
+// every phase event, outcome and captured kernel cache until the control plane acknowledges
+// it. A record is on disk (written and fdatasync'd) before it is first sent, so an outage or
+// an agent restart loses nothing; acknowledgements are appended as ack lines; compaction
+// rewrites the file with only the records still unacknowledged (temp file, fsync, rename,
+// fsync directory).
 //
 // Lines:  {"i":7,"h":"sim-g5-xlarge-1","e":{…PhaseEventReport}}
 //         {"i":8,"h":"sim-g5-xlarge-1","o":{…ColdStartOutcomeReport}}
+//         {"i":9,"h":"sim-g5-xlarge-1","k":{…KernelCacheCapturedReport}}
 //         {"a":[[1,6],[8,8]]}          acknowledged ids, as inclusive ranges
 
 export type SpoolRecord =
-  | { id: number; host: string; event: PhaseEventReport; outcome?: undefined }
-  | { id: number; host: string; outcome: ColdStartOutcomeReport; event?: undefined };
+  | {
+      id: number;
+      host: string;
+      event: PhaseEventReport;
+      outcome?: undefined;
+      kernelCache?: undefined;
+    }
+  | {
+      id: number;
+      host: string;
+      outcome: ColdStartOutcomeReport;
+      event?: undefined;
+      kernelCache?: undefined;
+    }
+  | {
+      id: number;
+      host: string;
+      kernelCache: KernelCacheCapturedReport;
+      event?: undefined;
+      outcome?: undefined;
+    };
 
 const RecordLine = z.union([
   z.object({ i: z.number().int().positive(), h: z.string().min(1), e: PhaseEventReport }),
   z.object({ i: z.number().int().positive(), h: z.string().min(1), o: ColdStartOutcomeReport }),
+  z.object({ i: z.number().int().positive(), h: z.string().min(1), k: KernelCacheCapturedReport }),
   z.object({ a: z.array(z.tuple([z.number().int(), z.number().int()])) }),
 ]);
 
@@ -170,7 +196,9 @@ export class TelemetrySpool {
         value.i,
         "e" in value
           ? { id: value.i, host: value.h, event: value.e }
-          : { id: value.i, host: value.h, outcome: value.o },
+          : "o" in value
+            ? { id: value.i, host: value.h, outcome: value.o }
+            : { id: value.i, host: value.h, kernelCache: value.k },
       );
     }
     return { pending: [...records.values()].sort((a, b) => a.id - b.id), skippedLines };
@@ -203,7 +231,9 @@ function encodeRecord(record: SpoolRecord): string {
   return `${JSON.stringify(
     record.event
       ? { i: record.id, h: record.host, e: record.event }
-      : { i: record.id, h: record.host, o: record.outcome },
+      : record.outcome
+        ? { i: record.id, h: record.host, o: record.outcome }
+        : { i: record.id, h: record.host, k: record.kernelCache },
   )}\n`;
 }
 

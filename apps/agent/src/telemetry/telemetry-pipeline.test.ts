@@ -21,9 +21,11 @@ class Receiver {
   stored = new Map<string, number[]>();
   sentSequences: string[] = [];
   outcomes: string[] = [];
+  kernelCaches: string[] = [];
   transport: TelemetryTransport = (_credential, batch) => {
     if (this.down) return Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), {}));
-    if (this.refuse && batch.events?.some((e) => e.coldStartId === this.refuse)) {
+    const named = [...batch.events, ...batch.outcomes, ...batch.kernelCaches];
+    if (this.refuse && named.some((r) => r.coldStartId === this.refuse)) {
       return Promise.reject(
         Object.assign(new Error("control plane answered 404"), {
           status: 404,
@@ -45,6 +47,7 @@ class Receiver {
       this.stored.set(event.coldStartId, list);
     }
     for (const outcome of batch.outcomes ?? []) this.outcomes.push(outcome.coldStartId);
+    for (const cache of batch.kernelCaches) this.kernelCaches.push(cache.kernelCacheId);
     return Promise.resolve({ accepted, duplicates: (batch.events?.length ?? 0) - accepted });
   };
 }
@@ -94,6 +97,62 @@ describe("TelemetryPipeline", () => {
     expect(receiver.stored.get(coldStartId)).toHaveLength(1_200);
     expect(receiver.batches.at(-1)?.outcomes).toHaveLength(1);
     expect(p.depth).toBe(0);
+  });
+
+  it("sends a captured kernel cache in the batch's kernelCaches, after the outcome, and keeps it across a restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "thaw-telemetry-"));
+    const receiver = new Receiver();
+    receiver.down = true;
+    const first = await pipeline(dir, receiver);
+    const coldStartId = randomUUID();
+    const kernelCacheId = randomUUID();
+    first.p.event(HOST, event(coldStartId, 1));
+    first.p.outcome(HOST, { coldStartId, status: "succeeded", endedAt: new Date().toISOString() });
+    first.p.kernelCache(HOST, {
+      coldStartId,
+      kernelCacheId,
+      digest: `sha256:${"b".repeat(64)}`,
+      bytes: 400_000_000,
+    });
+    await first.p.flush();
+    await settle();
+    expect(receiver.batches).toHaveLength(0);
+    // "crash" while the control plane is away; the next process sends what was spooled.
+    receiver.down = false;
+    const second = await pipeline(dir, receiver);
+    await second.p.stop(1_000);
+    expect(receiver.batches).toHaveLength(1);
+    expect(receiver.batches[0]).toMatchObject({
+      events: [{ coldStartId, sequence: 1 }],
+      outcomes: [{ coldStartId, status: "succeeded" }],
+      kernelCaches: [{ coldStartId, kernelCacheId, bytes: 400_000_000 }],
+    });
+    expect(second.p.depth).toBe(0);
+    await first.spool.close();
+    await second.spool.close();
+  });
+
+  it("keeps a refused kernel-cache report aside with its cold start, and delivers the others", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "thaw-telemetry-"));
+    const receiver = new Receiver();
+    const bad = randomUUID();
+    const good = randomUUID();
+    receiver.refuse = bad;
+    const { p } = await pipeline(dir, receiver);
+    p.kernelCache(HOST, {
+      coldStartId: bad,
+      kernelCacheId: randomUUID(),
+      digest: `sha256:${"c".repeat(64)}`,
+      bytes: 1,
+    });
+    p.event(HOST, event(good, 1));
+    await p.stop(1_000);
+    expect(receiver.stored.get(good)).toEqual([1]);
+    expect(receiver.kernelCaches).toEqual([]);
+    expect(p.depth).toBe(0);
+    const rejected = readFileSync(join(dir, "telemetry-rejected.jsonl"), "utf8");
+    expect(rejected).toContain(bad);
+    expect(rejected).toContain('"kernelCacheId"');
   });
 
   it("keeps telemetry across an outage and an agent restart, and never resends what was acknowledged", async () => {

@@ -2,6 +2,7 @@ import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type ColdStartOutcomeReport,
+  type KernelCacheCapturedReport,
   type PhaseEventReport,
   TELEMETRY_MAX_EVENTS_PER_BATCH,
   type TelemetryBatch,
@@ -12,7 +13,7 @@ import { type AgentMetrics } from "../metrics.ts";
 import { type BackoffPolicy, backoffDelayMs } from "./backoff.ts";
 import { type SpoolRecord, type TelemetrySpool } from "./spool.ts";
 
-// Phase events and outcomes from every host of this process, to the control plane: spooled
+// Phase events, outcomes and captured kernel caches from every host of this process, to the control plane: spooled
 // to disk first, then sent per host (a node may only write its own telemetry) in batches of
 // at most 500 records every ~250 ms, or at once when a host has a full batch. A failed send
 // backs off (exponential, jittered, capped) for that host only; the records stay spooled.
@@ -83,6 +84,11 @@ export class TelemetryPipeline {
 
   outcome(host: string, outcome: ColdStartOutcomeReport): void {
     this.add({ id: this.options.spool.nextId(), host, outcome });
+  }
+
+  /** A kernel cache the host captured and pushed after one of its starts (sent after its outcome). */
+  kernelCache(host: string, kernelCache: KernelCacheCapturedReport): void {
+    this.add({ id: this.options.spool.nextId(), host, kernelCache });
   }
 
   /** Records not yet acknowledged (in memory and spooled). */
@@ -196,6 +202,7 @@ export class TelemetryPipeline {
     const batch: TelemetryBatch = {
       events: records.flatMap((r) => (r.event ? [r.event] : [])),
       outcomes: records.flatMap((r) => (r.outcome ? [r.outcome] : [])),
+      kernelCaches: records.flatMap((r) => (r.kernelCache ? [r.kernelCache] : [])),
     };
     const sending = this.options
       .transport(credential, batch)
@@ -259,7 +266,10 @@ export class TelemetryPipeline {
       await appendFile(
         join(this.options.stateDir, "telemetry-rejected.jsonl"),
         records
-          .map((r) => `${JSON.stringify({ host: r.host, status, record: r.event ?? r.outcome })}\n`)
+          .map(
+            (r) =>
+              `${JSON.stringify({ host: r.host, status, record: r.event ?? r.outcome ?? r.kernelCache })}\n`,
+          )
           .join(""),
         { mode: 0o600 },
       ).catch(() => undefined);
@@ -293,7 +303,7 @@ export class TelemetryPipeline {
 }
 
 function coldStartOf(record: SpoolRecord): string {
-  return record.event ? record.event.coldStartId : record.outcome.coldStartId;
+  return (record.event ?? record.outcome ?? record.kernelCache).coldStartId;
 }
 
 /**
