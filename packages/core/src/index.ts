@@ -21,6 +21,7 @@ export * from "./statistics/index.ts";
 export * from "./fleet-provisioning/index.ts";
 export * from "./deployments/index.ts";
 export * from "./snapshots/index.ts";
+export * from "./kernel-caches/index.ts";
 export * from "./retention/index.ts";
 export * from "./registry-credentials/index.ts";
 export * from "./webhooks/index.ts";

@@ -63,7 +63,11 @@ async function dispatchOne(
   coldStartId: string,
   lastAttempt: boolean,
 ): Promise<DispatchOutcome> {
-  const plan = await prepareDispatch({ db: ctx.db, coldStartId });
+  const plan = await prepareDispatch({
+    db: ctx.db,
+    coldStartId,
+    ...(ctx.snapshotStore ? { kernelCacheStore: ctx.snapshotStore } : {}),
+  });
   if (plan.kind === "skip") return plan;
   if (plan.kind === "fail") return fail(ctx, coldStartId, plan.reason);
   // A request the protocol refuses (say, an image reference the agent would not take) can

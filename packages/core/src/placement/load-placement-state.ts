@@ -119,12 +119,13 @@ export async function loadPeerSources(
     }
   >(Prisma.sql`
     WITH sending AS (
-      -- The peer starts in flight, by the source each chose: one pass over the deployment's.
+      -- The peer starts (and restores whose weights a peer sends) in flight, by the source
+      -- each chose: one pass over the deployment's.
       SELECT o->>'peerSourceReplicaId' AS "replicaId", count(*)::int AS n
       FROM "ColdStart" c, jsonb_array_elements(
           CASE WHEN jsonb_typeof(c.options->'feasible') = 'array' THEN c.options->'feasible'
           ELSE '[]'::jsonb END) AS o
-      WHERE c."deploymentId" = ${deploymentId}::uuid AND c.path = 'peer'
+      WHERE c."deploymentId" = ${deploymentId}::uuid AND c.path IN ('peer', 'restore')
         AND c.status IN ('scheduled', 'dispatched', 'running') AND o->>'chosen' = 'true'
       GROUP BY 1
     )

@@ -32,6 +32,7 @@ export function optionsRecord(choice: StartOptionChoice) {
       entry.peerSourceReplicaId = o.option.peerSource.replicaId;
       entry.peerSourceNodeName = o.option.peerSource.nodeName;
     }
+    if (o.option.kernelCache) entry.kernelCacheId = o.option.kernelCache.id;
     return entry;
   });
   // Infeasible options by path and reason, in order of first appearance (keyed without
@@ -66,9 +67,14 @@ interface RecordedOption {
   stageWeights?: boolean;
   warmReplicaId?: string;
   sleepingReplicaId?: string;
-  /** `peer`: the serving replica the copy comes from, and its node. */
+  /**
+   * `peer`: the serving replica the copy comes from, and its node; a level-2 `restore`: the
+   * one that sends its weights.
+   */
   peerSourceReplicaId?: string;
   peerSourceNodeName?: string;
+  /** `pull` / `lazy`: the stored kernel cache fetched before compile. */
+  kernelCacheId?: string;
   chosen: boolean;
   predictedSeconds: number;
   p90Seconds: number;

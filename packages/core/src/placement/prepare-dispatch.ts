@@ -1,10 +1,12 @@
 import { directSql, Prisma, type DbClient } from "@thaw/db";
 import {
+  type KernelCacheInstruction,
   type NodeRuntime,
   type StartPath,
   StartReplicaRequest,
   type StartReplicaRequestInput,
 } from "@thaw/protocol";
+import { claimKernelCacheCapture } from "../kernel-caches/claim-kernel-cache-capture.ts";
 import { protocolRefusal } from "../fleet/agent-address.ts";
 import { peerMountsEstargz, type ScenarioPeer } from "../cold-start-model/index.ts";
 import { scenarioPeerFrom } from "../scheduling/enumerate-start-options.ts";
@@ -59,9 +61,12 @@ interface DispatchRow {
     warmReplicaId?: string;
     sleepingReplicaId?: string;
     peerSourceReplicaId?: string;
+    kernelCacheId?: string;
   } | null;
   nodeId: string | null;
   nodeRdmaGbps: number | null;
+  nodeGpuModel: string | null;
+  nodeDriverVersion: string | null;
   nodeName: string | null;
   nodeState: string | null;
   agentUrl: string | null;
@@ -94,7 +99,8 @@ const readDispatchRow = coalesceByTick<string, DispatchRow>(async (db, coldStart
           ELSE '[]'::jsonb END) AS o
         WHERE o->>'chosen' = 'true' LIMIT 1) AS chosen,
       n.id::text AS "nodeId", n.name AS "nodeName", n.state::text AS "nodeState",
-      n."rdmaGbps" AS "nodeRdmaGbps",
+      n."rdmaGbps" AS "nodeRdmaGbps", n."gpuModel" AS "nodeGpuModel",
+      n."driverVersion" AS "nodeDriverVersion",
       n."agentUrl", n."agentCertSha256", n.runtime::text AS runtime,
       d.id::text AS "deploymentId", d."endpointId"::text AS "endpointId", d."imageRef",
       d."imageDigest", d."estargzImageRef", d."estargzDigest", d."modelBytes", d."imageLayers",
@@ -133,12 +139,74 @@ async function peerLazyImageHere(
   });
 }
 
+/** The serving replica a start chose to copy from, if it still serves, with its host. */
+async function servingPeerSource(db: DbClient, orgId: string, replicaId: string | undefined) {
+  const source = replicaId
+    ? await db.replica.findFirst({
+        where: { id: replicaId, orgId, state: "ready" },
+        select: {
+          id: true,
+          node: {
+            select: { name: true, state: true, peerTransfer: true, ...NODE_HOST_COLUMNS_SELECT },
+          },
+        },
+      })
+    : null;
+  if (!source?.node || source.node.state !== "ready" || !source.node.peerTransfer) return null;
+  return { id: source.id, node: source.node };
+}
+
+/**
+ * A pull or lazy start's kernel cache: the stored one placement chose for the node's GPU and
+ * driver, fetched by its digest; else, when none is stored or being captured, this start
+ * claims the capture (claimKernelCacheCapture). Without a store, neither.
+ */
+async function kernelCacheInstruction(
+  db: DbClient,
+  row: DispatchRow,
+  store: string | undefined,
+): Promise<KernelCacheInstruction | undefined> {
+  if (row.path !== "pull" && row.path !== "lazy") return undefined;
+  const chosenId = row.chosen?.kernelCacheId;
+  if (chosenId) {
+    const cache = await db.kernelCache.findFirst({
+      where: { id: chosenId, orgId: row.orgId, status: "ready", digest: { not: null } },
+      select: { id: true, uri: true, digest: true, bytes: true },
+    });
+    // Gone since placement (the deployment's caches were dropped): the start compiles cold.
+    if (cache?.digest)
+      return {
+        fetch: {
+          kernelCacheId: cache.id,
+          ref: checkpointByDigest(cache.uri, cache.digest),
+          bytes: Number(cache.bytes),
+        },
+      };
+    return undefined;
+  }
+  if (!store || !row.nodeId || !row.nodeGpuModel || !row.nodeDriverVersion) return undefined;
+  const claim = await claimKernelCacheCapture({
+    db,
+    store,
+    orgId: row.orgId,
+    deploymentId: row.deploymentId,
+    gpuModel: row.nodeGpuModel,
+    driverVersion: row.nodeDriverVersion,
+    coldStartId: row.id,
+    nodeId: row.nodeId,
+  });
+  return claim ? { capture: { kernelCacheId: claim.kernelCacheId, ref: claim.ref } } : undefined;
+}
+
 export async function prepareDispatch({
   db,
   coldStartId,
+  kernelCacheStore,
 }: {
   db: DbClient;
   coldStartId: string;
+  /** THAW_SNAPSHOT_REGISTRY: where kernel caches are kept (absent: none are captured). */
+  kernelCacheStore?: string;
 }): Promise<DispatchPlan> {
   const row = await readDispatchRow(db, coldStartId);
   if (!row) return { kind: "skip", reason: "cold start no longer exists" };
@@ -184,35 +252,32 @@ export async function prepareDispatch({
     if (!chosen?.sleepingReplicaId) return { kind: "fail", reason: "no sleeping replica recorded" };
     request.sleepingReplicaId = chosen.sleepingReplicaId;
   }
-  if (row.path === "peer") {
+  if (row.path === "peer" || (row.path === "restore" && chosen?.peerSourceReplicaId)) {
     // The source must still serve: a replica scaled down or gone since placement sends nothing.
-    const source = chosen?.peerSourceReplicaId
-      ? await db.replica.findFirst({
-          where: { id: chosen.peerSourceReplicaId, orgId: row.orgId, state: "ready" },
-          select: {
-            id: true,
-            node: {
-              select: { name: true, state: true, peerTransfer: true, ...NODE_HOST_COLUMNS_SELECT },
-            },
-          },
-        })
-      : null;
-    if (!source?.node || source.node.state !== "ready" || !source.node.peerTransfer)
+    // A peer start then fails (placement takes the next option); a restore reads its weights
+    // from the node's own files instead.
+    const source = await servingPeerSource(db, row.orgId, chosen?.peerSourceReplicaId);
+    if (!source && row.path === "peer")
       return { kind: "fail", reason: "the chosen peer source is no longer serving" };
-    peerScenario = scenarioPeerFrom(
-      { host: nodeScenarioHost(source.node), transfersInFlight: 0 },
-      Math.max(1, row.gpus.length),
-    );
-    request.peerSource = {
-      replicaId: source.id,
-      nodeName: source.node.name,
-      rdma: (row.nodeRdmaGbps ?? 0) > 0 && source.node.rdmaGbps > 0,
-      // The eStargz variant or the plain image, whichever the model finds faster here.
-      lazyImage:
-        row.estargzImageRef !== null &&
-        (await peerLazyImageHere(db, row.nodeId, deployment, peerScenario)),
-    };
+    if (source) {
+      peerScenario = scenarioPeerFrom(
+        { host: nodeScenarioHost(source.node), transfersInFlight: 0 },
+        Math.max(1, row.gpus.length),
+      );
+      request.peerSource = {
+        replicaId: source.id,
+        nodeName: source.node.name,
+        rdma: (row.nodeRdmaGbps ?? 0) > 0 && source.node.rdmaGbps > 0,
+        // The eStargz variant or the plain image, whichever the model finds faster here.
+        lazyImage:
+          row.path === "peer" &&
+          row.estargzImageRef !== null &&
+          (await peerLazyImageHere(db, row.nodeId, deployment, peerScenario)),
+      };
+    }
   }
+  const kernelCache = await kernelCacheInstruction(db, row, kernelCacheStore);
+  if (kernelCache) request.kernelCache = kernelCache;
   if (row.path === "restore") {
     const snapshot = chosen?.snapshotId
       ? await db.snapshot.findUnique({ where: { id: chosen.snapshotId } })
@@ -231,7 +296,8 @@ export async function prepareDispatch({
       checkpointRef: checkpointByDigest(snapshot.uri, snapshot.digest),
       sleepLevel,
       ...(reload ? { reloadWeights: reload } : {}),
-      ...(chosen?.stageWeights ? { stageWeights: true } : {}),
+      // Weights from a peer are never staged from local files.
+      ...(chosen?.stageWeights && !request.peerSource ? { stageWeights: true } : {}),
     };
   }
   if (row.runtime === "sim") {

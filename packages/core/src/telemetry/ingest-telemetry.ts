@@ -14,8 +14,12 @@ import {
   type StoredPhases,
 } from "./cold-start-transitions.ts";
 
-/** A telemetry batch as the agent protocol's TelemetryBatch parses it (timestamps as ISO strings). */
-export type TelemetryInput = TelemetryBatch;
+/**
+ * A telemetry batch as the agent protocol's TelemetryBatch parses it (timestamps as ISO
+ * strings); `kernelCaches` may be left out by callers that report none.
+ */
+export type TelemetryInput = Omit<TelemetryBatch, "kernelCaches"> &
+  Partial<Pick<TelemetryBatch, "kernelCaches">>;
 
 export interface IngestTelemetryResult {
   /** Events stored by this call. */
@@ -147,6 +151,8 @@ interface PreparedBatch {
   events: PhaseEventRow[];
   /** The first outcome reported for a cold start is the one that counts. */
   outcomes: Map<string, OutcomeNow>;
+  /** Kernel caches the node captured (KernelCacheCapturedReport), each for one of its starts. */
+  kernelCaches: CapturedKernelCache[];
   /** Every cold start id the batch names, with the field that names it first. */
   referenced: { id: string; field: string }[];
   /** The ids it names, sorted, deduplicated; and in the order it first names them. */
@@ -192,15 +198,24 @@ function prepareBatch({ actor, input }: TelemetrySubmission): PreparedBatch {
         endedAt: new Date(o.endedAt),
       });
   }
+  const kernelCaches = (input.kernelCaches ?? []).map((k): CapturedKernelCache => ({
+    id: k.kernelCacheId.toLowerCase(),
+    coldStartId: k.coldStartId.toLowerCase(),
+    orgId: actor.orgId,
+    nodeId: actor.nodeId,
+    digest: k.digest,
+    bytes: k.bytes,
+  }));
   const referenced = [
     ...events.map((e, i) => ({ id: e.coldStartId, field: `events.${i}.coldStartId` })),
     ...input.outcomes.map((o, i) => ({
       id: o.coldStartId.toLowerCase(),
       field: `outcomes.${i}.coldStartId`,
     })),
+    ...kernelCaches.map((k, i) => ({ id: k.coldStartId, field: `kernelCaches.${i}.coldStartId` })),
   ];
   const named = [...new Set(referenced.map((r) => r.id))];
-  return { actor, events, outcomes, referenced, ids: [...named].sort(), named };
+  return { actor, events, outcomes, kernelCaches, referenced, ids: [...named].sort(), named };
 }
 
 /**
@@ -289,6 +304,8 @@ async function storeBatches(
     // In cold-start id order, as they were locked; a later move of the same replica finds the
     // version moved by the earlier one and re-reads.
     for (const move of moves) await moveReplica(tx, move);
+    const captured = admitted.flatMap((b) => batches[b]!.kernelCaches);
+    if (captured.length > 0) await tx.execute(recordCapturedKernelCaches(captured));
     for (const b of admitted) {
       const count = accepted.get(b)!;
       answers[b] = {
@@ -347,6 +364,38 @@ function insertPhaseEvents(events: PhaseEventRow[]): Prisma.Sql {
            throughput_bps, attributes)
     ON CONFLICT ("coldStartId", sequence) DO NOTHING
     RETURNING "coldStartId"::text || '/' || sequence AS key`;
+}
+
+/** A kernel cache a node reports captured, for one of its own cold starts. */
+interface CapturedKernelCache {
+  id: string;
+  coldStartId: string;
+  orgId: string;
+  nodeId: string;
+  digest: string;
+  bytes: number;
+}
+
+/**
+ * The reported caches become the deployments' stored ones: only a claim still `capturing`
+ * for that same start (claimKernelCacheCapture) is completed, so a resent report, or a late
+ * one from a start whose claim another start has taken over, changes nothing.
+ */
+function recordCapturedKernelCaches(captured: CapturedKernelCache[]): Prisma.Sql {
+  return Prisma.sql`
+    UPDATE "KernelCache" k
+    SET status = 'ready', digest = r.digest, bytes = r.bytes, "sourceNodeId" = r.node_id,
+      "updatedAt" = now()
+    FROM UNNEST(
+      ${captured.map((k) => k.id)}::uuid[],
+      ${captured.map((k) => k.coldStartId)}::uuid[],
+      ${captured.map((k) => k.orgId)}::uuid[],
+      ${captured.map((k) => k.nodeId)}::uuid[],
+      ${captured.map((k) => k.digest)}::text[],
+      ${captured.map((k) => String(k.bytes))}::bigint[]
+    ) AS r(id, cold_start_id, org_id, node_id, digest, bytes)
+    WHERE k.id = r.id AND k."orgId" = r.org_id AND k."coldStartId" = r.cold_start_id
+      AND k.status = 'capturing'`;
 }
 
 interface LockedColdStart {

@@ -22,7 +22,8 @@ export function ingestGrouped(submission: TelemetrySubmission): Promise<Telemetr
       ingestTelemetryGroup({ submissions, db: getDb() }),
     maxInFlight: GROUPS_IN_FLIGHT,
     maxGroupWeight: MAX_ROWS_PER_GROUP,
-    weigh: ({ input }) => Math.max(1, input.events.length + input.outcomes.length),
+    weigh: ({ input }) =>
+      Math.max(1, input.events.length + input.outcomes.length + (input.kernelCaches?.length ?? 0)),
   });
   return holder.__thawTelemetryIngest(submission);
 }
