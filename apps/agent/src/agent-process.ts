@@ -307,7 +307,7 @@ export async function startAgent(
         if (handedBack.length > 0)
           log.warn(
             { starts: handedBack.length },
-            "handing back starts still running (reported failed)",
+            "handing back starts still running (reported failed) and stopping kernel-cache captures (not reported)",
           );
         await Promise.allSettled(handedBack);
       }

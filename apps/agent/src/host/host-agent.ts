@@ -155,12 +155,15 @@ export class HostAgent {
     this.gate.shutNow();
   }
 
-  /** Starts still running. */
+  /** Starts still running, and kernel-cache captures still packing or pushing. */
   inFlight(): Promise<void>[] {
     return this.replicas.inFlight();
   }
 
-  /** Hands back every start still running: each reports a failed outcome with this reason. */
+  /**
+   * Hands back every start still running: each reports a failed outcome with this reason.
+   * Kernel-cache captures still running are stopped, reporting nothing.
+   */
   abortStarts(reason: string): Promise<void>[] {
     return this.replicas.abortStarts(reason);
   }

@@ -3,6 +3,7 @@ import {
   type AgentReplicaState,
   type ColdStartOutcomeReport,
   type EndedAgentReplicaState,
+  type KernelCacheCapturedReport,
   type ParkReplicaRequest,
   type ParkReplicaResponse,
   type Phase,
@@ -15,15 +16,16 @@ import {
 import { type Logger } from "pino";
 import { AgentError } from "../agent-error.ts";
 import { type AgentMetrics } from "../metrics.ts";
-import { type EmitPhase, PhaseFailedError } from "../runtimes/runtime.ts";
+import { type EmitPhase, type KernelCacheCapture, PhaseFailedError } from "../runtimes/runtime.ts";
 import { type GpuLedger } from "./gpu-ledger.ts";
 import { type HostRuntime } from "./host-runtime.ts";
 import { type ShutdownGate } from "./shutdown-gate.ts";
 
-/** Where phase events and outcomes go (the telemetry pipeline). */
+/** Where phase events, outcomes and captured kernel caches go (the telemetry pipeline). */
 export interface TelemetrySink {
   event(host: string, event: PhaseEventReport): void;
   outcome(host: string, outcome: ColdStartOutcomeReport): void;
+  kernelCache(host: string, report: KernelCacheCapturedReport): void;
 }
 
 export interface ReplicaLifecycleDeps {
@@ -70,6 +72,10 @@ const FIRST_PHASE: Record<StartPath, Phase> = {
  */
 export class ReplicaLifecycle {
   private readonly replicas = new Map<string, ReplicaRecord>();
+  /** Kernel-cache captures running after their starts were ready; each settles, never rejects. */
+  private readonly captures = new Set<Promise<void>>();
+  /** Stops the captures when the agent hands its work back (abortStarts). */
+  private captureAbort = new AbortController();
 
   constructor(private readonly deps: ReplicaLifecycleDeps) {}
 
@@ -251,6 +257,8 @@ export class ReplicaLifecycle {
         endedAt: new Date().toISOString(),
       });
       metrics?.starts.inc({ path, outcome: "succeeded" });
+      const capture = request.kernelCache?.capture;
+      if (capture) this.captureKernelCache(record, request, capture);
     } catch (error) {
       const failure =
         error instanceof PhaseFailedError
@@ -288,6 +296,50 @@ export class ReplicaLifecycle {
     } finally {
       metrics?.startsInFlight.dec();
     }
+  }
+
+  /**
+   * Packs and pushes the kernel cache the start compiled, in the background: the replica is
+   * ready and its outcome reported already, and it serves meanwhile. The captured cache is
+   * reported once pushed. A failure is only logged: nothing is reported, the control plane's
+   * claim on the capture expires and a later start of the deployment captures instead.
+   */
+  private captureKernelCache(
+    record: ReplicaRecord,
+    request: StartReplicaRequest,
+    capture: KernelCacheCapture,
+  ): void {
+    const { hostName, runtime, telemetry, log } = this.deps;
+    const { replicaId, coldStartId } = record;
+    const { kernelCacheId } = capture;
+    const context = { host: hostName, replicaId, coldStartId, kernelCacheId };
+    if (!runtime.captureKernelCache) {
+      log.warn(context, "kernel-cache capture asked of a runtime that cannot capture; skipped");
+      return;
+    }
+    const t0 = performance.now();
+    const running = runtime
+      .captureKernelCache(replicaId, request, capture, { signal: this.captureAbort.signal })
+      .then(
+        ({ digest, bytes }) => {
+          telemetry.kernelCache(hostName, { coldStartId, kernelCacheId, digest, bytes });
+          log.info(
+            { ...context, digest, bytes, seconds: (performance.now() - t0) / 1000 },
+            "kernel cache captured and pushed",
+          );
+        },
+        (error: unknown) => {
+          // The runtime's own words (a tool's stderr, a refusal): the store is the operator's
+          // and its pushes carry no credential of the start, so there is no secret in them.
+          const reason = (error instanceof Error ? error.message : String(error)).slice(0, 1_000);
+          log.warn(
+            { ...context, ref: capture.ref, error: reason },
+            "kernel-cache capture failed; nothing reported (a later start captures it)",
+          );
+        },
+      )
+      .finally(() => this.captures.delete(running));
+    this.captures.add(running);
   }
 
   async park(request: ParkReplicaRequest): Promise<ParkReplicaResponse> {
@@ -360,16 +412,31 @@ export class ReplicaLifecycle {
     return this.replicas.get(replicaId);
   }
 
-  /** Starts still running. */
+  /**
+   * Starts still running, and kernel-cache captures still packing or pushing: the agent's
+   * shutdown waits for both (up to its grace) before it hands work back.
+   */
   inFlight(): Promise<void>[] {
-    return [...this.replicas.values()].filter((r) => r.state === "starting").map((r) => r.done);
+    return [
+      ...[...this.replicas.values()].filter((r) => r.state === "starting").map((r) => r.done),
+      ...this.captures,
+    ];
   }
 
-  /** Hands back every start still running: each reports a failed outcome with this reason. */
+  /**
+   * Hands back every start still running: each reports a failed outcome with this reason. The
+   * kernel-cache captures still running are stopped too (their temporary files removed,
+   * nothing reported); the returned promises settle once both have.
+   */
   abortStarts(reason: string): Promise<void>[] {
     const running = [...this.replicas.values()].filter((r) => r.state === "starting");
     for (const record of running) record.abort.abort(new Error(reason));
-    return running.map((r) => r.done);
+    const captures = [...this.captures];
+    if (captures.length > 0) {
+      this.captureAbort.abort(new Error(reason));
+      this.captureAbort = new AbortController();
+    }
+    return [...running.map((r) => r.done), ...captures];
   }
 
   /** Forgets replicas that ended longer ago than a resent start could arrive. */

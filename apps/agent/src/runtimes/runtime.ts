@@ -3,6 +3,7 @@ import {
   type AgentReplicaState,
   type CaptureSnapshotRequestInput,
   type InventoryImage,
+  type KernelCacheInstruction,
   type ParkReplicaRequestInput,
   type StartReplicaRequest,
   type StartReplicaRequestInput,
@@ -66,6 +67,16 @@ export interface RuntimeInventory {
   replicas: { replicaId: string; containerId: string; state: AgentReplicaState }[];
 }
 
+/** Where a start's compiled-kernel cache is to be pushed (the start request's `kernelCache.capture`). */
+export type KernelCacheCapture = NonNullable<KernelCacheInstruction["capture"]>;
+
+export interface CapturedKernelCache {
+  /** The pushed artifact's manifest digest (sha256:…): every later fetch is by it. */
+  digest: string;
+  /** The cache as packed (the layer's size). */
+  bytes: number;
+}
+
 export interface StartOptions {
   /** Cancels the start (e.g. the cold start was cancelled); the partial replica is removed. */
   signal?: AbortSignal;
@@ -85,6 +96,22 @@ export interface Runtime {
   /** Captures a snapshot of a running replica, then stops the replica. */
   captureSnapshot(request: CaptureSnapshotRequestInput): Promise<CapturedSnapshot>;
   inventory(): Promise<RuntimeInventory>;
+  /**
+   * Packs the kernel cache a replica's engine compiled into on its way to ready (Triton,
+   * torch.compile/Inductor, FlashInfer, DeepGEMM: vLLM's VLLM_CACHE_ROOT and the JIT caches
+   * beside it) and pushes it to `capture.ref` in the operator's store, for later starts of the
+   * deployment on the same GPU model and driver to fetch. Called in the background once the
+   * start that was told to capture (`request.kernelCache.capture`) is ready and its outcome
+   * reported; the replica keeps serving meanwhile. Rejects when the replica is not running here
+   * or there is nothing to pack; `signal` (agent shutdown) stops it, leaving nothing reported.
+   * Optional: a runtime without it captures nothing (the control plane's claim expires).
+   */
+  captureKernelCache?(
+    replicaId: string,
+    request: StartReplicaRequest,
+    capture: KernelCacheCapture,
+    options?: { signal?: AbortSignal },
+  ): Promise<CapturedKernelCache>;
 }
 
 /** A start failed: which phase, after how long, and why (the tool's own words included). */

@@ -13,15 +13,17 @@ import {
   HeartbeatRequest,
   type HostFigures,
   JoinRequest,
+  type KernelCacheCapturedReport,
   type PhaseEventReport,
   TelemetryBatch,
 } from "@thaw/protocol";
 
-// A stand-in for the control plane's agent API (join, heartbeat, credential, telemetry) that
-// only validates, counts and remembers: for unit tests and the sim-fleet benchmark, where the
-// agent side is measured, not Postgres. Telemetry is idempotent on (cold start, sequence)
-// like the real ingest, and it can be told to be down. It plays the scheduler too: it holds
-// the key pair whose public half its joins answer, and makes agent clients that sign with it.
+// A stand-in for the control plane's agent API (join, heartbeat, credential, telemetry with
+// its captured kernel caches) that only validates, counts and remembers: for unit tests and
+// the sim-fleet benchmark, where the agent side is measured, not Postgres. Telemetry is
+// idempotent on (cold start, sequence) like the real ingest, and it can be told to be down.
+// It plays the scheduler too: it holds the key pair whose public half its joins answer, and
+// makes agent clients that sign with it.
 
 export interface FakeNode {
   nodeId: string;
@@ -47,6 +49,8 @@ export class FakeControlPlane {
   private readonly byCredential = new Map<string, FakeNode>();
   readonly events = new Map<string, PhaseEventReport[]>();
   readonly outcomes = new Map<string, ColdStartOutcomeReport>();
+  /** Captured kernel caches, by the cold start that captured them. */
+  readonly kernelCaches = new Map<string, KernelCacheCapturedReport>();
   readonly counts = {
     joins: 0,
     heartbeats: 0,
@@ -54,11 +58,14 @@ export class FakeControlPlane {
     events: 0,
     duplicates: 0,
     outcomes: 0,
+    kernelCaches: 0,
   };
   /** Answer every telemetry call with this status (e.g. 503) instead of storing it. */
   telemetryStatus: number | undefined;
   /** Called for every stored outcome (the benchmark waits on them). */
   onOutcome: ((outcome: ColdStartOutcomeReport, node: FakeNode) => void) | undefined;
+  /** Called for every stored kernel-cache report. */
+  onKernelCache: ((report: KernelCacheCapturedReport, node: FakeNode) => void) | undefined;
   /** Called for every heartbeat, with the time it arrived. */
   onHeartbeat: ((node: FakeNode) => void) | undefined;
   private server: Server | undefined;
@@ -204,6 +211,12 @@ export class FakeControlPlane {
         this.outcomes.set(outcome.coldStartId, outcome);
         this.counts.outcomes++;
         this.onOutcome?.(outcome, node);
+      }
+      for (const report of batch.kernelCaches) {
+        if (this.kernelCaches.has(report.coldStartId)) continue;
+        this.kernelCaches.set(report.coldStartId, report);
+        this.counts.kernelCaches++;
+        this.onKernelCache?.(report, node);
       }
       return [200, { accepted, duplicates }];
     }
