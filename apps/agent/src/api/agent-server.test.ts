@@ -419,6 +419,54 @@ describe("agent HTTP API (sim fleet)", () => {
     await client.stopReplica(restore.replicaId);
   });
 
+  it("captures the kernel cache a start was told to after its outcome, and a start elsewhere fetches it", async () => {
+    const deployment = {
+      deploymentId: randomUUID(),
+      imageRef: "ghcr.io/thaw/llama:v1",
+    };
+    const kernelCacheId = randomUUID();
+    const outcomeFirst: boolean[] = [];
+    fleet.cp.onKernelCache = (report) =>
+      outcomeFirst.push(fleet.cp.outcomes.has(report.coldStartId));
+    const capturing = startRequest({
+      deployment,
+      kernelCache: {
+        capture: { kernelCacheId, ref: "registry.internal/kernel-caches:llama-a10g" },
+      },
+    });
+    await fleet.client(G5).startReplica(capturing);
+    await expect
+      .poll(() => fleet.cp.kernelCaches.get(capturing.coldStartId), { timeout: 5_000 })
+      .toMatchObject({ kernelCacheId, bytes: 500_000_000 });
+    fleet.cp.onKernelCache = undefined;
+    // Reported after the start's outcome, never in its place.
+    expect(outcomeFirst).toEqual([true]);
+    expect(fleet.cp.outcomes.get(capturing.coldStartId)?.status).toBe("succeeded");
+    const { digest } = fleet.cp.kernelCaches.get(capturing.coldStartId)!;
+    expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+
+    // Another host of the fleet has no caches of its own: it fetches the stored one first.
+    const fetching = startRequest({
+      deployment,
+      kernelCache: {
+        fetch: {
+          kernelCacheId,
+          ref: `registry.internal/kernel-caches@${digest}`,
+          bytes: 500_000_000,
+        },
+      },
+    });
+    await fleet.client(P4D).startReplica(fetching);
+    await expect
+      .poll(() => fleet.cp.outcomes.get(fetching.coldStartId)?.status, { timeout: 5_000 })
+      .toBe("succeeded");
+    const phases = fleet.cp.events.get(fetching.coldStartId)?.map((e) => e.phase) ?? [];
+    expect(phases.indexOf("fetch_kernel_cache")).toBe(phases.indexOf("compile") - 1);
+    expect(fleet.cp.kernelCaches.has(fetching.coldStartId)).toBe(false);
+    await fleet.client(G5).stopReplica(capturing.replicaId);
+    await fleet.client(P4D).stopReplica(fetching.replicaId);
+  });
+
   describe("bad input: 4xx naming the field, never a 500", () => {
     const post = (host: string, path: string, body: string, headers: Record<string, string> = {}) =>
       fleet.call(`${fleet.baseUrl(host)}${path}`, {

@@ -462,4 +462,134 @@ describe("SimRuntime", () => {
     );
     expect(seconds(shared, "peer_transfer")).toBeGreaterThan(2.5 * seconds(first, "peer_transfer"));
   });
+
+  describe("kernel-cache store", () => {
+    const kernelCacheId = "5b0e1c7a-2f4d-4c1e-8a9b-3d2e1f0a9b8c";
+    const fetch = { kernelCacheId, ref: `registry.internal/kernel-caches@${DIGEST}`, bytes: 400e6 };
+
+    it("fetches a stored cache before compile, which then runs warm", async () => {
+      // Two hosts of the same seed: the same noise draws, so the difference is the cache.
+      const cold = await start(runtime(), request());
+      const stored = await start(runtime(), request({ kernelCache: { fetch } }));
+      expect(stored.map((e) => e.phase)).toEqual([
+        "pull",
+        "create",
+        "start",
+        "load_weights",
+        "fetch_kernel_cache",
+        "compile",
+        "graph_capture",
+        "warmup",
+        "ready",
+      ]);
+      expect(order(stored)).toEqual([...order(stored)].sort((a, b) => a - b));
+      const fetched = stored.find((e) => e.phase === "fetch_kernel_cache")!;
+      expect(fetched).toMatchObject({ bytes: 400e6, attributes: { stored: true, kernelCacheId } });
+      expect(fetched.seconds).toBeGreaterThan(0);
+      expect(seconds(stored, "compile")).toBeLessThan(seconds(cold, "compile") / 3);
+      expect(stored.find((e) => e.phase === "compile")?.attributes).toMatchObject({
+        warmCaches: false,
+        storedCache: true,
+      });
+      expect(cold.map((e) => e.phase)).not.toContain("fetch_kernel_cache");
+    });
+
+    it("skips the fetch where the host kept the deployment's caches from an earlier start", async () => {
+      const sim = runtime();
+      await start(sim, request());
+      const again = await start(sim, request({ kernelCache: { fetch } }));
+      expect(again.map((e) => e.phase)).not.toContain("fetch_kernel_cache");
+      expect(again.find((e) => e.phase === "compile")?.attributes).toMatchObject({
+        warmCaches: true,
+        storedCache: false,
+      });
+    });
+
+    it("captures a running replica's cache: a digest, after the pack and the push's modelled time", async () => {
+      // The fast clock, noting every wait it is asked for.
+      const slept: number[] = [];
+      const clock = new (class extends SimClock {
+        override sleep(simulatedSeconds: number, signal?: AbortSignal) {
+          slept.push(simulatedSeconds);
+          return super.sleep(simulatedSeconds, signal);
+        }
+      })(FAST.timeFactor);
+      const sim = runtime({ clock });
+      const running = request({
+        kernelCache: {
+          capture: { kernelCacheId, ref: "registry.internal/kernel-caches:llama-a10g" },
+        },
+      });
+      await start(sim, running);
+      slept.length = 0;
+      const captured = await sim.captureKernelCache(
+        running.replicaId,
+        running,
+        running.kernelCache!.capture!,
+      );
+      const bytes = PHYSICS.defaultKernelCacheBytes;
+      const profile = HOST_PROFILES["g5.xlarge"];
+      const modelled =
+        bytes / (profile.disk.writeMiBps * 2 ** 20) +
+        bytes / ((profile.registryNetworkGbps * 1e9) / 8);
+      expect(captured.bytes).toBe(bytes);
+      expect(captured.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      // One wait on the sim clock: the pack to local disk, then the push.
+      expect(slept).toHaveLength(1);
+      expect(slept[0]).toBeCloseTo(modelled, 6);
+      expect(modelled).toBeGreaterThan(1);
+      // The same capture on the same host names the same bytes; another ref does not.
+      const again = await sim.captureKernelCache(running.replicaId, running, {
+        kernelCacheId,
+        ref: "registry.internal/kernel-caches:llama-a10g",
+      });
+      expect(again.digest).toBe(captured.digest);
+      const other = await sim.captureKernelCache(running.replicaId, running, {
+        kernelCacheId,
+        ref: "registry.internal/kernel-caches:other",
+      });
+      expect(other.digest).not.toBe(captured.digest);
+      await sim.stopReplica(running.replicaId);
+      await expect(
+        sim.captureKernelCache(running.replicaId, running, running.kernelCache!.capture!),
+      ).rejects.toThrow(/is not running on this host/);
+    });
+  });
+
+  it("restores a level-2 snapshot with its weights sent by a serving replica: peer_transfer, not load_weights", async () => {
+    const fromPeer = await start(
+      runtime(),
+      request({
+        path: "restore",
+        gpus: [0],
+        peerSource: { replicaId: randomUUID(), nodeName: "sim-g5-xlarge-2", rdma: false },
+        deployment: {
+          imageRef: "ghcr.io/thaw/llama:v1",
+          simulation: { ...simulation, peer: { sourceNetworkGbps: 10 } },
+          snapshot: {
+            snapshotId: randomUUID(),
+            checkpointRef: `registry.internal/snap@${DIGEST}`,
+            sleepLevel: 2,
+            // Ignored: the weights do not come from this host's files.
+            stageWeights: true,
+          },
+        },
+      }),
+    );
+    expect(fromPeer.map((e) => e.phase)).toEqual([
+      "fetch_snapshot",
+      "restore",
+      "peer_transfer",
+      "warmup",
+      "ready",
+    ]);
+    const copy = fromPeer.find((e) => e.phase === "peer_transfer")!;
+    expect(copy).toMatchObject({
+      bytes: 4_000_000_000,
+      attributes: { rdma: false, weightsFrom: "peer" },
+    });
+    const expected = PHYSICS.peerSetupSeconds + 4e9 / 1.125e9;
+    expect(copy.seconds / expected).toBeGreaterThan(0.6);
+    expect(copy.seconds / expected).toBeLessThan(1.6);
+  });
 });

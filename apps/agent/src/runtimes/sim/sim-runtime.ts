@@ -17,8 +17,11 @@ import {
   type StartReplicaRequest,
 } from "@thaw/protocol";
 import {
+  type CapturedKernelCache,
   type CapturedSnapshot,
   type EmitPhase,
+  type KernelCacheCapture,
+  type PhaseAttributes,
   PhaseFailedError,
   type Runtime,
   type RuntimeInventory,
@@ -39,6 +42,8 @@ import {
 // physics) on the host's published figures and what it holds, then replays the phases in
 // accelerated time. Its inventory changes as a real host's would: images cached after a
 // pull or a lazy start, snapshots local after a restore or a capture, parked replicas warm.
+// A start given a stored kernel cache fetches it before compile (unless the host kept its
+// own); a capture of one is modelled as packing it to disk and pushing it to the store.
 
 export interface SimRuntimeOptions {
   profile: HostProfile;
@@ -184,12 +189,22 @@ export class SimRuntime implements Runtime {
     const result = this.simulate(request, cached, snapshotLocal, parked?.sleepLevel);
     // A simulated host pulls nothing: a registry credential is only noted as given, never kept.
     const registryCredential = (request.registryAuth?.length ?? 0) > 0;
-    const attributes: Partial<Record<Phase, Record<string, boolean>>> = {
+    const warmCaches = this.warmCaches.has(key);
+    // A peer start's caches come from its source; a pull or lazy one's from the store.
+    const storedCache = request.kernelCache?.fetch;
+    const attributes: Partial<Record<Phase, PhaseAttributes>> = {
       pull: { cached, registryCredential },
       prefetch: { cached, registryCredential },
       restore: { snapshotLocal },
-      compile: { warmCaches: this.warmCaches.has(key) },
-      peer_transfer: { rdma: request.peerSource?.rdma ?? false },
+      compile: { warmCaches, storedCache: storedCache !== undefined && !warmCaches },
+      peer_transfer: {
+        rdma: request.peerSource?.rdma ?? false,
+        ...(request.path === "restore" ? { weightsFrom: "peer" } : {}),
+      },
+      fetch_kernel_cache:
+        request.path === "peer"
+          ? { stored: false, fromPeer: true }
+          : { stored: true, ...(storedCache ? { kernelCacheId: storedCache.kernelCacheId } : {}) },
     };
     try {
       await this.replay(result, attributes, emit, options.signal);
@@ -261,6 +276,34 @@ export class SimRuntime implements Runtime {
       seconds,
       pushed: request.push,
     };
+  }
+
+  /**
+   * The kernel cache a running replica compiled, packed to local disk and pushed to the store
+   * (one uncompressed layer: the disk's write rate, then the registry link), as the containerd
+   * runtime does. Its size is the model's assumed cache size; its digest names what was
+   * written, as a real manifest digest does.
+   */
+  async captureKernelCache(
+    replicaId: string,
+    _request: StartReplicaRequest,
+    capture: KernelCacheCapture,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<CapturedKernelCache> {
+    const replica = this.replicas.get(replicaId);
+    if (!replica || replica.state !== "running") {
+      throw new Error(`replica ${replicaId} is not running on this host`);
+    }
+    const { profile } = this.options;
+    const bytes = PHYSICS.defaultKernelCacheBytes;
+    const seconds =
+      bytes / (profile.disk.writeMiBps * 2 ** 20) +
+      bytes / ((profile.registryNetworkGbps * 1e9) / 8);
+    await this.options.clock.sleep(seconds, options.signal);
+    const digest = `sha256:${createHash("sha256")
+      .update(JSON.stringify([capture.ref, capture.kernelCacheId, bytes, this.options.seed]))
+      .digest("hex")}`;
+    return { digest, bytes };
   }
 
   async inventory(): Promise<RuntimeInventory> {
@@ -351,7 +394,7 @@ export class SimRuntime implements Runtime {
 
   private async replay(
     result: ColdStartResult,
-    extra: Partial<Record<Phase, Record<string, boolean>>>,
+    extra: Partial<Record<Phase, PhaseAttributes>>,
     emit: EmitPhase,
     signal: AbortSignal | undefined,
   ): Promise<void> {

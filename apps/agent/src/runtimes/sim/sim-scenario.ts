@@ -9,7 +9,8 @@ import { type ReplicaSimulation, type StartReplicaRequest } from "@thaw/protocol
 // From a start request and what this simulated host holds to the cold-start model's
 // scenario: the host's published figures, the deployment's image and engine, and the
 // host's state — compile caches warm after an earlier start of the deployment here, the
-// snapshot local or in the store.
+// snapshot local or in the store — and what the control plane sent along: a stored kernel
+// cache to fetch, a serving replica to take a restore's weights from.
 
 /**
  * What a deployment without a `simulation` block is modelled as: vLLM serving
@@ -54,6 +55,9 @@ export function buildScenario(
   const simulation = simulationOf(request);
   const sleepLevel = request.deployment.snapshot?.sleepLevel ?? 2;
   const reloadConcurrency = simulation.snapshot?.reloadConcurrency ?? 1;
+  const restoreWeightsFromPeer = request.path === "restore" && request.peerSource !== undefined;
+  const kernelCacheFetch =
+    request.path === "pull" || request.path === "lazy" ? request.kernelCache?.fetch : undefined;
   // A cached image runs from local disk: modelled as a pull whose fetch is skipped (the
   // caller replaces the fetch phase), whichever path was asked for.
   return {
@@ -86,12 +90,18 @@ export function buildScenario(
       reloadConcurrency,
       // As the scheduler asked (the containerd runtime does the same).
       stageWeights: request.deployment.snapshot?.stageWeights ?? false,
+      // A level-2 restore given a serving replica: the woken engine's reload receives the
+      // weights from it (ModelExpress) instead of reading this host's files.
+      ...(restoreWeightsFromPeer ? { weightsFrom: "peer" as const } : {}),
     },
     ...(state.sleepLevel ? { wake: { sleepLevel: state.sleepLevel } } : {}),
     // The source's figures as the control plane sent them (absent: a source like this host).
-    ...(request.path === "peer"
+    ...(request.path === "peer" || restoreWeightsFromPeer
       ? { peer: { ...simulation.peer, gpus: Math.max(1, request.gpus.length) } }
       : {}),
+    // A stored kernel cache to fetch before compile: the model adds the fetch unless this host
+    // kept its own caches of the deployment (`engine.warmCaches`), then compiles warm.
+    ...(kernelCacheFetch ? { kernelCache: { bytes: kernelCacheFetch.bytes } } : {}),
   };
 }
 
