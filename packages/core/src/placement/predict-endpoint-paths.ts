@@ -12,6 +12,7 @@ import {
   loadSchedulingSnapshots,
 } from "./load-placement-state.ts";
 import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts";
+import { loadKernelCaches } from "../kernel-caches/load-kernel-caches.ts";
 
 export const EndpointPredictionsResponse = z
   .object({
@@ -59,19 +60,21 @@ export async function predictEndpointPaths({
     where: { id: row.activeDeploymentId },
   });
   const target = schedulingEndpoint(row);
-  const deployment = schedulingDeployment(deploymentRow);
-  const [nodes, snapshots, history, peerSources] = await Promise.all([
+  const modelled = schedulingDeployment(deploymentRow);
+  const [nodes, snapshots, history, peerSources, kernelCaches] = await Promise.all([
     loadSchedulingNodes(prismaRows(db), row.orgId, target.gpuType, {
-      deploymentId: deployment.id,
-      imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
+      deploymentId: modelled.id,
+      imageDigests: [modelled.imageDigest, modelled.estargzDigest].filter(
         (d): d is string => d !== null,
       ),
       gpus: target.gpuCount,
     }),
-    loadSchedulingSnapshots(prismaRows(db), deployment.id),
-    loadHistoryLookup(prismaRows(db), row.orgId, deployment),
-    loadPeerSources(prismaRows(db), row.orgId, deployment.id),
+    loadSchedulingSnapshots(prismaRows(db), modelled.id),
+    loadHistoryLookup(prismaRows(db), row.orgId, modelled),
+    loadPeerSources(prismaRows(db), row.orgId, modelled.id),
+    loadKernelCaches(prismaRows(db), row.orgId, modelled.id),
   ]);
+  const deployment = { ...modelled, kernelCaches };
   const { feasible, infeasible } = enumerateStartOptions({
     endpoint: target,
     deployment,

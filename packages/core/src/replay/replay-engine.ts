@@ -127,6 +127,11 @@ interface EndpointState {
   /** Scaled down to nothing in service: its replicas are parked (handovers). */
   scaledDown: boolean;
   snapshot: SchedulingSnapshot | null;
+  /**
+   * Its kernel caches in the store, per GPU model, from when each is there: a compiling
+   * start's replica is ready, then its cache is pushed (policy.storesKernelCaches).
+   */
+  kernelCaches: { gpuModel: string; storedAt: number }[];
   /** Seconds of the best non-warm start, as the policy predicts it (what a miss costs). */
   bestNonWarmSeconds: number;
   /**
@@ -191,7 +196,13 @@ function hash(text: string): number {
 /** What a start's physics depends on, of its option. */
 type StartShape = Pick<
   StartOption,
-  "path" | "locality" | "sleepingReplica" | "peerSource" | "gpusToReserve" | "peerLazyImage"
+  | "path"
+  | "locality"
+  | "sleepingReplica"
+  | "peerSource"
+  | "gpusToReserve"
+  | "peerLazyImage"
+  | "kernelCache"
 >;
 
 /**
@@ -235,7 +246,11 @@ class StartPhysics {
     // (A peer start mounting the eStargz variant is its own kind of start: index 6.)
     const lazyImage = path === "peer" && !cached && option.peerLazyImage === true;
     const pathIndex = lazyImage ? 6 : PATH_INDEX[path];
-    const key = ((hostKind * 8 + pathIndex) * 2 + (local ? 1 : 0)) * 65_536 + sourceKey;
+    // (A stored kernel cache fetched first: every cache of the replay is the default size.)
+    const kernelCache = option.kernelCache !== undefined;
+    const key =
+      (((hostKind * 8 + pathIndex) * 2 + (local ? 1 : 0)) * 2 + (kernelCache ? 1 : 0)) * 65_536 +
+      sourceKey;
     let phases = ofDeployment.get(key);
     if (!phases) {
       const scenario: ColdStartScenarioInput = {
@@ -252,9 +267,12 @@ class StartPhysics {
         restore: {
           local,
           ...(snapshot ? { snapshotBytes: snapshot.bytes, sleepLevel: snapshot.sleepLevel } : {}),
+          // A level-2 restore whose weights a serving replica sends (the scheduler's choice).
+          ...(path === "restore" && source ? { weightsFrom: "peer" as const } : {}),
           // As the scheduler tells Thaw's agents: staged where it pays on this host.
           stageWeights:
             !!snapshot &&
+            !(path === "restore" && source) &&
             weightsStagingPays({
               host,
               engine: deployment.engine,
@@ -264,6 +282,7 @@ class StartPhysics {
         },
         wake: { sleepLevel },
         ...(source ? { peer: scenarioPeerFrom(source, option.gpusToReserve) } : {}),
+        ...(kernelCache ? { kernelCache: { bytes: option.kernelCache!.bytes } } : {}),
       };
       phases = noiselessPhases(scenario);
       ofDeployment.set(key, phases);
@@ -449,6 +468,7 @@ export function replay(input: {
         spare: [],
         scaledDown: false,
         snapshot: null,
+        kernelCaches: [],
         bestNonWarmSeconds: Number.NaN,
         waitPerMiss: { zero: Number.NaN, surplus: Number.NaN },
         watchedMiss: null,
@@ -544,6 +564,21 @@ export function replay(input: {
 
   // --- Starts -----------------------------------------------------------------------------
 
+  /** The endpoint's deployment with the kernel caches stored by `now` (placement's view). */
+  const withStoredKernelCaches = (state: EndpointState, now: number): SchedulingDeployment => {
+    const stored = state.kernelCaches.filter((cache) => cache.storedAt <= now);
+    if (stored.length === 0) return state.deployment;
+    return {
+      ...state.deployment,
+      kernelCaches: stored.map((cache) => ({
+        id: `kernel-cache-${state.name}-${cache.gpuModel}`,
+        gpuModel: cache.gpuModel,
+        driverVersion: DRIVER,
+        bytes: PHYSICS.defaultKernelCacheBytes,
+      })),
+    };
+  };
+
   /**
    * The serving replicas of `state` a peer copy could come from at `now`, one per kind of host
    * and load (the least loaded of each): ready, not parked (a paused engine sends nothing).
@@ -575,6 +610,7 @@ export function replay(input: {
     state: EndpointState,
     nodes: SchedulingNode[],
     peerSources: readonly PeerSource[] = [],
+    now = Number.POSITIVE_INFINITY,
   ) =>
     enumerateStartOptions({
       endpoint: {
@@ -584,7 +620,7 @@ export function replay(input: {
         allowedPaths: policy.paths(state.spec),
         objective: "mean",
       },
-      deployment: state.deployment,
+      deployment: withStoredKernelCaches(state, now),
       nodes,
       snapshots: state.snapshot ? [state.snapshot] : [],
       peerSources,
@@ -603,6 +639,7 @@ export function replay(input: {
   ): StartOption[] => {
     const sources = peerSourcesOf(state, now);
     let signature = state.snapshot ? `s${state.snapshot.status}|` : "|";
+    for (const cache of state.kernelCaches) if (cache.storedAt <= now) signature += "k";
     for (const source of sources)
       signature += `p${hostOfId(source.nodeId).kind}:${source.transfersInFlight}`;
     signature += "|";
@@ -612,7 +649,7 @@ export function replay(input: {
     }
     let template = state.options.get(signature);
     if (!template) {
-      const { feasible } = startOptionsOn(state, nodes, sources);
+      const { feasible } = startOptionsOn(state, nodes, sources, now);
       template = feasible.map((option) => ({
         rep: nodes.findIndex((n) => n.id === option.nodeId),
         option,
@@ -774,6 +811,18 @@ export function replay(input: {
       hold(host, state.snapshot.id);
     }
     if (chosen.path === "restore" && state.snapshot) hold(host, state.snapshot.id);
+    // A start that compiles where no cache is stored for its GPU captures one once ready; it
+    // is in the store after its push (one stream to the registry, as a fetch reads it back).
+    if (
+      policy.storesKernelCaches &&
+      (chosen.path === "pull" || chosen.path === "lazy") &&
+      !state.kernelCaches.some((cache) => cache.gpuModel === host.node.gpuModel)
+    )
+      state.kernelCaches.push({
+        gpuModel: host.node.gpuModel,
+        storedAt:
+          now + seconds + PHYSICS.defaultKernelCacheBytes / PHYSICS.registryStreamBytesPerSecond,
+      });
     byPath[chosen.path]++;
     const replica: Replica = {
       host,

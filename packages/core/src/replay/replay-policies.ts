@@ -20,6 +20,7 @@ export type PolicyFamily =
   | "hybrid-histogram-pull"
   | "thaw-capped-hybrid"
   | "thaw-no-peer"
+  | "thaw-no-kernel-cache"
   | "oracle"
   | "clairvoyant";
 
@@ -58,6 +59,12 @@ export interface ReplayPolicy {
   learnsHistory: boolean;
   /** Captures a snapshot after a deployment's first start (the snapshot worker's job). */
   capturesSnapshots: boolean;
+  /**
+   * Keeps a deployment's compiled-kernel caches in the store once a start has compiled them
+   * on a GPU model (ready, then pushed), and later pull and lazy starts there fetch them
+   * before compiling. Absent: no store.
+   */
+  storesKernelCaches?: boolean;
   keepAlive: KeepAliveRule;
   /**
    * A replica the policy lets go puts its engine to sleep where its host has the memory
@@ -128,6 +135,7 @@ export function thaw(gpuSecondsPerWaitSecond: number | null = null): ReplayPolic
     choosePath: "predicted",
     learnsHistory: true,
     capturesSnapshots: true,
+    storesKernelCaches: true,
     keepAlive: {
       kind: "warm-pool",
       settings: DEFAULT_WARM_POOL_SETTINGS,
@@ -168,6 +176,11 @@ export function thawWithoutPeer(): ReplayPolicy {
   };
 }
 
+/** Thaw without the kernel-cache store: the same run's measure of what the store adds. */
+export function thawWithoutKernelCache(): ReplayPolicy {
+  return { ...thaw(), family: "thaw-no-kernel-cache", storesKernelCaches: false };
+}
+
 /** Thaw's warm pool, but it knows every option's true duration for each start. */
 export function oracle(gpuSecondsPerWaitSecond: number | null = null): ReplayPolicy {
   return { ...thaw(gpuSecondsPerWaitSecond), family: "oracle", choosePath: "true-fastest" };
@@ -182,6 +195,7 @@ export function clairvoyant(gpuSecondsPerWaitSecond: number): ReplayPolicy {
     choosePath: "true-fastest",
     learnsHistory: false,
     capturesSnapshots: true,
+    storesKernelCaches: true,
     keepAlive: { kind: "clairvoyant", gpuSecondsPerWaitSecond },
   };
 }
@@ -232,7 +246,13 @@ export function frontierPolicies(): ReplayPolicy[] {
  * are not frontier points, then the frontiers. Workers are told indexes into it.
  */
 export function allReplayPolicies(): ReplayPolicy[] {
-  return [oracle(), thawCappedHybrid(), thawWithoutPeer(), ...frontierPolicies()];
+  return [
+    oracle(),
+    thawCappedHybrid(),
+    thawWithoutPeer(),
+    thawWithoutKernelCache(),
+    ...frontierPolicies(),
+  ];
 }
 
 /** The run that answers a contract name: the same family and setting. */

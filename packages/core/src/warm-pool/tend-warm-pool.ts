@@ -17,6 +17,7 @@ import {
   loadSchedulingSnapshots,
 } from "../placement/load-placement-state.ts";
 import { schedulingDeployment, schedulingEndpoint } from "../placement/scheduling-inputs.ts";
+import { loadKernelCaches } from "../kernel-caches/load-kernel-caches.ts";
 import { lockNodesSql } from "../placement/lock-nodes.ts";
 import { replicaReasonData } from "../placement/replica-reason.ts";
 import { planSleep } from "../sleeping/choose-sleep-level.ts";
@@ -612,18 +613,21 @@ async function predictBestNonWarm(
   const deploymentRow = await db.deployment.findUnique({ where: { id: deploymentId } });
   if (!deploymentRow) return null;
   const endpoint = schedulingEndpoint(row);
-  const deployment = schedulingDeployment(deploymentRow);
-  const [nodes, snapshots, history] = await Promise.all([
+  const modelled = schedulingDeployment(deploymentRow);
+  const [nodes, snapshots, history, kernelCaches] = await Promise.all([
     loadSchedulingNodes(prismaRows(db), row.orgId, endpoint.gpuType, {
       deploymentId,
-      imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
+      imageDigests: [modelled.imageDigest, modelled.estargzDigest].filter(
         (d): d is string => d !== null,
       ),
       gpus: endpoint.gpuCount,
     }),
     loadSchedulingSnapshots(prismaRows(db), deploymentId),
-    loadHistoryLookup(prismaRows(db), row.orgId, deployment),
+    loadHistoryLookup(prismaRows(db), row.orgId, modelled),
+    loadKernelCaches(prismaRows(db), row.orgId, deploymentId),
   ]);
+  // A start that fetches the stored kernel cache is what the warm pool competes with.
+  const deployment = { ...modelled, kernelCaches };
   const { feasible } = enumerateStartOptions({
     endpoint: { ...endpoint, allowedPaths: endpoint.allowedPaths.filter((p) => p !== "warm") },
     deployment,

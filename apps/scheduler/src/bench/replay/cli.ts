@@ -108,6 +108,7 @@ const wanted =
         ...new Set([
           ...Object.keys(CONTRACT_POLICIES).map((name) => contractIndex(policies, name)),
           policies.findIndex((p) => p.family === "thaw-no-peer"),
+          policies.findIndex((p) => p.family === "thaw-no-kernel-cache"),
         ]),
       ]
     : policies.map((_, i) => i);
@@ -166,7 +167,10 @@ await Promise.all(
 function weight(family: string): number {
   return family === "clairvoyant"
     ? 3
-    : family === "thaw" || family === "oracle" || family === "thaw-no-peer"
+    : family === "thaw" ||
+        family === "oracle" ||
+        family === "thaw-no-peer" ||
+        family === "thaw-no-kernel-cache"
       ? 2
       : 1;
 }
@@ -176,8 +180,9 @@ for (const name of Object.keys(CONTRACT_POLICIES)) {
   const result = results.get(contractIndex(policies, name));
   if (result) named[name] = result;
 }
-// Single points beside the contract's: thaw on other windows, and thaw without the peer path.
-const SINGLE_POINTS = ["thaw-capped-hybrid", "thaw-no-peer"];
+// Single points beside the contract's: thaw on other windows, thaw without the peer path, and
+// thaw without the kernel-cache store.
+const SINGLE_POINTS = ["thaw-capped-hybrid", "thaw-no-peer", "thaw-no-kernel-cache"];
 for (const family of SINGLE_POINTS) {
   const index = policies.findIndex((p) => p.family === family);
   if (results.has(index)) named[family] = results.get(index)!;

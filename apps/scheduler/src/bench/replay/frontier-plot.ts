@@ -13,6 +13,7 @@ const COLORS: Record<string, string> = {
   oracle: "#1a7f37",
   "thaw-capped-hybrid": "#57606a",
   "thaw-no-peer": "#0969da",
+  "thaw-no-kernel-cache": "#cf222e",
 };
 
 const escape = (text: string) =>
