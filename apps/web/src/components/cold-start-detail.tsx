@@ -100,7 +100,12 @@ export function ColdStartDetail({ id, standalone = false }: { id: string; standa
               <tr key={`${o.nodeName}-${o.path}`}>
                 <td>
                   {o.path} on {o.nodeName}
-                  {o.peerSourceNodeName ? ` from ${o.peerSourceNodeName}` : ""}
+                  {o.peerSourceNodeName
+                    ? o.path === "restore"
+                      ? `, weights from ${o.peerSourceNodeName}`
+                      : ` from ${o.peerSourceNodeName}`
+                    : ""}
+                  {o.kernelCacheId ? ", with the stored kernel cache" : ""}
                 </td>
                 <td>{o.locality}</td>
                 <td className="num">

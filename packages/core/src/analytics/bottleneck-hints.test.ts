@@ -233,6 +233,70 @@ describe("bottleneckHints", () => {
     expect(kinds(warm, "compile")).toEqual([]);
   });
 
+  describe("the kernel-cache store", () => {
+    // A small image cached on the host: the start is the engine's own, compile-bound.
+    const image = {
+      format: "oci" as const,
+      layers: [{ bytes: 2 * GB, compression: "gzip-6" as const, content: "code" as const }],
+      readFraction: 0.5,
+    };
+    const engine = { ...ENGINE, weightsBytes: 2 * GB, compileSeconds: 60, graphCaptureSeconds: 40 };
+    const storeHints = (phases: PhaseSample[]) =>
+      bottleneckHints({
+        path: "pull",
+        phases,
+        host: hostOf(g6e),
+        imageLayers: image.layers,
+        engineProfile: {},
+      });
+    const fetched = (kernelCacheBytes: number) =>
+      simulated({
+        host: g6e,
+        image,
+        engine,
+        path: "pull",
+        kernelCache: { bytes: kernelCacheBytes },
+      });
+
+    it("a long fetch from the store: one stream's rate, or a store far from the host", () => {
+      const large = storeHints(fetched(8 * GB));
+      expect(kinds(large, "fetch_kernel_cache")).toEqual(["network"]);
+      const hint = large.find((h) => h.phase === "fetch_kernel_cache")!;
+      expect(hint.ceiling).toBeCloseTo(PHYSICS.registryStreamBytesPerSecond);
+      expect(hint.text).toContain("from the store");
+      expect(hint.text).toContain("the cache is large for one stream");
+      // The same bytes at a tenth of a stream's rate: the store is far away.
+      const slow = fetched(8 * GB).map((p) =>
+        p.phase === "fetch_kernel_cache" ? { ...p, seconds: (p.seconds ?? 0) * 10 } : p,
+      );
+      expect(storeHints(slow).find((h) => h.phase === "fetch_kernel_cache")!.text).toContain(
+        "keep THAW_SNAPSHOT_REGISTRY in this host's region",
+      );
+      // The default cache (500 MB, ~10 s) next to this start is not named.
+      expect(kinds(storeHints(fetched(500e6)), "fetch_kernel_cache")).toEqual([]);
+    });
+
+    it("a start that fetched the stored cache and still compiles long: the cache did not match", () => {
+      const matched = fetched(500e6);
+      expect(kinds(storeHints(matched), "compile")).toEqual([]);
+      const recompiled = matched.map((p): PhaseSample =>
+        p.phase === "compile"
+          ? { ...p, seconds: engine.compileSeconds, attributes: { warmCaches: true } }
+          : p.phase === "graph_capture"
+            ? { ...p, seconds: engine.graphCaptureSeconds }
+            : p,
+      );
+      const hint = storeHints(recompiled).find((h) => h.bound === "compile")!;
+      expect(hint.text).toContain("although the stored kernel cache was fetched");
+      expect(hint.text).toContain("keep the deployment's engine arguments and environment");
+      // No cache stored: the usual advice, which names the store.
+      const cold = simulated({ host: g6e, image, engine, path: "pull" });
+      expect(storeHints(cold).find((h) => h.bound === "compile")!.text).toContain(
+        "Thaw keeps them in its kernel-cache store when THAW_SNAPSHOT_REGISTRY is set",
+      );
+    });
+  });
+
   describe("the peer path", () => {
     const image = { format: "estargz" as const, layers: GPT_OSS_LAYERS, readFraction: 0.95 };
     const peerHints = (peer: ColdStartScenarioInput["peer"], phases?: PhaseSample[]) =>

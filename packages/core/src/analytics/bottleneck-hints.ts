@@ -146,6 +146,11 @@ export function bottleneckHints(input: BottleneckInput): BottleneckHint[] {
       if (hint) hints.push(hint);
       continue;
     }
+    if (phase.phase === "fetch_kernel_cache" && input.path !== "peer") {
+      const hint = input.host && storeFetchHint(phase, input.host, startSeconds);
+      if (hint) hints.push(hint);
+      continue;
+    }
     if (phase.phase === "peer_transfer" || phase.phase === "fetch_kernel_cache") {
       const hint = input.host && peerCopyHint(phase, input.host, startSeconds);
       if (hint) hints.push(hint);
@@ -507,10 +512,43 @@ function peerCopyHint(
 }
 
 /**
+ * A pull or lazy start's fetch of the deployment's stored kernel cache (cold-start-model/
+ * kernel-cache.ts): one stream from the operator's store, bound by the registry's per-stream
+ * rate or this host's network. Named when it takes a quarter of the start.
+ */
+function storeFetchHint(
+  phase: PhaseSample,
+  host: HostCeilings,
+  startSeconds: number,
+): BottleneckHint | null {
+  const seconds = phase.seconds ?? 0;
+  const bytes = phase.bytes ?? 0;
+  if (bytes <= 0 || seconds < NAMED_BOUND_SHARE * startSeconds) return null;
+  const nicBps = ((host.networkGbps * 1e9) / 8) * PHYSICS.nicGoodputFraction;
+  const ceiling = Math.min(PHYSICS.registryStreamBytesPerSecond, nicBps);
+  const measured = bytes / seconds;
+  const cause =
+    measured < EXPLAINED_SHARE * ceiling
+      ? "well below one stream's rate: the store is slow or far from this host — keep THAW_SNAPSHOT_REGISTRY in this host's region"
+      : "the cache is large for one stream: it holds more than this engine runs (every configuration the deployment's engines compiled) — redeploy to start a fresh cache, or keep one engine configuration per deployment";
+  return {
+    phase: phase.phase,
+    bound: "network",
+    phaseSeconds: seconds,
+    attributedSeconds: seconds,
+    unit: "bytes_per_second",
+    measured,
+    ceiling,
+    text: `fetch_kernel_cache is long — it fetched ${(bytes / 1e9).toFixed(1)} GB of compiled kernels from the store in ${secs(seconds)} of ${secs(startSeconds)} at ${mbps(measured)} (one stream from the store allows ~${mbps(ceiling)}): ${cause}`,
+  };
+}
+
+/**
  * Compilation and CUDA graph capture with cold caches: persisted caches leave only what is
- * not compilation (cold-start-model: warmCacheResidualFraction). A peer start that received
- * the serving replica's kernel caches compiles warm when they match this engine: one that
- * still compiles long recompiled, whatever the engine reported of its caches.
+ * not compilation (cold-start-model: warmCacheResidualFraction). A start that fetched kernel
+ * caches (from the serving replica on the peer path, from the store on pull and lazy)
+ * compiles warm when they match this engine: one that still compiles long recompiled,
+ * whatever the engine reported of its caches.
  */
 function compileHint(
   compile: PhaseSample,
@@ -518,8 +556,10 @@ function compileHint(
   phases: readonly PhaseSample[],
   startSeconds: number,
 ): BottleneckHint | null {
-  const peerCaches = path === "peer" && phases.some((p) => p.phase === "fetch_kernel_cache");
-  if (compile.attributes.warmCaches === true && !peerCaches) return null;
+  const fetchedCaches = phases.some((p) => p.phase === "fetch_kernel_cache");
+  const peerCaches = path === "peer" && fetchedCaches;
+  const storedCaches = path !== "peer" && fetchedCaches;
+  if (compile.attributes.warmCaches === true && !fetchedCaches) return null;
   const graph = phases
     .filter((p) => p.phase === "graph_capture")
     .reduce((sum, p) => sum + (p.seconds ?? 0), 0);
@@ -537,6 +577,8 @@ function compileHint(
     ceiling: warm,
     text: peerCaches
       ? `compile dominates although the serving replica sent its kernel caches — compile and graph capture took ${secs(measured)} of ${secs(startSeconds)}: the caches did not match this engine (vLLM keys its torch.compile cache by its config, so a source started with a different --max-model-len or --max-num-batched-tokens recompiles): start the source and this replica with the same engine arguments; matching caches leave ~${secs(warm)}`
-      : `compile dominates — compile and graph capture took ${secs(measured)} of ${secs(startSeconds)}: persist compile caches (~/.cache/vllm, ~/.triton, ~/.cache/flashinfer) across starts; warm caches leave ~${secs(warm)}`,
+      : storedCaches
+        ? `compile dominates although the stored kernel cache was fetched — compile and graph capture took ${secs(measured)} of ${secs(startSeconds)}: the cache did not match this engine (vLLM keys its torch.compile cache by its config, environment and code, so a start with other engine arguments or VLLM_* settings recompiles): keep the deployment's engine arguments and environment the same on every replica; a matching cache leaves ~${secs(warm)}`
+        : `compile dominates — compile and graph capture took ${secs(measured)} of ${secs(startSeconds)}: persist compile caches (~/.cache/vllm, ~/.triton, ~/.cache/flashinfer) across starts — Thaw keeps them in its kernel-cache store when THAW_SNAPSHOT_REGISTRY is set: the first start on each GPU model and driver captures them, later ones fetch them; warm caches leave ~${secs(warm)}`,
   };
 }

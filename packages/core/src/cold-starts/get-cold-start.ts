@@ -29,8 +29,13 @@ const ConsideredOptions = z.object({
         p90Seconds: z.number(),
         samples: z.number(),
         lostBecause: z.string().nullable(),
-        /** `peer`: the node of the serving replica the copy comes from. */
+        /**
+         * `peer`: the node of the serving replica the copy comes from; a level-2 `restore`:
+         * of the one that sends its weights.
+         */
         peerSourceNodeName: z.string().optional(),
+        /** `pull` / `lazy`: the stored kernel cache fetched before compile. */
+        kernelCacheId: z.string().optional(),
       }),
     )
     .optional(),
