@@ -163,4 +163,60 @@ describe("placing a replica that copies its weights from a serving one", () => {
       }),
     );
   });
+
+  it("restores a level-2 snapshot with its weights from the serving replica, and from disk once it is gone", async () => {
+    await t.db.node.updateMany({
+      where: { id: { in: Object.values(nodeIds) } },
+      data: { driverVersion: "550.54", cudaVersion: "12.4", peerTransfer: true },
+    });
+    await t.db.snapshot.create({
+      data: {
+        orgId,
+        deploymentId,
+        gpuModel: "A10G",
+        driverVersion: "550.54",
+        cudaVersion: "12.4",
+        location: "store",
+        uri: `localhost:5000/thaw-snapshots:${orgId}.${deploymentId}.level2`,
+        digest: `sha256:${"cd".repeat(32)}`,
+        bytes: 3_400_000_000n,
+        sleepLevel: 2,
+        status: "ready",
+      },
+    });
+    await t.db.endpoint.update({ where: { id: endpointId }, data: { allowedPaths: ["restore"] } });
+    try {
+      const start = await placeOne();
+      // gp3 gives the engine's reload 125 MiB/s; the serving host's 10 Gbps give ~1.1 GB/s.
+      expect(start.path).toBe("restore");
+      expect(chosenOptionOf(start.options)).toMatchObject({
+        path: "restore",
+        peerSourceReplicaId: sourceReplicaId,
+        peerSourceNodeName: "serving-node",
+      });
+      const plan = await prepareDispatch({ db: t.db, coldStartId: start.id });
+      expect(plan.kind).toBe("send");
+      if (plan.kind !== "send") return;
+      expect(plan.request.peerSource).toMatchObject({ replicaId: sourceReplicaId, rdma: false });
+      expect(plan.request.deployment.snapshot).toMatchObject({ sleepLevel: 2 });
+      expect(plan.request.deployment.snapshot?.stageWeights).toBeUndefined();
+      expect(plan.request.deployment.simulation?.peer).toMatchObject({ sourceNetworkGbps: 10 });
+      // The restore's weights copy loads the source like a peer start's.
+      const [loaded] = await loadPeerSources(prismaRows(t.db), orgId, deploymentId);
+      expect(loaded).toMatchObject({ replicaId: sourceReplicaId, transfersInFlight: 1 });
+
+      // The source stops serving before the start is sent: the restore reads its own files.
+      await t.db.replica.update({ where: { id: sourceReplicaId }, data: { state: "draining" } });
+      const fallback = await prepareDispatch({ db: t.db, coldStartId: start.id });
+      expect(fallback.kind).toBe("send");
+      if (fallback.kind !== "send") return;
+      expect(fallback.request.peerSource).toBeUndefined();
+      expect(fallback.request.deployment.snapshot).toMatchObject({ sleepLevel: 2 });
+    } finally {
+      await t.db.endpoint.update({
+        where: { id: endpointId },
+        data: { allowedPaths: ["warm", "wake", "restore", "peer", "lazy", "pull"] },
+      });
+    }
+  });
 });
