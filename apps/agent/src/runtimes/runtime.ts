@@ -67,7 +67,7 @@ export interface RuntimeInventory {
   replicas: { replicaId: string; containerId: string; state: AgentReplicaState }[];
 }
 
-/** Where a start's compiled-kernel cache is to be pushed (the start request's `kernelCache.capture`). */
+/** Where a start's compiled-kernel cache is pushed to (its request's `kernelCache.capture`). */
 export type KernelCacheCapture = NonNullable<KernelCacheInstruction["capture"]>;
 
 export interface CapturedKernelCache {

@@ -13,10 +13,11 @@ import { type AgentMetrics } from "../metrics.ts";
 import { type BackoffPolicy, backoffDelayMs } from "./backoff.ts";
 import { type SpoolRecord, type TelemetrySpool } from "./spool.ts";
 
-// Phase events, outcomes and captured kernel caches from every host of this process, to the control plane: spooled
-// to disk first, then sent per host (a node may only write its own telemetry) in batches of
-// at most 500 records every ~250 ms, or at once when a host has a full batch. A failed send
-// backs off (exponential, jittered, capped) for that host only; the records stay spooled.
+// Phase events, outcomes and captured kernel caches from every host of this process, to the
+// control plane: spooled to disk first, then sent per host (a node may only write its own
+// telemetry) in batches of at most 500 records every ~250 ms, or at once when a host has a
+// full batch. A failed send backs off (exponential, jittered, capped) for that host only; the
+// records stay spooled.
 
 /** Sends one batch with the host's credential; rejects with `status` for an HTTP answer. */
 export type TelemetryTransport = (
@@ -86,7 +87,7 @@ export class TelemetryPipeline {
     this.add({ id: this.options.spool.nextId(), host, outcome });
   }
 
-  /** A kernel cache the host captured and pushed after one of its starts (sent after its outcome). */
+  /** A kernel cache the host captured and pushed after one of its starts (after its outcome). */
   kernelCache(host: string, kernelCache: KernelCacheCapturedReport): void {
     this.add({ id: this.options.spool.nextId(), host, kernelCache });
   }
