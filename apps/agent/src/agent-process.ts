@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { type Server } from "node:https";
 import { type AddressInfo } from "node:net";
 import { hostname, networkInterfaces, totalmem } from "node:os";
+import { join } from "node:path";
 import { ControlPlaneClient, keepAliveFetch } from "@thaw/node-agent-client";
 import { HEARTBEAT_INTERVAL_SECONDS, type HostFigures, type MeasuredDisk } from "@thaw/protocol";
 import { type Logger } from "pino";
@@ -191,6 +192,9 @@ export async function startAgent(
       plainHttpRegistries: config.containerd.plainHttpRegistries?.split(",") ?? [],
       stargz: { snapshotter: config.containerd.stargzSnapshotter },
       criuConfigPath: config.containerd.criuConfigPath,
+      // Each deployment's compiled kernels, kept across its replicas (kernel-cache.ts).
+      kernelCacheDir: join(config.stateDir, "kernel-caches"),
+      log: log.child({ host: name }),
       ...(config.containerd.modelExpressServer
         ? {
             modelExpress: {

@@ -8,6 +8,8 @@ export interface ToolPaths {
   ctrRemote: string;
   criu: string;
   cudaCheckpoint: string;
+  /** GNU tar: packs and unpacks kernel caches. */
+  tar: string;
 }
 
 export const DEFAULT_TOOL_PATHS: ToolPaths = {
@@ -15,6 +17,7 @@ export const DEFAULT_TOOL_PATHS: ToolPaths = {
   ctrRemote: "ctr-remote",
   criu: "criu",
   cudaCheckpoint: "cuda-checkpoint",
+  tar: "tar",
 };
 
 export interface CtrTarget {
@@ -48,6 +51,14 @@ export const LABEL_REPLICA = "thaw.replica-id";
 export const LABEL_COLD_START = "thaw.cold-start-id";
 export const LABEL_ESTARGZ = "thaw.estargz";
 export const LABEL_SNAPSHOT = "thaw.snapshot-id";
+/** On a kernel cache's image record (fetched or captured): not an image a replica runs. */
+export const LABEL_KERNEL_CACHE = "thaw.kernel-cache-id";
+
+/** A host directory bind-mounted into the container. */
+export interface BindMount {
+  source: string;
+  destination: string;
+}
 
 export interface ContainerSpec {
   id: string;
@@ -59,6 +70,8 @@ export interface ContainerSpec {
   gpus: readonly number[];
   /** Capabilities + CRIU config annotation so that a snapshot can be captured later. */
   checkpointable?: { criuConfigPath: string };
+  /** Host directories mounted read-write (the deployment's kernel-cache directory). */
+  mounts?: readonly BindMount[];
   /** Replaces the image's entrypoint and command. */
   args?: readonly string[];
 }
@@ -86,6 +99,10 @@ function containerArgs(spec: ContainerSpec): string[] {
     ...(spec.snapshotter ? ["--snapshotter", spec.snapshotter] : []),
     ...labelFlags(spec.labels),
     ...Object.entries(env).flatMap(([k, v]) => ["--env", `${k}=${v}`]),
+    ...(spec.mounts ?? []).flatMap((m) => [
+      "--mount",
+      `type=bind,src=${m.source},dst=${m.destination},options=rbind:rw`,
+    ]),
     ...spec.gpus.flatMap((gpu) => ["--gpus", String(gpu)]),
     ...(spec.checkpointable
       ? [
@@ -120,7 +137,8 @@ export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
     /** pull path: fetch, decompress and unpack into the default (overlayfs) snapshotter. */
     imagePull: (ref: string, o: { plainHttp: boolean; hostsDir?: string }) =>
       ctr("images", "pull", ...plain(o.plainHttp), ...hostsDir(o.hostsDir), ref),
-    imageRemove: (ref: string) => ctr("images", "rm", "--sync", ref),
+    /** Drops the image record; containerd's garbage collector frees its blobs in the background. */
+    imageRemove: (ref: string) => ctr("images", "rm", ref),
     /** A read-only view of the image's unpacked layers at `target` (restore: weights staging). */
     imageMount: (ref: string, target: string) => ctr("images", "mount", ref, target),
     /** Unmounts it and removes the view snapshot the mount made. */
@@ -129,6 +147,20 @@ export function ctrCommands(tools: ToolPaths, target: CtrTarget) {
       ctr("images", "label", ref, `${key}=${value}`),
     imagePush: (ref: string, o: { plainHttp: boolean }) =>
       ctr("images", "push", ...plain(o.plainHttp), ref),
+
+    // --- kernel caches (kernel-cache.ts) ---------------------------------------------------
+    /** A stored cache from the operator's store by digest, into the content store only. */
+    kernelCacheFetch: (ref: string, kernelCacheId: string, o: { plainHttp: boolean }) =>
+      ctr(
+        "content",
+        "fetch",
+        ...plain(o.plainHttp),
+        "--label",
+        `${LABEL_KERNEL_CACHE}=${kernelCacheId}`,
+        ref,
+      ),
+    /** An OCI image-layout tar read from stdin, as the image its index names; never unpacked. */
+    imageImportFromStdin: () => ctr("images", "import", "--no-unpack", "--all-platforms", "-"),
 
     // --- containers and tasks ------------------------------------------------------------
     /** Host networking: the readiness probe and the engine calls go to 127.0.0.1:<port>. */
@@ -205,6 +237,29 @@ export function remotePull(
     ],
   };
 }
+
+/** GNU tar, for kernel caches: numeric owners (the engine's uid, not a name this host maps). */
+export const tarCommands = (tools: ToolPaths) => ({
+  /** The directory's contents into one uncompressed tar file, in name order. */
+  packDirectory: (dir: string, file: string): ToolCommand => ({
+    file: tools.tar,
+    args: ["--create", "--file", file, "--directory", dir, "--numeric-owner", "--sort=name", "."],
+  }),
+  /** An OCI image layout directory, as the tar stream `ctr images import` reads. */
+  streamLayout: (dir: string): ToolCommand => ({
+    file: tools.tar,
+    args: ["--create", "--file", "-", "--directory", dir, "oci-layout", "index.json", "blobs"],
+  }),
+  /**
+   * A tar stream into `dir`. GNU tar refuses members with `..` and strips leading slashes, and
+   * defers symlinks that point out of the tree until every file is written, so a member never
+   * lands outside `dir` through one.
+   */
+  extractInto: (dir: string): ToolCommand => ({
+    file: tools.tar,
+    args: ["--extract", "--file", "-", "--directory", dir, "--numeric-owner"],
+  }),
+});
 
 export const criuCommands = (tools: ToolPaths) => ({
   /** Kernel support for checkpoint/restore (fails e.g. on a vdso mismatch). */

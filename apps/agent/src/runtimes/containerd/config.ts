@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { type Logger, pino } from "pino";
 import { type ContainerdApi } from "./api/containerd-api.ts";
 import { DEFAULT_TOOL_PATHS, type ToolPaths } from "./commands.ts";
 
@@ -32,6 +33,8 @@ export interface ContainerdTimeouts {
   engineCallSeconds: number;
   checkpointSeconds: number;
   pushSeconds: number;
+  /** A stored kernel cache's fetch and unpack; past it the engine compiles (it only accelerates). */
+  kernelCacheFetchSeconds: number;
 }
 
 export interface ContainerdRuntimeConfig {
@@ -61,6 +64,14 @@ export interface ContainerdRuntimeConfig {
   api?: ContainerdApi;
   /** The operator's ModelExpress server: engines load through it, and the peer path is open. */
   modelExpress?: ModelExpressSettings;
+  /**
+   * Where each deployment's kernel-cache directory lives (<agent state dir>/kernel-caches: it
+   * outlives the replicas, so a later start of the deployment here compiles warm). Default:
+   * thaw-kernel-caches under the OS temp dir.
+   */
+  kernelCacheDir?: string;
+  /** Where the runtime logs what does not fail a start (a kernel-cache fetch that failed). */
+  log?: Logger;
 }
 
 export interface ModelExpressSettings {
@@ -86,6 +97,8 @@ export interface ResolvedContainerdConfig {
   timeouts: ContainerdTimeouts;
   api: ContainerdApi | undefined;
   modelExpress: ModelExpressSettings | undefined;
+  kernelCacheDir: string;
+  log: Logger;
 }
 
 /** The tuned values of infra/agent/containerd-stargz-grpc/config.toml (a test keeps them equal). */
@@ -109,6 +122,7 @@ const DEFAULT_TIMEOUTS: ContainerdTimeouts = {
   engineCallSeconds: 900,
   checkpointSeconds: 1_800,
   pushSeconds: 3_600,
+  kernelCacheFetchSeconds: 600,
 };
 
 export function resolveContainerdConfig(config: ContainerdRuntimeConfig): ResolvedContainerdConfig {
@@ -128,6 +142,15 @@ export function resolveContainerdConfig(config: ContainerdRuntimeConfig): Resolv
       `containerd runtime: timeouts.remotePullSeconds (${timeouts.remotePullSeconds}) must exceed the stargz prefetch timeout (${stargz.prefetchTimeoutSeconds})`,
     );
   }
+  // Absolute, and no comma: it is the source of a `--mount type=bind,src=…,…` option.
+  const kernelCacheDir = path.resolve(
+    config.kernelCacheDir ?? path.join(os.tmpdir(), "thaw-kernel-caches"),
+  );
+  if (kernelCacheDir.includes(",")) {
+    throw new Error(
+      `containerd runtime: kernelCacheDir ${kernelCacheDir} must not contain a comma`,
+    );
+  }
   return {
     address: config.address,
     namespace: config.namespace ?? "thaw",
@@ -145,5 +168,7 @@ export function resolveContainerdConfig(config: ContainerdRuntimeConfig): Resolv
     timeouts,
     api: config.api,
     modelExpress: config.modelExpress,
+    kernelCacheDir,
+    log: config.log ?? pino({ enabled: false }),
   };
 }

@@ -6,6 +6,7 @@ import {
   CaptureSnapshotRequest,
   type CaptureSnapshotRequestInput,
   type EngineHttpCall,
+  KernelCacheInstruction,
   ParkReplicaRequest,
   type ParkReplicaRequestInput,
   StartReplicaRequest,
@@ -14,8 +15,10 @@ import {
 import { PhaseRecorder } from "../phase-recorder.ts";
 import { engineCall } from "../replica-http.ts";
 import {
+  type CapturedKernelCache,
   type CapturedSnapshot,
   type EmitPhase,
+  type KernelCacheCapture,
   PhaseFailedError,
   type Runtime,
   type RuntimeInventory,
@@ -23,12 +26,13 @@ import {
   type StartOptions,
   type StoppedReplica,
 } from "../runtime.ts";
-import { LABEL_ESTARGZ, LABEL_SNAPSHOT } from "./commands.ts";
+import { LABEL_ESTARGZ, LABEL_KERNEL_CACHE, LABEL_SNAPSHOT } from "./commands.ts";
 import { type ContainerdRuntimeConfig, resolveContainerdConfig } from "./config.ts";
 import { ContainerdHost } from "./host.ts";
+import { ensureKernelCacheDir, packAndPushKernelCache } from "./kernel-cache.ts";
 import { startLazily } from "./lazy-path.ts";
 import { parseImageList } from "./parse.ts";
-import { peerRefusal } from "./model-express.ts";
+import { peerRefusal, restoreFromPeerRefusal } from "./model-express.ts";
 import { startByPeer } from "./peer-path.ts";
 import { startByPull } from "./pull-path.ts";
 import { startByRestore } from "./restore-path.ts";
@@ -78,9 +82,10 @@ export class ContainerdRuntime implements Runtime {
 
   /** Why this host cannot serve this start (answered 409 before anything runs), if it cannot. */
   refusal(request: StartReplicaRequest): string | undefined {
-    return request.path === "peer"
-      ? peerRefusal(this.host.config.modelExpress, request)
-      : undefined;
+    if (request.path === "peer") return peerRefusal(this.host.config.modelExpress, request);
+    if (request.path === "restore" && request.peerSource)
+      return restoreFromPeerRefusal(this.host.config.modelExpress, request);
+    return undefined;
   }
 
   async startReplica(
@@ -137,6 +142,10 @@ export class ContainerdRuntime implements Runtime {
     };
     try {
       await mkdir(this.host.config.logDir, { recursive: true });
+      // The deployment's kernel-cache directory is mounted into every container these paths
+      // create (a restore's too: the checkpointed container had it), so it must exist first.
+      if (request.path !== "warm" && request.path !== "wake")
+        await ensureKernelCacheDir(this.host, request);
       let outcome: PathOutcome;
       switch (request.path) {
         case "pull":
@@ -266,6 +275,26 @@ export class ContainerdRuntime implements Runtime {
     };
   }
 
+  /**
+   * Packs the deployment's kernel-cache directory and pushes it to `capture.ref`
+   * (kernel-cache.ts). The directory outlives the replica, so the replica need not be running
+   * any more; it must have started here.
+   */
+  async captureKernelCache(
+    replicaId: string,
+    input: StartReplicaRequestInput,
+    capture: KernelCacheCapture,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<CapturedKernelCache> {
+    // Parsed again here: the ref becomes a command-line argument.
+    const request = StartReplicaRequest.parse(input);
+    const checked = KernelCacheInstruction.parse({ capture }).capture!;
+    if (request.replicaId !== replicaId) {
+      throw new Error(`the capture's start is of replica ${request.replicaId}, not ${replicaId}`);
+    }
+    return packAndPushKernelCache(this.host, request, checked, options.signal);
+  }
+
   async inventory(): Promise<RuntimeInventory> {
     const listed = parseImageList(
       (await this.host.run(this.host.ctr.imageList(), "list the images")).stdout,
@@ -279,6 +308,8 @@ export class ContainerdRuntime implements Runtime {
         if (UUID.test(snapshotId)) snapshotIds.add(snapshotId);
         continue;
       }
+      // A kernel cache on its way in or out: no image a replica runs.
+      if (image.labels[LABEL_KERNEL_CACHE] !== undefined) continue;
       if (images.has(image.digest)) continue;
       images.set(image.digest, {
         digest: image.digest,

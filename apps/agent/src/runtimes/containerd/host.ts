@@ -1,8 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type RegistryAuth, type ReplicaWarmup } from "@thaw/protocol";
 import { type PhaseRecorder } from "../phase-recorder.ts";
+import { type PhaseAttributes } from "../runtime.ts";
 import { probeUntilReady, replicaRequest, type ProbeResult } from "../replica-http.ts";
 import {
   type ContainerSpec,
@@ -11,6 +13,7 @@ import {
   type CtrCommands,
   cudaCheckpointCommands,
   criuCommands,
+  tarCommands,
 } from "./commands.ts";
 import { type ContainerdTimeouts, type ResolvedContainerdConfig } from "./config.ts";
 import { imageBlobs, type ImageBlobs, registryHost } from "./image-blobs.ts";
@@ -48,12 +51,14 @@ export class ContainerdHost {
   readonly ctr: CtrCommands;
   readonly criu: ReturnType<typeof criuCommands>;
   readonly cuda: ReturnType<typeof cudaCheckpointCommands>;
+  readonly tar: ReturnType<typeof tarCommands>;
   private apiClient: ContainerdApi | undefined;
 
   constructor(readonly config: ResolvedContainerdConfig) {
     this.ctr = ctrCommands(config.tools, { address: config.address, namespace: config.namespace });
     this.criu = criuCommands(config.tools);
     this.cuda = cudaCheckpointCommands(config.tools);
+    this.tar = tarCommands(config.tools);
   }
 
   /** containerd's gRPC API on the same socket ctr uses (one connection, opened on first use). */
@@ -83,6 +88,36 @@ export class ContainerdHost {
       timeoutMs: this.config.timeouts[timeout] * 1000,
       ...(this.config.toolEnv ? { env: this.config.toolEnv } : {}),
     });
+  }
+
+  /**
+   * `from | to` without a shell: the first tool's stdout streamed into the second's stdin, so
+   * output larger than what a tool's result keeps in memory (a layer) goes straight through.
+   * Either failing stops the other; the error thrown is the one that failed first (not its
+   * partner's, stopped because of it).
+   */
+  async runPipe(
+    from: { command: ToolCommand; what: string },
+    to: { command: ToolCommand; what: string },
+    options: RunOptions = {},
+  ): Promise<void> {
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const stream = new PassThrough();
+    const failures: unknown[] = [];
+    const settle = (running: Promise<ToolResult>) =>
+      running.then(
+        () => undefined,
+        (error: unknown) => {
+          failures.push(error);
+          stop.abort();
+        },
+      );
+    await Promise.all([
+      settle(this.run(from.command, from.what, { ...options, signal, stdoutTo: stream })),
+      settle(this.run(to.command, to.what, { ...options, signal, stdin: stream })),
+    ]);
+    if (failures.length > 0) throw failures[0];
   }
 
   /**
@@ -203,9 +238,12 @@ export class ContainerdHost {
     warmup: ReplicaWarmup | undefined,
     signal: AbortSignal | undefined,
     onCreated: () => void,
+    /** Noted on the create phase (a kernel-cache fetch that failed just before it). */
+    createAttributes: PhaseAttributes = {},
   ): Promise<ProbeResult> {
     const logPath = this.logPath(spec.id);
     await rec.run("create", async (scope) => {
+      Object.assign(scope.attributes, createAttributes);
       try {
         const result = await this.run(this.ctr.containerRun(spec, logPath), "run the container", {
           timeout: "createSeconds",

@@ -2,14 +2,15 @@ import { remotePull } from "./commands.ts";
 import { pinnedReference } from "./image-blobs.ts";
 import { parseStargzPrefetch } from "./parse.ts";
 import { credentialFor, writeDockerConfigAuth } from "./registry-auth.ts";
+import { fetchStoredKernelCache } from "./kernel-cache.ts";
 import { containerSpecFor, type PathOutcome, type StartContext } from "./start-context.ts";
 
 /**
  * lazy: `ctr-remote images rpull` through the stargz snapshotter. Only the manifest, config and
  * each layer's table of contents are fetched; mounting each layer prefetches the files recorded
  * as landmarks (in prefetch_chunk_size requests, within prefetch_timeout_sec — config.toml), and
- * every other read is fetched lazily in chunk_size ranges. Then create (stargz snapshotter),
- * start, warmup, ready as for pull.
+ * every other read is fetched lazily in chunk_size ranges. Then, as for pull, a stored kernel
+ * cache's fetch when the start carries one, create (stargz snapshotter), start, warmup, ready.
  */
 export async function startLazily(ctx: StartContext): Promise<PathOutcome> {
   const { host, request, rec, signal } = ctx;
@@ -68,6 +69,8 @@ export async function startLazily(ctx: StartContext): Promise<PathOutcome> {
     }
   });
 
+  // A stored kernel cache, when the start says so: after the image, before the container.
+  const fetchedCache = await fetchStoredKernelCache(ctx);
   const probe = await host.runAndProbe(
     rec,
     containerSpecFor(ctx, ref, stargz.snapshotter),
@@ -75,6 +78,7 @@ export async function startLazily(ctx: StartContext): Promise<PathOutcome> {
     request.warmup,
     signal,
     () => ctx.created(request.replicaId),
+    fetchedCache,
   );
   return { containerId: request.replicaId, probe };
 }

@@ -22,6 +22,27 @@ export function peerRefusal(
   return undefined;
 }
 
+/**
+ * Why a sleep-level-2 restore cannot take its weights from the serving replica the scheduler
+ * named (`peerSource`) here, or undefined when it can. The checkpointed engine was started by a
+ * pull, lazy or peer start on a host with a ModelExpress server, so with `--load-format
+ * modelexpress` (withModelExpress; the restore's spec check holds it to that): its reload after
+ * the wake loads through ModelExpress and receives the weights from a source. That needs a
+ * server here, an engine command the load format was added to, and the reload call itself.
+ */
+export function restoreFromPeerRefusal(
+  settings: ModelExpressSettings | undefined,
+  request: StartReplicaRequest,
+): string | undefined {
+  if (!settings)
+    return "this host has no ModelExpress server (THAW_MODELEXPRESS_SERVER), so a restored engine cannot receive its weights from a peer";
+  if (!request.deployment.args)
+    return "a restore with its weights from a peer needs the deployment's engine command (args): only an engine started with --load-format modelexpress reloads through ModelExpress";
+  if (!request.deployment.snapshot?.reloadWeights)
+    return "a restore with its weights from a peer needs the snapshot's reloadWeights call: the woken engine receives them when it reloads";
+  return undefined;
+}
+
 /** The container spec with the engine loading through ModelExpress, where it can. */
 export function withModelExpress(
   spec: ContainerSpec,

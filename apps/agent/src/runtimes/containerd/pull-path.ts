@@ -1,11 +1,13 @@
 import { imageBlobs, pinnedReference } from "./image-blobs.ts";
 import { PullOutputWatcher } from "./parse.ts";
+import { fetchStoredKernelCache } from "./kernel-cache.ts";
 import { containerSpecFor, type PathOutcome, type StartContext } from "./start-context.ts";
 
 /**
  * pull: `ctr images pull` (fetch every layer, decompress, unpack into overlayfs), then
  * `ctr run -d` (create the container, start its task), the readiness probe, warmup, ready: the
- * same two processes as a plain `ctr images pull` + `ctr run -d`. Everything else goes over
+ * same two processes as a plain `ctr images pull` + `ctr run -d` (and, between them, a stored
+ * kernel cache's fetch when the start carries one: kernel-cache.ts). Everything else goes over
  * containerd's API (api/containerd-api.ts): the content store before and after, the image
  * record, the task's state while the probe waits. The pull phase's bytes are the blobs this
  * pull actually fetched (zero when the node already held the image).
@@ -80,6 +82,8 @@ export async function startByPull(ctx: StartContext): Promise<PathOutcome> {
     },
   );
 
+  // A stored kernel cache, when the start says so: after the image, before the container.
+  const fetchedCache = await fetchStoredKernelCache(ctx);
   const probe = await host.runAndProbe(
     rec,
     containerSpecFor(ctx, ref),
@@ -87,6 +91,7 @@ export async function startByPull(ctx: StartContext): Promise<PathOutcome> {
     request.warmup,
     signal,
     () => ctx.created(request.replicaId),
+    fetchedCache,
   );
   return { containerId: request.replicaId, probe };
 }

@@ -1,11 +1,14 @@
 import { createHash, randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { type StartReplicaRequestInput } from "@thaw/protocol";
+import { StartReplicaRequest, type StartReplicaRequestInput } from "@thaw/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type PhaseEvent, PhaseFailedError } from "../runtime.ts";
 import { CHECKPOINT_MEDIA, encodeProtoAny, SPEC_TYPE_URL } from "./checkpoint-spec.ts";
-import { LABEL_COLD_START, LABEL_REPLICA } from "./commands.ts";
+import { type ContainerSpec, LABEL_COLD_START, LABEL_REPLICA } from "./commands.ts";
+import { type ModelExpressSettings } from "./config.ts";
+import { withKernelCache } from "./kernel-cache.ts";
+import { withModelExpress } from "./model-express.ts";
 import { type BlobDescriptor, fakeDigest, fakeManifest } from "./testing/fake-tools.ts";
 import { type FakeSetup, G, setupFakeRuntime } from "./testing/fake-runtime.ts";
 
@@ -27,19 +30,44 @@ async function publishCheckpoint(
     created?: (flags: string) => string;
     imageName?: string;
     extra?: BlobDescriptor[];
+    /** The engine's command (the deployment's args). */
+    args?: string[];
+    /** Captured on a host with this ModelExpress server: the engine loaded through it. */
+    modelExpress?: ModelExpressSettings;
+    /** The deployment's: its kernel-cache directory was mounted. */
+    deploymentId?: string;
   } = {},
 ): Promise<{ ref: string; digest: string; index: string }> {
   const host = fake.runtime.host;
   const sourceId = randomUUID();
+  // As containerSpecFor builds it on the capturing host.
+  const spec: ContainerSpec = {
+    id: sourceId,
+    imageRef: BASE,
+    labels: { [LABEL_REPLICA]: sourceId, [LABEL_COLD_START]: randomUUID() },
+    env: o.env ?? {},
+    gpus: o.gpus ?? [0],
+    checkpointable: { criuConfigPath: host.config.criuConfigPath },
+    ...(o.args ? { args: o.args } : {}),
+  };
+  const withCache = withKernelCache(
+    spec,
+    o.deploymentId && path.join(host.config.kernelCacheDir, o.deploymentId),
+  );
   await host.run(
-    host.ctr.containerCreate({
-      id: sourceId,
-      imageRef: BASE,
-      labels: { [LABEL_REPLICA]: sourceId, [LABEL_COLD_START]: randomUUID() },
-      env: o.env ?? {},
-      gpus: o.gpus ?? [0],
-      checkpointable: { criuConfigPath: host.config.criuConfigPath },
-    }),
+    host.ctr.containerCreate(
+      withModelExpress(
+        withCache,
+        o.modelExpress,
+        StartReplicaRequest.parse({
+          replicaId: sourceId,
+          coldStartId: randomUUID(),
+          path: "pull",
+          deployment: { imageRef: BASE },
+          readiness: { port: 8000, timeoutSeconds: 5 },
+        }),
+      ),
+    ),
     "create the captured container",
   );
   const info = JSON.parse((await host.run(host.ctr.containerInfo(sourceId), "info")).stdout) as {
@@ -490,5 +518,100 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
       ["ctr", ...G, "tasks", "delete", req.replicaId],
       ["ctr", ...G, "containers", "delete", req.replicaId],
     ]);
+  });
+
+  describe("weights from a peer (sleep level 2, ModelExpress)", () => {
+    const MX = { serverAddress: "mx.internal:8001", rdma: true };
+    const ARGS = ["vllm", "serve", "meta-llama/Llama-3.1-8B", "--enable-sleep-mode"];
+    const peerSource = { replicaId: randomUUID(), nodeName: "gpu-7", rdma: true };
+    const fromPeer = (overrides: Partial<StartReplicaRequestInput> = {}) => {
+      const req = request({ peerSource, ...overrides });
+      req.deployment = { ...req.deployment, args: ARGS };
+      return req;
+    };
+
+    it("refuses up front on a host without a ModelExpress server", async () => {
+      const req = fromPeer();
+      expect(fake.runtime.refusal(StartReplicaRequest.parse(req))).toMatch(
+        /no ModelExpress server \(THAW_MODELEXPRESS_SERVER\), so a restored engine cannot receive its weights from a peer/,
+      );
+      await expect(fake.runtime.startReplica(req, () => undefined)).rejects.toThrow(
+        /no ModelExpress server/,
+      );
+      expect(await fake.actions()).toEqual([]);
+    });
+
+    it("reloads through ModelExpress on a host with a server: peer_transfer, nothing staged from local files", async () => {
+      const mx = await setupFakeRuntime({
+        pids: [4242, 4243],
+        nonCudaPids: [4243],
+        snapshotId,
+        config: { modelExpress: MX },
+      });
+      try {
+        const captured = await publishCheckpoint(mx, { args: ARGS, modelExpress: MX });
+        await mx.tools.publish({
+          ref: BASE,
+          digest: fakeDigest("b"),
+          manifest: fakeManifest(1_000, [{ digest: fakeDigest("d"), size: 2_000_000 }]),
+        });
+        await mx.tools.imageFiles(BASE, { "models/model.safetensors": "w".repeat(1_000) });
+        const req = fromPeer({
+          readiness: { port: mx.engine.port, path: "/health", timeoutSeconds: 5 },
+        });
+        req.deployment.snapshot = { ...req.deployment.snapshot!, checkpointRef: captured.ref };
+        // Without the reload call nothing would receive the weights.
+        const noReload = StartReplicaRequest.parse(req);
+        delete noReload.deployment.snapshot!.reloadWeights;
+        expect(mx.runtime.refusal(noReload)).toMatch(/needs the snapshot's reloadWeights call/);
+        expect(mx.runtime.refusal(StartReplicaRequest.parse(req))).toBeUndefined();
+
+        const events: PhaseEvent[] = [];
+        await mx.runtime.startReplica(req, (e) => events.push(e));
+        expect(events.map((e) => e.phase)).toEqual([
+          "fetch_snapshot",
+          "restore",
+          "peer_transfer",
+          "warmup",
+          "ready",
+        ]);
+        expect(events[2]!.attributes).toMatchObject({
+          weightsFrom: "peer",
+          sourceNode: "gpu-7",
+          sourceReplicaId: peerSource.replicaId,
+          rdma: true,
+          sleepLevel: 2,
+        });
+        expect(events[2]!.attributes!.stagedFiles).toBeUndefined();
+        // stageWeights was asked for, but the reload reads no local file: nothing mounted.
+        expect((await mx.actions()).filter(isStaging)).toEqual([]);
+        expect(mx.engine.requests.slice(0, 2)).toEqual([
+          "POST /wake_up",
+          'POST /collective_rpc {"method":"reload_weights"}',
+        ]);
+        // The container rebuilt for the spec check loads through ModelExpress, as captured.
+        const create = (await mx.actions()).find((c) => c[6] === "create")!;
+        expect(create.slice(-2)).toEqual(["--load-format", "modelexpress"]);
+      } finally {
+        await mx.dispose();
+      }
+    });
+  });
+
+  it("restores a checkpoint of a container that mounted the deployment's kernel-cache directory", async () => {
+    const deploymentId = randomUUID();
+    checkpoint = await publishCheckpoint(fake, { deploymentId });
+    const req = request();
+    req.deployment = { ...req.deployment, deploymentId };
+    const events: PhaseEvent[] = [];
+    await fake.runtime.startReplica(req, (e) => events.push(e));
+    expect(events.at(-1)!.phase).toBe("ready");
+    const dir = path.join(fake.runtime.host.config.kernelCacheDir, deploymentId);
+    const create = (await fake.actions()).find((c) => c[6] === "create")!;
+    expect(create[create.indexOf("--mount") + 1]).toBe(
+      `type=bind,src=${dir},dst=/thaw/kernel-cache,options=rbind:rw`,
+    );
+    // The mount's source exists before the restore needs it.
+    expect((await stat(dir)).isDirectory()).toBe(true);
   });
 });

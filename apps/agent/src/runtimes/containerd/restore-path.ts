@@ -8,6 +8,7 @@ import {
 import { LABEL_SNAPSHOT } from "./commands.ts";
 import { type ContainerdHost } from "./host.ts";
 import { referencedBlobs, pinnedReference } from "./image-blobs.ts";
+import { restoreFromPeerRefusal } from "./model-express.ts";
 import { parseImageList } from "./parse.ts";
 import { stageImageWeights, type StagedWeights } from "./stage-weights.ts";
 import { containerSpecFor, type PathOutcome, type StartContext } from "./start-context.ts";
@@ -22,6 +23,13 @@ import { containerSpecFor, type PathOutcome, type StartContext } from "./start-c
  * CUDA process's state back to the GPU (`cuda-checkpoint --toggle --pid`); wake the engine and
  * reload its weights (load_weights); warmup; ready. A sleep-level-2 checkpoint has its weights
  * staged apart while CRIU works (stage-weights.ts), so the engine's reload reads memory.
+ *
+ * Weights from a peer (a level-2 restore with `peerSource`): the checkpointed engine was
+ * started with `--load-format modelexpress` (restoreFromPeerRefusal says why it must have
+ * been), so the same reload call loads through ModelExpress and a serving replica sends the
+ * weights into the woken engine's memory. Nothing is staged from this host's files then
+ * (`stageWeights` is ignored: the reload does not read them), and the wake-and-reload phase
+ * is `peer_transfer` where it is otherwise `load_weights`, as the cold-start model has it.
  */
 export async function startByRestore(
   ctx: StartContext,
@@ -30,6 +38,11 @@ export async function startByRestore(
   const { host, request, rec, signal } = ctx;
   const snapshot = request.deployment.snapshot;
   if (!snapshot) throw new Error("the restore path needs a snapshot");
+  const fromPeer = request.peerSource !== undefined;
+  if (fromPeer) {
+    const refusal = restoreFromPeerRefusal(host.config.modelExpress, request);
+    if (refusal) throw new Error(refusal);
+  }
   const opts = signal ? { signal } : {};
   const wantedDigest = snapshot.checkpointRef.slice(snapshot.checkpointRef.indexOf("@") + 1);
 
@@ -96,7 +109,7 @@ export async function startByRestore(
   const onAbort = () => stopStaging.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   const staging =
-    snapshot.sleepLevel === 2 && snapshot.reloadWeights && snapshot.stageWeights
+    snapshot.sleepLevel === 2 && snapshot.reloadWeights && snapshot.stageWeights && !fromPeer
       ? stageImageWeights(host, baseRef, {
           stagingDir: host.config.stagingDir,
           signal: stopStaging.signal,
@@ -147,11 +160,21 @@ async function restoreAndWake(
     }
   });
 
-  // Wake and reload, then the probe: the engine serves again once its weights are back.
-  const probe = await rec.run("load_weights", async (scope) => {
+  // Wake and reload, then the probe: the engine serves again once its weights are back (from
+  // this host's files, or sent by the peer the reload finds through ModelExpress).
+  const peer = request.peerSource;
+  const probe = await rec.run(peer ? "peer_transfer" : "load_weights", async (scope) => {
     const timeoutMs = host.config.timeouts.engineCallSeconds * 1000;
     const port = request.readiness.port;
     scope.attributes.sleepLevel = snapshot.sleepLevel;
+    if (peer) {
+      Object.assign(scope.attributes, {
+        weightsFrom: "peer",
+        sourceNode: peer.nodeName,
+        sourceReplicaId: peer.replicaId,
+        rdma: peer.rdma,
+      });
+    }
     const staged = await staging;
     if (staged && "error" in staged) scope.attributes.stagingError = staged.error;
     else if (staged) {

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { type Readable, type Writable } from "node:stream";
 
 // Runs one external tool (ctr, ctr-remote, criu, cuda-checkpoint) with an argument array —
 // never through a shell — under a deadline, and turns every failure into an error that says
@@ -20,6 +21,13 @@ export interface RunToolOptions {
   env?: NodeJS.ProcessEnv;
   /** Streams stdout as it arrives (e.g. to notice when `ctr image pull` starts unpacking). */
   onStdout?: (chunk: string) => void;
+  /** The child's stdin, read from this stream (another tool's output: one half of a pipe). */
+  stdin?: Readable;
+  /**
+   * Where the child's stdout goes instead of being collected (the result's stdout is then
+   * empty): the other half of a pipe, for output larger than what is kept in memory.
+   */
+  stdoutTo?: Writable;
   /** Added to the error message: what the operator should do about a failure. */
   hint?: string;
   /**
@@ -77,10 +85,19 @@ export function runTool(command: ToolCommand, options: RunToolOptions): Promise<
       reject(failure(command, options, "was cancelled before it started", {}));
       return;
     }
-    const child = spawn(command.file, command.args, {
-      stdio: ["ignore", "pipe", "pipe"],
-      ...(options.env ? { env: options.env } : {}),
-    });
+    const env = options.env ? { env: options.env } : {};
+    const input = options.stdin;
+    // stdin is /dev/null unless the child reads a stream (one half of a pipe).
+    const child = input
+      ? spawn(command.file, command.args, { stdio: ["pipe", "pipe", "pipe"], ...env })
+      : spawn(command.file, command.args, { stdio: ["ignore", "pipe", "pipe"], ...env });
+    if (input && child.stdin) {
+      // A child that exits before reading everything (a failed tar) closes the pipe: its exit
+      // status is the failure to report, not the EPIPE of the write.
+      child.stdin.on("error", () => undefined);
+      input.pipe(child.stdin);
+    }
+
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = "";
@@ -110,13 +127,15 @@ export function runTool(command: ToolCommand, options: RunToolOptions): Promise<
       options.signal?.removeEventListener("abort", onAbort);
     };
 
-    child.stdout.on("data", (chunk: Buffer) => {
-      if (stdoutBytes < MAX_STDOUT_BYTES) {
-        stdout.push(chunk);
-        stdoutBytes += chunk.length;
-      }
-      options.onStdout?.(chunk.toString("utf8"));
-    });
+    if (options.stdoutTo) child.stdout.pipe(options.stdoutTo);
+    else
+      child.stdout.on("data", (chunk: Buffer) => {
+        if (stdoutBytes < MAX_STDOUT_BYTES) {
+          stdout.push(chunk);
+          stdoutBytes += chunk.length;
+        }
+        options.onStdout?.(chunk.toString("utf8"));
+      });
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);

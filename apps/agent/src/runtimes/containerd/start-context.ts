@@ -3,6 +3,7 @@ import { type PhaseRecorder } from "../phase-recorder.ts";
 import { type ProbeResult } from "../replica-http.ts";
 import { LABEL_COLD_START, LABEL_REPLICA, type ContainerSpec } from "./commands.ts";
 import { type ContainerdHost } from "./host.ts";
+import { kernelCacheDirFor, withKernelCache } from "./kernel-cache.ts";
 import { withModelExpress } from "./model-express.ts";
 
 /** What every start path gets. */
@@ -21,8 +22,10 @@ export interface PathOutcome {
 }
 
 /**
- * The container a pull, lazy or peer start creates for a request; its engine loads through
- * ModelExpress where the host has a server (model-express.ts).
+ * The container a pull, lazy or peer start creates for a request (and the one a restore
+ * rebuilds to compare with the checkpoint's): the deployment's kernel-cache directory mounted
+ * with the engines pointed into it (kernel-cache.ts), its engine loading through ModelExpress
+ * where the host has a server (model-express.ts).
  */
 export function containerSpecFor(
   ctx: StartContext,
@@ -31,7 +34,7 @@ export function containerSpecFor(
 ): ContainerSpec {
   const { request, host } = ctx;
   return withModelExpress(
-    containerSpec(ctx, imageRef, snapshotter),
+    withKernelCache(containerSpec(ctx, imageRef, snapshotter), kernelCacheDirFor(host, request)),
     host.config.modelExpress,
     request,
   );

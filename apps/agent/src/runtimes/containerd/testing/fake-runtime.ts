@@ -62,6 +62,7 @@ export async function setupFakeRuntime(
     procSysDir,
     plainHttpRegistries: ["registry.test:5000"],
     stopGraceSeconds: 1,
+    kernelCacheDir: path.join(tools.dir, "kernel-caches"),
     ...options.config,
   });
   return {

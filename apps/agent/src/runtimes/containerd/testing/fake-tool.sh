@@ -70,7 +70,11 @@ add_image() { # ref [labels]
 case "$group $verb" in
   "images pull") add_image "$(last "$@")"; echo "unpacking linux/amd64 sha256:0..."; echo "done: 1.5ms" ;;
   "images rpull") add_image "$(last "$@")" "thaw.estargz=true" ;;
-  "content fetch") add_image "$(last "$@")" "thaw.snapshot-id=$FAKE_SNAPSHOT_ID" ;;
+  "content fetch")
+    # A kernel cache is labelled as such (its --label); a checkpoint with the test's snapshot id.
+    label="thaw.snapshot-id=$FAKE_SNAPSHOT_ID"
+    for a in "$@"; do [[ "$a" == thaw.kernel-cache-id=* ]] && label="$a"; done
+    add_image "$(last "$@")" "$label" ;;
   "images ls")
     if [ "$1" = "-q" ]; then awk '{print $1}' "$S/images.txt"; exit 0; fi
     echo "REF TYPE DIGEST SIZE PLATFORMS LABELS"
@@ -81,6 +85,20 @@ case "$group $verb" in
       fi
     done < "$S/images.txt" ;;
   "images label"|"images push") : ;;
+  "images rm")
+    grep -v "^$1 " "$S/images.txt" > "$S/images.tmp"; mv "$S/images.tmp" "$S/images.txt" ;;
+  "images import")
+    # An OCI image-layout tar on stdin (kept for the test): the image its index names, by the
+    # manifest's digest; its blobs into the content store.
+    cat > "$S/imported.tar"
+    index=$(tar -xOf "$S/imported.tar" index.json) || { echo "ctr: no index.json in the archive" >&2; exit 1; }
+    name=$(printf '%s' "$index" | grep -o '"io.containerd.image.name":"[^"]*"' | cut -d'"' -f4)
+    digest=$(printf '%s' "$index" | grep -o '"digest":"sha256:[0-9a-f]*"' | head -1 | cut -d'"' -f4)
+    mkdir -p "$S/imported" && tar -xf "$S/imported.tar" -C "$S/imported"
+    for b in "$S"/imported/blobs/sha256/*; do cp "$b" "$S/blobs/sha256:$(basename "$b")"; done
+    grep -v "^$name " "$S/images.txt" > "$S/images.tmp"; mv "$S/images.tmp" "$S/images.txt"
+    echo "$name $digest -" >> "$S/images.txt"
+    echo "unpacking $name ($digest)...skip" ;;
   "images mount")
     # A read-only view of the image: the files a test gave it (imageFiles), copied.
     grep -q "^$1 " "$S/images.txt" || { echo "ctr: image \"$1\": not found" >&2; exit 1; }
