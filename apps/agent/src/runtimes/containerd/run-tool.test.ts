@@ -1,3 +1,4 @@
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { formatCommand, runTool, ToolError } from "./run-tool.ts";
 
@@ -69,6 +70,30 @@ describe("runTool", () => {
       onStdout: (c) => chunks.push(c),
     });
     expect(chunks.join("")).toBe("one\ntwo\n");
+  });
+
+  it("pipes one tool's output into another's input, past what a result keeps in memory", async () => {
+    const pipe = new PassThrough();
+    // 24 MiB through the pipe: more than the 16 MiB a tool's collected stdout keeps.
+    const [produced, counted] = await Promise.all([
+      runTool(sh("head -c 25165824 /dev/zero"), {
+        what: "produce",
+        timeoutMs: 10_000,
+        stdoutTo: pipe,
+      }),
+      runTool(sh("wc -c"), { what: "count", timeoutMs: 10_000, stdin: pipe }),
+    ]);
+    expect(produced.stdout).toBe("");
+    expect(counted.stdout.trim()).toBe("25165824");
+  });
+
+  it("reports a reader that exits early by its exit status, not the writer's broken pipe", async () => {
+    const pipe = new PassThrough();
+    const reader = runTool(sh("exit 2"), { what: "read", timeoutMs: 5_000, stdin: pipe });
+    pipe.write("x".repeat(1_000_000));
+    const error = await reader.catch((e: unknown) => e);
+    pipe.destroy();
+    expect((error as ToolError).details.exitCode).toBe(2);
   });
 
   it("formats commands for people", () => {
