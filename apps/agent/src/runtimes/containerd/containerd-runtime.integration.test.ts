@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { chmod, mkdir, mkdtemp, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,6 +44,7 @@ describe.skipIf(!isRoot)("containerd runtime, real containerd", () => {
       plainHttpRegistries: [stack.registryHost],
       // busybox httpd as PID 1 ignores SIGTERM: keep the SIGKILL escalation short.
       stopGraceSeconds: 1,
+      kernelCacheDir: path.join(stack.dir, "kernel-caches"),
     });
   }, 900_000);
 
@@ -417,6 +418,87 @@ describe.skipIf(!isRoot)("containerd runtime, real containerd", () => {
     });
     expect(await mountPointsUnder(stagingDir)).toEqual([]);
     expect(await ctr("snapshots", "ls")).toBe(snapshotsBefore);
+  });
+
+  it("captures a deployment's kernel cache into the registry, and a start on an empty node fetches it by digest", async () => {
+    const deploymentId = randomUUID();
+    const kernelCacheId = randomUUID();
+    const cacheDir = path.join(stack.dir, "kernel-caches", deploymentId);
+    const tag = `${stack.registryHost}/thaw-kernel-caches:${deploymentId}`;
+    const deployment = { imageRef: stack.image.ref, imageDigest: stack.image.digest, deploymentId };
+    const inside = async (replicaId: string, script: string) =>
+      ctr(
+        "tasks",
+        "exec",
+        "--exec-id",
+        `sh-${randomUUID()}`,
+        replicaId,
+        "/bin/busybox",
+        "sh",
+        "-c",
+        script,
+      );
+
+    const first = request({
+      warmup: undefined,
+      deployment,
+      kernelCache: { capture: { kernelCacheId, ref: tag } },
+    });
+    await runtime.startReplica(first, () => undefined);
+    // The engine compiles into its cache variables: here, what it writes lands in the
+    // deployment's directory on the host.
+    await inside(
+      first.replicaId,
+      'mkdir -p "$TRITON_CACHE_DIR/ab12" "$VLLM_CACHE_ROOT/torch_compile_cache" && echo cubin > "$TRITON_CACHE_DIR/ab12/kernel.cubin" && echo graph > "$VLLM_CACHE_ROOT/torch_compile_cache/model"',
+    );
+    const captured = await runtime.captureKernelCache(
+      first.replicaId,
+      StartReplicaRequest.parse(first),
+      { kernelCacheId, ref: tag },
+    );
+    expect(captured.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(captured.bytes).toBeGreaterThan(0);
+    // Pushed (the registry serves the manifest by that digest), and not kept as an image here.
+    const manifest = await httpGet(
+      `http://${stack.registryHost}/v2/thaw-kernel-caches/manifests/${captured.digest}`,
+      { accept: "application/vnd.oci.image.manifest.v1+json" },
+    );
+    expect(manifest.status).toBe(200);
+    expect(JSON.parse(manifest.body.toString())).toMatchObject({
+      layers: [{ mediaType: "application/vnd.oci.image.layer.v1.tar", size: captured.bytes }],
+    });
+    expect(await ctr("images", "ls", "-q")).not.toContain("thaw-kernel-caches");
+    await runtime.stopReplica(first.replicaId);
+
+    // Another node has none of it: an empty directory, filled from the store before create.
+    await rm(cacheDir, { recursive: true });
+    const second = request({
+      warmup: undefined,
+      deployment,
+      kernelCache: {
+        fetch: {
+          kernelCacheId,
+          ref: `${stack.registryHost}/thaw-kernel-caches@${captured.digest}`,
+          bytes: captured.bytes,
+        },
+      },
+    });
+    const events: PhaseEvent[] = [];
+    await runtime.startReplica(second, (e) => events.push(e));
+    expect(events.map((e) => e.phase)).toEqual([
+      "pull",
+      "fetch_kernel_cache",
+      "create",
+      "start",
+      "ready",
+    ]);
+    expect(events[1]).toMatchObject({ bytes: captured.bytes, attributes: { kernelCacheId } });
+    expect(await inside(second.replicaId, 'cat "$TRITON_CACHE_DIR/ab12/kernel.cubin"')).toBe(
+      "cubin\n",
+    );
+    expect(await ctr("images", "ls", "-q")).not.toContain("thaw-kernel-caches");
+    expect((await runtime.inventory()).images.map((i) => i.digest)).not.toContain(captured.digest);
+    await runtime.stopReplica(second.replicaId);
   });
 
   it("accepts the GPU hosts' containerd config (infra/agent/containerd/config.toml)", async () => {
