@@ -59,8 +59,7 @@ export function peerWeightsTiming(
     phase: "peer_transfer",
     seconds:
       weightsBytes > 0
-        ? physics.peerSetupSeconds +
-          weightsBytes / peerLinkBytesPerSecond(scenario, rates, physics)
+        ? physics.peerSetupSeconds + weightsBytes / peerLinkBytesPerSecond(scenario, rates, physics)
         : 0,
     bytes: weightsBytes,
   };
