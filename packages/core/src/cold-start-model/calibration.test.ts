@@ -612,32 +612,34 @@ describe("scenario schema", () => {
   });
 });
 
+// An 8B model in bf16 (16 GB of weights outside the image, on the node's gp3 disk) on one L40S
+// host, issue 20's target host; the image is the 9 GB engine without weights; its engine
+// compile-bound as vLLM's is.
+const l40s = scenarioHostFromProfile(HOST_PROFILES["g6e.xlarge"]);
+const eightB: Scenario = {
+  seed: 3,
+  noise: false,
+  host: l40s,
+  image: {
+    format: "oci",
+    layers: [{ bytes: 9_000_000_000, compression: "gzip-6", content: "code" }],
+    readFraction: 0.1,
+  },
+  engine: {
+    weightsBytes: 16_000_000_000,
+    loader: "sequential",
+    loaderConcurrency: 1,
+    initSeconds: 10,
+    compileSeconds: 40,
+    graphCaptureSeconds: 15,
+    warmupSeconds: 3,
+    warmCaches: false,
+  },
+  path: "pull",
+};
+
 describe("peer: weights and kernel caches copied from a serving replica", () => {
-  // An 8B model in bf16 (16 GB of weights outside the image, on the node's gp3 disk) on one
-  // L40S host, the issue's target host; the image is the 9 GB engine without weights.
-  const l40s = scenarioHostFromProfile(HOST_PROFILES["g6e.xlarge"]);
   const p5 = scenarioHostFromProfile(HOST_PROFILES["p5.48xlarge"]);
-  const eightB: Scenario = {
-    seed: 3,
-    noise: false,
-    host: l40s,
-    image: {
-      format: "oci",
-      layers: [{ bytes: 9_000_000_000, compression: "gzip-6", content: "code" }],
-      readFraction: 0.1,
-    },
-    engine: {
-      weightsBytes: 16_000_000_000,
-      loader: "sequential",
-      loaderConcurrency: 1,
-      initSeconds: 10,
-      compileSeconds: 40,
-      graphCaptureSeconds: 15,
-      warmupSeconds: 3,
-      warmCaches: false,
-    },
-    path: "pull",
-  };
   const phaseSeconds = (scenario: Scenario, phase: string) =>
     simulateColdStart(scenario).phases.find((timing) => timing.phase === phase)?.seconds ?? 0;
 
@@ -740,29 +742,6 @@ describe("peer: weights and kernel caches copied from a serving replica", () => 
 });
 
 describe("kernel-cache store and restore's weights from a peer", () => {
-  // The same 8B model on one L40S host (gp3), its engine compile-bound as vLLM's is.
-  const l40s = scenarioHostFromProfile(HOST_PROFILES["g6e.xlarge"]);
-  const eightB: Scenario = {
-    seed: 3,
-    noise: false,
-    host: l40s,
-    image: {
-      format: "oci",
-      layers: [{ bytes: 9_000_000_000, compression: "gzip-6", content: "code" }],
-      readFraction: 0.1,
-    },
-    engine: {
-      weightsBytes: 16_000_000_000,
-      loader: "sequential",
-      loaderConcurrency: 1,
-      initSeconds: 10,
-      compileSeconds: 40,
-      graphCaptureSeconds: 15,
-      warmupSeconds: 3,
-      warmCaches: false,
-    },
-    path: "pull",
-  };
   const phaseOf = (scenario: Scenario, phase: string) =>
     simulateColdStart(scenario).phases.find((timing) => timing.phase === phase);
 

@@ -72,6 +72,27 @@ function kernelCacheFor(
   return cache ? { id: cache.id, bytes: cache.bytes } : undefined;
 }
 
+/**
+ * A pull or lazy start of `image`: the node holds it or not, and its engine compiles, with
+ * the stored kernel cache for the node's GPU and driver where there is one.
+ */
+function compilingStart(
+  base: Omit<StartOption, "locality">,
+  node: SchedulingNode,
+  deployment: SchedulingDeployment,
+  image: string,
+): PathCheck {
+  const kernelCache = kernelCacheFor(node, deployment.kernelCaches);
+  return {
+    ok: true,
+    option: {
+      ...base,
+      locality: node.cachedImageDigests.includes(image) ? "image-cached" : "cold",
+      ...(kernelCache ? { kernelCache } : {}),
+    },
+  };
+}
+
 /** Of the serving replicas on other hosts, the one whose copy to `node` is fastest. */
 function fastestPeerSource(
   node: SchedulingNode,
@@ -220,29 +241,11 @@ function checkPath(
         return { ok: false, reason: "deployment has no eStargz image" };
       if (!node.estargzSupported) return { ok: false, reason: "node has no stargz-snapshotter" };
       if (gpus) return { ok: false, reason: gpus };
-      const cached = node.cachedImageDigests.includes(deployment.estargzDigest);
-      const kernelCache = kernelCacheFor(node, deployment.kernelCaches);
-      return {
-        ok: true,
-        option: {
-          ...base,
-          locality: cached ? "image-cached" : "cold",
-          ...(kernelCache ? { kernelCache } : {}),
-        },
-      };
+      return compilingStart(base, node, deployment, deployment.estargzDigest);
     }
     case "pull": {
       if (gpus) return { ok: false, reason: gpus };
-      const cached = node.cachedImageDigests.includes(deployment.imageDigest);
-      const kernelCache = kernelCacheFor(node, deployment.kernelCaches);
-      return {
-        ok: true,
-        option: {
-          ...base,
-          locality: cached ? "image-cached" : "cold",
-          ...(kernelCache ? { kernelCache } : {}),
-        },
-      };
+      return compilingStart(base, node, deployment, deployment.imageDigest);
     }
   }
 }
