@@ -614,4 +614,25 @@ describe("restore path (fake ctr, criu, cuda-checkpoint)", () => {
     // The mount's source exists before the restore needs it.
     expect((await stat(dir)).isDirectory()).toBe(true);
   });
+
+  it("restores a checkpoint captured before the agent mounted kernel-cache directories, and still refuses a tampered one", async () => {
+    const deploymentId = randomUUID();
+    // Captured without the mount, restored by an agent that mounts it for this deployment.
+    checkpoint = await publishCheckpoint(fake);
+    const req = request();
+    req.deployment = { ...req.deployment, deploymentId };
+    const events: PhaseEvent[] = [];
+    await fake.runtime.startReplica(req, (e) => events.push(e));
+    expect(events.at(-1)!.phase).toBe("ready");
+    // The legacy comparison changes nothing else: an old checkpoint with another capability
+    // is refused as before.
+    const tampered = await publishCheckpoint(fake, {
+      created: (f) => `${f} --cap-add CAP_SYS_MODULE`,
+    });
+    const again = request();
+    again.deployment = { ...again.deployment, deploymentId };
+    again.deployment.snapshot!.checkpointRef = tampered.ref;
+    const error = await fake.runtime.startReplica(again, () => undefined).catch((e: unknown) => e);
+    expect((error as Error).message).toContain(`refusing to restore checkpoint ${tampered.digest}`);
+  });
 });

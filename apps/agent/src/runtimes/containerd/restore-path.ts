@@ -11,6 +11,7 @@ import { referencedBlobs, pinnedReference } from "./image-blobs.ts";
 import { restoreFromPeerRefusal } from "./model-express.ts";
 import { parseImageList } from "./parse.ts";
 import { stageImageWeights, type StagedWeights } from "./stage-weights.ts";
+import { kernelCacheDirFor } from "./kernel-cache.ts";
 import { containerSpecFor, type PathOutcome, type StartContext } from "./start-context.ts";
 
 /**
@@ -208,11 +209,15 @@ async function restoreAndWake(
  * container was — created, read back (`ctr containers info`) and removed again: the spec
  * containerd builds from the agent's own flags, which the checkpoint's must equal.
  */
-export async function rebuiltContainer(ctx: StartContext, baseRef: string): Promise<ContainerInfo> {
+export async function rebuiltContainer(
+  ctx: StartContext,
+  baseRef: string,
+  options: { kernelCache?: boolean } = {},
+): Promise<ContainerInfo> {
   const { host, signal } = ctx;
   const opts = signal ? { signal } : {};
   const spec = {
-    ...containerSpecFor(ctx, baseRef),
+    ...containerSpecFor(ctx, baseRef, undefined, options),
     checkpointable: { criuConfigPath: host.config.criuConfigPath },
   };
   await host.run(host.ctr.containerCreate(spec), "build the container the restore must match", {
@@ -258,12 +263,18 @@ async function verifyCheckpoint(ctx: StartContext, digest: string, baseRef: stri
       ? [pinnedReference(deployment.estargzImageRef, deployment.estargzImageDigest)]
       : []),
   ];
-  const rebuilt = await rebuiltContainer(ctx, baseRef);
-  const problems = await checkpointProblems(blobs, {
-    imageRefs,
-    rebuilt,
-    namespace: host.config.namespace,
-  });
+  const problemsAgainst = async (rebuilt: ContainerInfo) =>
+    checkpointProblems(blobs, { imageRefs, rebuilt, namespace: host.config.namespace });
+  let problems = await problemsAgainst(await rebuiltContainer(ctx, baseRef));
+  // A checkpoint captured before this agent mounted kernel-cache directories is the container
+  // such an agent built: held against that one, it restores (without the mount) rather than
+  // failing until its snapshot is quarantined. Anything else that differs still refuses it.
+  if (problems.length > 0 && kernelCacheDirFor(host, request) !== undefined) {
+    const legacy = await problemsAgainst(
+      await rebuiltContainer(ctx, baseRef, { kernelCache: false }),
+    );
+    if (legacy.length === 0) problems = legacy;
+  }
   if (problems.length > 0) {
     throw new Error(
       `refusing to restore checkpoint ${digest}: ${problems.join("; ")} (a restored container must be the one a cold start builds)`,

@@ -31,10 +31,13 @@ export function containerSpecFor(
   ctx: StartContext,
   imageRef: string,
   snapshotter?: string,
+  /** `kernelCache: false`: as an agent built it before it mounted kernel-cache directories. */
+  options: { kernelCache?: boolean } = {},
 ): ContainerSpec {
   const { request, host } = ctx;
+  const spec = containerSpec(ctx, imageRef, snapshotter);
   return withModelExpress(
-    withKernelCache(containerSpec(ctx, imageRef, snapshotter), kernelCacheDirFor(host, request)),
+    options.kernelCache === false ? spec : withKernelCache(spec, kernelCacheDirFor(host, request)),
     host.config.modelExpress,
     request,
   );
