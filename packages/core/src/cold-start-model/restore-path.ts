@@ -103,11 +103,7 @@ export const WEIGHT_STAGING_READERS = 8;
  * fast volume it halves the restore (apps/agent/scenarios).
  */
 export function weightsStagingPays(input: RestoreChoiceInput): boolean {
-  if (input.sleepLevel !== 2 || input.engine.weightsBytes <= 0) return false;
-  return (
-    restoreChoiceSeconds(input, { stageWeights: true }) <
-    restoreChoiceSeconds(input, { stageWeights: false })
-  );
+  return chooseRestoreWeights(input).stageWeights;
 }
 
 /**
@@ -124,6 +120,27 @@ export function restoreWeightsFromPeerPays(
     restoreChoiceSeconds(input, { stageWeights: false, weightsFrom: "peer" }, input.peer) <
     restoreChoiceSeconds(input, { stageWeights: input.stageWeights })
   );
+}
+
+/**
+ * Where a restore's weights come from, the scheduler's whole choice in one pass: only a
+ * sleep-level-2 image lacks them; they are staged apart where that beats the engine's own
+ * reload (weightsStagingPays), and sent by `peer` where that beats both
+ * (restoreWeightsFromPeerPays). Each alternative is simulated once.
+ */
+export function chooseRestoreWeights(input: RestoreChoiceInput & { peer?: ScenarioPeer }): {
+  stageWeights: boolean;
+  weightsFromPeer: boolean;
+} {
+  if (input.sleepLevel !== 2 || input.engine.weightsBytes <= 0)
+    return { stageWeights: false, weightsFromPeer: false };
+  const unstaged = restoreChoiceSeconds(input, { stageWeights: false });
+  const staged = restoreChoiceSeconds(input, { stageWeights: true });
+  const local = Math.min(staged, unstaged);
+  const fromPeer = input.peer
+    ? restoreChoiceSeconds(input, { stageWeights: false, weightsFrom: "peer" }, input.peer)
+    : Number.POSITIVE_INFINITY;
+  return { stageWeights: staged < unstaged, weightsFromPeer: fromPeer < local };
 }
 
 /** What the scheduler knows of a restore it is choosing how to do. */

@@ -1,6 +1,6 @@
 import { PHYSICS, peerLinkBytesPerSecond, type ScenarioPeer } from "../cold-start-model/index";
 import { hostRates } from "../cold-start-model/engine-phases";
-import { restoreWeightsFromPeerPays, weightsStagingPays } from "../cold-start-model/restore-path";
+import { chooseRestoreWeights } from "../cold-start-model/restore-path";
 import { StartPath } from "../vocabulary/index";
 import type {
   InfeasibleOption,
@@ -124,6 +124,8 @@ function checkPath(
   deployment: SchedulingDeployment,
   snapshots: readonly SchedulingSnapshot[],
   peerSources: readonly PeerSource[],
+  /** Of `peerSources`, the one whose copy to this node is fastest (none on this node). */
+  peerSource: PeerSource | undefined,
 ): PathCheck {
   const base = {
     nodeId: node.id,
@@ -178,26 +180,16 @@ function checkPath(
         return { ok: false, reason: [...new Set(reasons)].join("; ") };
       }
       if (gpus) return { ok: false, reason: gpus };
-      const choice = {
+      // A level-2 image lacks its weights: staged apart from this host's files, or sent by a
+      // serving replica elsewhere faster than this host's disk gives them back.
+      const source = node.peerTransfer !== false ? peerSource : undefined;
+      const { stageWeights, weightsFromPeer } = chooseRestoreWeights({
         host: node.host,
         engine: deployment.engine,
         snapshotBytes: chosen.bytes,
         sleepLevel: chosen.sleepLevel,
-      };
-      const stageWeights = weightsStagingPays(choice);
-      // A level-2 image lacks its weights: a serving replica elsewhere may send them faster
-      // than this host's disk gives them back.
-      const source =
-        chosen.sleepLevel === 2 && node.peerTransfer !== false && peerSources.length > 0
-          ? fastestPeerSource(node, peerSources, endpoint.gpuCount)
-          : undefined;
-      const weightsFromPeer =
-        source !== undefined &&
-        restoreWeightsFromPeerPays({
-          ...choice,
-          stageWeights,
-          peer: scenarioPeerFrom(source, endpoint.gpuCount),
-        });
+        ...(source ? { peer: scenarioPeerFrom(source, endpoint.gpuCount) } : {}),
+      });
       return {
         ok: true,
         option: {
@@ -213,7 +205,7 @@ function checkPath(
         return { ok: false, reason: "node's engines cannot receive a peer copy (no ModelExpress)" };
       if (peerSources.length === 0)
         return { ok: false, reason: "no serving replica of this deployment to copy from" };
-      const source = fastestPeerSource(node, peerSources, endpoint.gpuCount);
+      const source = peerSource;
       if (!source)
         return {
           ok: false,
@@ -263,6 +255,10 @@ export function enumerateStartOptions(input: {
   const peerSources = input.peerSources ?? [];
   const feasible: StartOption[] = [];
   const infeasible: InfeasibleOption[] = [];
+  // Sources are weighed for the paths that copy from one (peer, a restore's weights).
+  const copies =
+    peerSources.length > 0 &&
+    (endpoint.allowedPaths.includes("peer") || endpoint.allowedPaths.includes("restore"));
   for (const node of nodes) {
     const nodeReason =
       node.state !== "ready"
@@ -270,12 +266,15 @@ export function enumerateStartOptions(input: {
         : node.gpuModel !== endpoint.gpuType
           ? `GPU ${node.gpuModel} ≠ endpoint's ${endpoint.gpuType}`
           : null;
+    // Once per node, not per path: the peer and restore checks share it.
+    const peerSource =
+      copies && !nodeReason ? fastestPeerSource(node, peerSources, endpoint.gpuCount) : undefined;
     for (const path of StartPath.options) {
       const check: PathCheck = nodeReason
         ? { ok: false, reason: nodeReason }
         : !endpoint.allowedPaths.includes(path)
           ? { ok: false, reason: "path not allowed by the endpoint" }
-          : checkPath(path, node, endpoint, deployment, snapshots, peerSources);
+          : checkPath(path, node, endpoint, deployment, snapshots, peerSources, peerSource);
       if (check.ok) feasible.push(check.option);
       else infeasible.push({ nodeId: node.id, nodeName: node.name, path, reason: check.reason });
     }
