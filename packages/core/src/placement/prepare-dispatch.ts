@@ -61,12 +61,19 @@ interface DispatchRow {
     warmReplicaId?: string;
     sleepingReplicaId?: string;
     peerSourceReplicaId?: string;
-    kernelCacheId?: string;
   } | null;
   nodeId: string | null;
   nodeRdmaGbps: number | null;
   nodeGpuModel: string | null;
   nodeDriverVersion: string | null;
+  /** The deployment's kernel cache for the node's GPU and driver, if one is stored or claimed. */
+  kernelCache: {
+    id: string;
+    status: "capturing" | "ready";
+    uri: string;
+    digest: string | null;
+    bytes: string;
+  } | null;
   nodeName: string | null;
   nodeState: string | null;
   agentUrl: string | null;
@@ -104,7 +111,13 @@ const readDispatchRow = coalesceByTick<string, DispatchRow>(async (db, coldStart
       n."agentUrl", n."agentCertSha256", n.runtime::text AS runtime,
       d.id::text AS "deploymentId", d."endpointId"::text AS "endpointId", d."imageRef",
       d."imageDigest", d."estargzImageRef", d."estargzDigest", d."modelBytes", d."imageLayers",
-      d."engineProfile", d.engine
+      d."engineProfile", d.engine,
+      (SELECT jsonb_build_object('id', k.id, 'status', k.status, 'uri', k.uri,
+          'digest', k.digest, 'bytes', k.bytes::text)
+        FROM "KernelCache" k
+        WHERE k."deploymentId" = c."deploymentId" AND k."orgId" = c."orgId"
+          AND k."gpuModel" = n."gpuModel" AND k."driverVersion" = n."driverVersion")
+        AS "kernelCache"
     FROM "ColdStart" c
     JOIN "Replica" r ON r.id = c."replicaId"
     JOIN "Deployment" d ON d.id = c."deploymentId"
@@ -157,9 +170,10 @@ async function servingPeerSource(db: DbClient, orgId: string, replicaId: string 
 }
 
 /**
- * A pull or lazy start's kernel cache: the stored one placement chose for the node's GPU and
- * driver, fetched by its digest; else, when none is stored or being captured, this start
- * claims the capture (claimKernelCacheCapture). Without a store, neither.
+ * A pull or lazy start's kernel cache, read with the start (readDispatchRow): the one stored for
+ * the node's GPU and driver, fetched by its digest (placement priced it; one stored since
+ * placement is fetched all the same); else, when none is stored, this start claims the
+ * capture (claimKernelCacheCapture). Without a store, no capture.
  */
 async function kernelCacheInstruction(
   db: DbClient,
@@ -167,23 +181,15 @@ async function kernelCacheInstruction(
   store: string | undefined,
 ): Promise<KernelCacheInstruction | undefined> {
   if (row.path !== "pull" && row.path !== "lazy") return undefined;
-  const chosenId = row.chosen?.kernelCacheId;
-  if (chosenId) {
-    const cache = await db.kernelCache.findFirst({
-      where: { id: chosenId, orgId: row.orgId, status: "ready", digest: { not: null } },
-      select: { id: true, uri: true, digest: true, bytes: true },
-    });
-    // Gone since placement (the deployment's caches were dropped): the start compiles cold.
-    if (cache?.digest)
-      return {
-        fetch: {
-          kernelCacheId: cache.id,
-          ref: checkpointByDigest(cache.uri, cache.digest),
-          bytes: Number(cache.bytes),
-        },
-      };
-    return undefined;
-  }
+  const cache = row.kernelCache;
+  if (cache?.status === "ready" && cache.digest)
+    return {
+      fetch: {
+        kernelCacheId: cache.id,
+        ref: checkpointByDigest(cache.uri, cache.digest),
+        bytes: Number(cache.bytes),
+      },
+    };
   if (!store || !row.nodeId || !row.nodeGpuModel || !row.nodeDriverVersion) return undefined;
   const claim = await claimKernelCacheCapture({
     db,
