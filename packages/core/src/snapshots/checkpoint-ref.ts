@@ -13,11 +13,28 @@ export function checkpointRefFor(
   snapshotStore: string,
   ids: { orgId: string; deploymentId: string; snapshotId: string },
 ): string {
-  const problem = snapshotStoreProblem(snapshotStore);
-  if (problem) throw new Error(`snapshot store ${JSON.stringify(snapshotStore)}: ${problem}`);
-  for (const [name, id] of Object.entries(ids))
+  return storeRef(snapshotStore, "snapshot store", "", [
+    ["orgId", ids.orgId],
+    ["deploymentId", ids.deploymentId],
+    ["snapshotId", ids.snapshotId],
+  ]);
+}
+
+/**
+ * `store:<prefix><id>.<id>…`, the named ids (UUIDs, checked) joined in order: a tag in the
+ * operator's store (checked), for what `what` names in its errors.
+ */
+export function storeRef(
+  store: string,
+  what: string,
+  prefix: string,
+  ids: readonly (readonly [name: string, id: string])[],
+): string {
+  const problem = snapshotStoreProblem(store);
+  if (problem) throw new Error(`${what} ${JSON.stringify(store)}: ${problem}`);
+  for (const [name, id] of ids)
     if (!UUID.test(id)) throw new Error(`${name} ${JSON.stringify(id)} is not a UUID`);
-  return `${snapshotStore}:${ids.orgId}.${ids.deploymentId}.${ids.snapshotId}`;
+  return `${store}:${prefix}${ids.map(([, id]) => id).join(".")}`;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
