@@ -7,10 +7,9 @@ export async function loadKernelCaches(
   orgId: string,
   deploymentId: string,
 ): Promise<StoredKernelCache[]> {
-  const caches = await rows<Omit<StoredKernelCache, "bytes"> & { bytes: number }>(Prisma.sql`
+  return rows<StoredKernelCache>(Prisma.sql`
     SELECT id::text, "gpuModel", "driverVersion", bytes::float8 AS bytes
     FROM "KernelCache"
     WHERE "orgId" = ${orgId}::uuid AND "deploymentId" = ${deploymentId}::uuid
       AND status = 'ready' AND digest IS NOT NULL`);
-  return caches;
 }
