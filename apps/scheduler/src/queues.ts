@@ -1,11 +1,4 @@
-import {
-  DEFAULT_JOB_OPTIONS,
-  jobOf,
-  QUEUES,
-  sweepJobOf,
-  type QueueKey,
-  type QueuePayload,
-} from "@thaw/core";
+import { DEFAULT_JOB_OPTIONS, jobOf, QUEUES, type QueueKey, type QueuePayload } from "@thaw/core";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 
@@ -43,12 +36,18 @@ export async function enqueueMany<K extends QueueKey>(
   await queues[key].addBulk(payloads.map((payload) => jobOf(key, payload)));
 }
 
-/** The sweep's jobs of one queue, in one round trip, each yielding to live work (sweepJobOf). */
-export async function enqueueSweep<K extends "reconcile" | "warmPool">(
+/**
+ * The sweep's runs of `work` for these endpoints, in one round trip, on the sweep's own queue
+ * (QUEUES.sweep): they never take a live job's worker slot.
+ */
+export async function enqueueSweep(
   queues: SchedulerQueues,
-  key: K,
-  payloads: readonly QueuePayload<K>[],
+  work: QueuePayload<"sweep">["work"],
+  endpointIds: readonly string[],
 ): Promise<void> {
-  if (payloads.length === 0) return;
-  await queues[key].addBulk(payloads.map((payload) => sweepJobOf(key, payload)));
+  await enqueueMany(
+    queues,
+    "sweep",
+    endpointIds.map((endpointId) => ({ endpointId, work })),
+  );
 }

@@ -1,4 +1,4 @@
-import { SWEEP_SLICE_ENDPOINTS } from "@thaw/core";
+import { SWEEP_SLICE_ENDPOINTS, SWEEP_SLICES_PER_TICK } from "@thaw/core";
 import { useTestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createQueues, type SchedulerQueues } from "../queues.ts";
@@ -11,9 +11,9 @@ import { takeSweepSlice } from "./take-sweep-slice.ts";
 describe("takeSweepSlice", () => {
   const testDb = useTestDatabase();
   const prefix = `test-sweep-walk-${Date.now()}`;
-  // A tick of 400 ms (its lock lives 360 ms); a round is due again 6 s after it began, far
+  // A tick of 600 ms (its lock lives 540 ms); a round is due again 9 s after it began, far
   // beyond this test's own ticks even on a loaded machine.
-  const sweepMs = 6_000;
+  const sweepMs = 9_000;
   let producer: ReturnType<typeof createProducerConnection>;
   let queues: SchedulerQueues;
 
@@ -40,19 +40,32 @@ describe("takeSweepSlice", () => {
       instanceId,
       sweepMs,
     });
-  const nextTick = () => new Promise((resolve) => setTimeout(resolve, 400));
+  const nextTick = () => new Promise((resolve) => setTimeout(resolve, 600));
   /** The sweep's jobs that wait, as their workers would take them: the test drains them. */
   const drainSweepJobs = async () => {
-    const queued = await queues.reconcile.getPrioritized();
-    const tended = await queues.warmPool.getPrioritized();
-    await Promise.all([...queued, ...tended].map((job) => job.remove()));
-    return queued.map((job) => (job.data as { endpointId: string }).endpointId).sort();
+    const jobs = (await queues.sweep.getWaiting()).map((job) => ({
+      job,
+      ...(job.data as { endpointId: string; work: string }),
+    }));
+    await Promise.all(jobs.map(({ job }) => job.remove()));
+    const swept = (work: string) =>
+      jobs
+        .filter((j) => j.work === work)
+        .map((j) => j.endpointId)
+        .sort();
+    // Each endpoint's reconcile and its tending, and nothing on the live queues.
+    expect(swept("warmPool")).toEqual(swept("reconcile"));
+    expect(await queues.reconcile.getWaitingCount()).toBe(0);
+    expect(await queues.warmPool.getWaitingCount()).toBe(0);
+    return swept("reconcile");
   };
 
   it("queues each endpoint once a round, whichever scheduler takes the tick", async () => {
     const db = testDb.current.db;
     const org = await db.org.create({ data: { slug: "walk", name: "Walk" } });
-    const count = SWEEP_SLICE_ENDPOINTS + 5;
+    // Three endpoints: a round spread over the period's slices takes one a slice
+    // (sweepSliceEndpoints), three slices and the one that finds the end.
+    const count = 3;
     await db.endpoint.createMany({
       data: Array.from({ length: count }, (_, i) => ({
         orgId: org.id,
@@ -67,14 +80,19 @@ describe("takeSweepSlice", () => {
 
     // Two schedulers tick together: one slice is queued, not two.
     const both = await Promise.all([take("a"), take("b")]);
-    expect(both.sort((x, y) => x - y)).toEqual([0, SWEEP_SLICE_ENDPOINTS]);
+    expect(both.sort((x, y) => x - y)).toEqual([0, 1]);
     // While a slice's jobs wait, the walk does not move.
     await nextTick();
     expect(await take("a")).toBe(0);
-    expect(await drainSweepJobs()).toEqual(ids.slice(0, SWEEP_SLICE_ENDPOINTS));
+    expect(await drainSweepJobs()).toEqual(ids.slice(0, 1));
+    for (const k of [1, 2]) {
+      await nextTick();
+      expect(await take(k === 1 ? "b" : "a")).toBe(1);
+      expect(await drainSweepJobs()).toEqual(ids.slice(k, k + 1));
+    }
+    // The slice after the last endpoint finds none and ends the round.
     await nextTick();
-    expect(await take("b")).toBe(5);
-    expect(await drainSweepJobs()).toEqual(ids.slice(SWEEP_SLICE_ENDPOINTS));
+    expect(await take("b")).toBe(0);
 
     // The round ended: the next is not due until its period is out.
     await nextTick();
@@ -84,7 +102,24 @@ describe("takeSweepSlice", () => {
     // An unreadable record starts a round again (at worst a repeat), as a wiped one does.
     await producer.set(`${prefix}:sweep-walk`, "{not json");
     await nextTick();
-    expect(await take("b")).toBe(SWEEP_SLICE_ENDPOINTS);
-    expect(await drainSweepJobs()).toEqual(ids.slice(0, SWEEP_SLICE_ENDPOINTS));
+    expect(await take("b")).toBe(1);
+    expect(await drainSweepJobs()).toEqual(ids.slice(0, 1));
+  });
+
+  it("takes full slices of a fleet larger than a period's worth", async () => {
+    const db = testDb.current.db;
+    const org = await db.org.create({ data: { slug: "walk-large", name: "Walk large" } });
+    await db.endpoint.createMany({
+      data: Array.from({ length: SWEEP_SLICE_ENDPOINTS * SWEEP_SLICES_PER_TICK + 1 }, (_, i) => ({
+        orgId: org.id,
+        slug: `l${i}`,
+        name: `l${i}`,
+        gpuType: "A10G",
+      })),
+    });
+    await producer.del(`${prefix}:sweep-walk`);
+    await nextTick();
+    expect(await take("a")).toBe(SWEEP_SLICE_ENDPOINTS);
+    expect(await drainSweepJobs()).toHaveLength(SWEEP_SLICE_ENDPOINTS);
   });
 });

@@ -1,9 +1,11 @@
 import {
   afterSweepSlice,
+  countSweptEndpoints,
   findSweepSlice,
   nextSweepSlice,
   SWEEP_SLICES_PER_TICK,
   SWEEP_WALK_START,
+  sweepSliceEndpoints,
   SweepWalkState,
 } from "@thaw/core";
 import type { DbClient } from "@thaw/db";
@@ -13,7 +15,7 @@ import { enqueueSweep, type SchedulerQueues } from "../queues.ts";
 /**
  * One tick of the sweep's walk round the endpoints (core's nextSweepSlice): whichever
  * scheduler takes the tick's lock reads the shared walk from Redis, queues the next slice's
- * reconciles and warm-pool tendings behind live work, and moves the walk on. Returns the
+ * reconciles and warm-pool tendings on the sweep's own queue, and moves the walk on. Returns the
  * endpoints queued.
  */
 export async function takeSweepSlice(args: {
@@ -39,23 +41,25 @@ export async function takeSweepSlice(args: {
   const state = storedWalk(await redis.get(walkKey));
   const slice = nextSweepSlice(state, Date.now(), sweepMs);
   if (!slice) return 0;
-  // While an earlier slice's jobs still wait (the workers busy with live work), no more are
-  // added: the sweep takes what the workers have spare and never piles up behind itself.
-  const behind =
-    (await queues.reconcile.getPrioritizedCount()) + (await queues.warmPool.getPrioritizedCount());
-  if (behind > 0) return 0;
-  const found = await findSweepSlice({ db, after: slice.after });
+  // While an earlier slice's jobs still wait for the sweep's few workers, no more are added:
+  // the sweep never piles up behind itself.
+  if ((await queues.sweep.getWaitingCount()) > 0) return 0;
+  // A round's slices are sized when it begins: its endpoints spread over the period.
+  const limit =
+    slice.after === null
+      ? sweepSliceEndpoints(await countSweptEndpoints({ db }))
+      : state.sliceEndpoints;
+  const found = await findSweepSlice({ db, after: slice.after, limit });
   await redis.set(
     walkKey,
-    JSON.stringify(afterSweepSlice(state, slice, found.nextAfter, Date.now())),
+    JSON.stringify(afterSweepSlice(state, slice, found.nextAfter, Date.now(), limit)),
   );
   if (found.endpointIds.length === 0) return 0;
-  // Behind any live work (sweepJobOf), in one round trip per queue.
-  const endpoints = found.endpointIds.map((endpointId) => ({ endpointId }));
-  await enqueueSweep(queues, "reconcile", endpoints);
+  // On the sweep's own queue and workers (QUEUES.sweep), in one round trip each.
+  await enqueueSweep(queues, "reconcile", found.endpointIds);
   // The warm pool's clock: keep-alives run out and pre-warms fall due between changes.
-  await enqueueSweep(queues, "warmPool", endpoints);
-  return endpoints.length;
+  await enqueueSweep(queues, "warmPool", found.endpointIds);
+  return found.endpointIds.length;
 }
 
 /** The stored walk; a missing or unreadable one starts a round (it only costs a repeat). */

@@ -16,6 +16,7 @@ import { processPlace } from "./place-processor.ts";
 import { processReconcile } from "./reconcile-processor.ts";
 import { processWarmPool } from "./warm-pool-processor.ts";
 import { processSnapshot } from "./snapshot-processor.ts";
+import { processSweep } from "./sweep-processor.ts";
 import { processWebhookDelivery } from "./webhook-delivery-processor.ts";
 import { processWhatIf } from "./what-if-processor.ts";
 import type { WorkerContext } from "./worker-context.ts";
@@ -34,6 +35,10 @@ export const PROCESSORS: Partial<Record<QueueKey, { run: Processor; concurrency:
   history: { run: processHistory, concurrency: 8 },
   fleet: { run: processFleet, concurrency: 2 },
   warmPool: { run: processWarmPool, concurrency: 4 },
+  // The sweep's reconciles and tendings, two at a time per process beside the live ones' own
+  // slots: a slice of 34 endpoints (68 jobs) is worked through in a second or two, and a
+  // scale event never waits for a slot behind it (QUEUES.sweep).
+  sweep: { run: processSweep, concurrency: 2 },
   // A capture holds its job while the agent checkpoints (minutes on a real host): few at once.
   snapshot: { run: (ctx, data, job) => processSnapshot(ctx, data, job), concurrency: 2 },
   // A delivery waits on a receiver for up to 10 s: many at once, few of them busy.
@@ -96,7 +101,8 @@ export function startWorkers(opts: {
         if (key === "place") metrics?.observePlacement(result as PlaceReplicaResult);
         // A scale-up's first batch, placed from its reconcile job (reconcile-processor.ts).
         const fromReconcile = (result as { placement?: PlaceReplicaResult } | null)?.placement;
-        if (key === "reconcile" && fromReconcile) metrics?.observePlacement(fromReconcile);
+        if ((key === "reconcile" || key === "sweep") && fromReconcile)
+          metrics?.observePlacement(fromReconcile);
         if (key === "history") {
           const closed = (result as ClosedColdStartHandled).closed;
           if (!closed) return; // already handled by an earlier run: counted and traced then

@@ -28,6 +28,16 @@ export const SWEEP_SLICES_PER_TICK = 15;
 /** Endpoints one slice of the walk takes. */
 export const SWEEP_SLICE_ENDPOINTS = Math.ceil(SWEEP_ENDPOINTS_PER_TICK / SWEEP_SLICES_PER_TICK);
 
+/** The endpoints the sweep walks: live ones, and deleted ones that still have replicas to stop. */
+const SWEPT_ENDPOINTS = {
+  OR: [{ deletedAt: null }, { replicas: { some: { state: { not: "stopped" as const } } } }],
+};
+
+/** How many endpoints a round of the sweep's walk has to take (sweepSliceEndpoints). */
+export async function countSweptEndpoints({ db }: { db: DbClient }): Promise<number> {
+  return db.endpoint.count({ where: SWEPT_ENDPOINTS });
+}
+
 /**
  * The next slice of the sweep's walk: endpoints after `after` in id order (all of them from
  * the start when null) that are live or still have replicas to stop. `nextAfter` is null
@@ -43,9 +53,7 @@ export async function findSweepSlice({
   after?: string | null;
   limit?: number;
 }) {
-  const where = {
-    OR: [{ deletedAt: null }, { replicas: { some: { state: { not: "stopped" as const } } } }],
-  };
+  const where = SWEPT_ENDPOINTS;
   const endpoints = await db.endpoint.findMany({
     where: after === null ? where : { AND: [where, { id: { gt: after } }] },
     orderBy: { id: "asc" },

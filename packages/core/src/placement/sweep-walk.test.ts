@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { afterSweepSlice, nextSweepSlice, SWEEP_WALK_START } from "./sweep-walk.ts";
+import { SWEEP_SLICE_ENDPOINTS, SWEEP_SLICES_PER_TICK } from "./find-lost-work.ts";
+import {
+  afterSweepSlice,
+  nextSweepSlice,
+  SWEEP_WALK_START,
+  sweepSliceEndpoints,
+  SweepWalkState,
+} from "./sweep-walk.ts";
 
 const PERIOD = 15_000;
 const T0 = 1_800_000_000_000;
@@ -30,5 +37,29 @@ describe("the sweep's walk", () => {
     expect(nextSweepSlice(SWEEP_WALK_START, T0, PERIOD)).toEqual({ after: null });
     // Skipped (the last slice's jobs still wait): the same slice is due next time.
     expect(nextSweepSlice(SWEEP_WALK_START, T0 + 70, PERIOD)).toEqual({ after: null });
+  });
+
+  it("spreads a small fleet over the period's slices, and takes full slices of a large one", () => {
+    expect(sweepSliceEndpoints(0)).toBe(1);
+    expect(sweepSliceEndpoints(3)).toBe(1);
+    expect(sweepSliceEndpoints(40)).toBe(3);
+    // However small or large the fleet, a round of slices at most this size covers it in a
+    // period's slices, or takes full slices.
+    for (const n of [1, 14, 15, 16, 100, 509, 510, 511, 5_000]) {
+      const size = sweepSliceEndpoints(n);
+      expect(size).toBeLessThanOrEqual(SWEEP_SLICE_ENDPOINTS);
+      if (size < SWEEP_SLICE_ENDPOINTS)
+        expect(size * SWEEP_SLICES_PER_TICK).toBeGreaterThanOrEqual(n);
+    }
+  });
+
+  it("keeps the size its round began with, and reads a walk stored before sizes were kept", () => {
+    let state = afterSweepSlice(SWEEP_WALK_START, { after: null }, "e3", T0, 3);
+    expect(state.sliceEndpoints).toBe(3);
+    state = afterSweepSlice(state, { after: "e3" }, "e6", T0 + 1_000, 7);
+    expect(state.sliceEndpoints).toBe(3);
+    expect(SweepWalkState.parse({ after: "e6", roundStartedAt: T0 }).sliceEndpoints).toBe(
+      SWEEP_SLICE_ENDPOINTS,
+    );
   });
 });

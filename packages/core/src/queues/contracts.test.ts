@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobOf, SWEEP_JOB_PRIORITY, sweepJobOf, whatIfJobOf, type QueueKey } from "./contracts.ts";
+import { jobOf, whatIfJobOf, type QueueKey } from "./contracts.ts";
 
 const id = "0190a3c4-0000-7000-8000-000000000001";
 
@@ -26,20 +26,25 @@ describe("jobOf", () => {
   });
 });
 
-describe("sweepJobOf", () => {
-  it("yields to live jobs: a lower priority and a deduplication key apart from theirs", () => {
-    expect(sweepJobOf("reconcile", { endpointId: id })).toEqual({
-      name: "reconcile",
-      data: { endpointId: id },
-      opts: {
-        deduplication: { id: `sweep-reconcile-${id}`, keepLastIfActive: true },
-        priority: SWEEP_JOB_PRIORITY,
-      },
+describe("the sweep's jobs", () => {
+  it("have deduplication keys apart from the live jobs' and from each other's", () => {
+    const reconcile = jobOf("sweep", { endpointId: id, work: "reconcile" });
+    const tending = jobOf("sweep", { endpointId: id, work: "warmPool" });
+    expect(reconcile).toEqual({
+      name: "sweep",
+      data: { endpointId: id, work: "reconcile" },
+      opts: { deduplication: { id: `sweep-reconcile-${id}`, keepLastIfActive: true } },
     });
-    expect(SWEEP_JOB_PRIORITY).toBeGreaterThan(0);
-    expect(sweepJobOf("warmPool", { endpointId: id }).opts.deduplication.id).not.toBe(
+    const keys = [
+      reconcile.opts.deduplication.id,
+      tending.opts.deduplication.id,
+      jobOf("reconcile", { endpointId: id }).opts.deduplication.id,
       jobOf("warmPool", { endpointId: id }).opts.deduplication.id,
-    );
+    ];
+    expect(new Set(keys).size).toBe(4);
+  });
+  it("name the work they redo, nothing else", () => {
+    expect(() => jobOf("sweep", { endpointId: id, work: "place" } as never)).toThrow();
   });
 });
 

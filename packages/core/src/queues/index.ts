@@ -6,8 +6,6 @@ export {
   LiveEvent,
   QUEUES,
   RECONCILE_SWEEP_MS,
-  SWEEP_JOB_PRIORITY,
-  sweepJobOf,
   whatIfJobOf,
   type QueueKey,
   type QueuePayload,
