@@ -27,7 +27,13 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { parseArgs } from "node:util";
 import { createApiKey } from "@thaw/core";
 import { quantiles } from "@thaw/core/statistics";
-import { cpuBetween, readCpu, THIS_PROCESS, type ProcessGroup } from "@thaw/core/testing";
+import {
+  cpuBetween,
+  readCpu,
+  THIS_PROCESS,
+  withSameLoadRate,
+  type ProcessGroup,
+} from "@thaw/core/testing";
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { startAgentStandIn } from "@thaw/node-agent-client/testing";
 import { startProcess } from "../src/process.ts";
@@ -69,16 +75,15 @@ if (
 const say = (message: string) => process.stderr.write(`[bench:warm-handover] ${message}\n`);
 
 // The largest rate's latency projected onto PROJECT_CORES, measured here at the same load per
-// core (as bench:placement does): 200 events/s on 16 cores load each core as 25 a second load
-// these 2. A rate that saturates this machine measures queueing that more cores remove. Run in
-// rate order with the others. Conservative in that the sweep's work for the whole fleet is
-// spread over fewer cores here.
+// core (withSameLoadRate, as bench:placement does). Conservative in that the sweep's work for
+// the whole fleet is spread over fewer cores here.
 const projectedRate = Math.max(...rates);
-const sameLoadRate = Math.max(
-  1,
-  Math.round((projectedRate * availableParallelism()) / PROJECT_CORES),
+const { rates: measuredRates, sameLoadRate } = withSameLoadRate(
+  rates,
+  projectedRate,
+  availableParallelism(),
+  PROJECT_CORES,
 );
-const measuredRates = [...new Set([...rates, sameLoadRate])].sort((a, b) => a - b);
 
 ensureDashboardBuilt(say);
 

@@ -35,19 +35,3 @@ export async function enqueueMany<K extends QueueKey>(
   if (payloads.length === 0) return;
   await queues[key].addBulk(payloads.map((payload) => jobOf(key, payload)));
 }
-
-/**
- * The sweep's runs of `work` for these endpoints, in one round trip, on the sweep's own queue
- * (QUEUES.sweep): they never take a live job's worker slot.
- */
-export async function enqueueSweep(
-  queues: SchedulerQueues,
-  work: QueuePayload<"sweep">["work"],
-  endpointIds: readonly string[],
-): Promise<void> {
-  await enqueueMany(
-    queues,
-    "sweep",
-    endpointIds.map((endpointId) => ({ endpointId, work })),
-  );
-}

@@ -34,7 +34,13 @@ import { Queue, Worker } from "bullmq";
 import { z } from "zod";
 import { createProducerConnection, createWorkerConnection } from "../redis.ts";
 import { enqueue, createQueues } from "../queues.ts";
-import { cpuBetween, readCpu, THIS_PROCESS, type ProcessGroup } from "@thaw/core/testing";
+import {
+  cpuBetween,
+  readCpu,
+  THIS_PROCESS,
+  withSameLoadRate,
+  type ProcessGroup,
+} from "@thaw/core/testing";
 
 const Args = z.object({
   nodes: z.coerce.number().int().min(1).max(50_000),
@@ -325,19 +331,19 @@ await waitUntil(() => received.length >= args.replicas, 120_000);
 
 // --- dispatch latency at steady rates of scale events ------------------------------------------
 const SECONDS = 10;
-// The latency on --project-cores cores, measured here at the same scale events per core: on 16
-// cores 200 events/s load each core as 25 a second load this machine's 2. Where a rate
-// saturates these cores, a latency measured at it is mostly queueing that more cores remove;
-// this is the figure they would give. It runs in rate order, before the saturating rates
-// whose backlog (history jobs, vacuum) would still be worked off in its window. Conservative
-// in that the sweep's and the stand-in's fixed work is spread over fewer cores here; not in
-// that one PostgreSQL takes every endpoint's row locks (at the issue's rate each of 20
-// endpoints scales 10 times a second, here about once).
+// The latency on --project-cores cores, measured here at the same load per core
+// (withSameLoadRate). Conservative in that the sweep's and the stand-in's fixed work is spread
+// over fewer cores here; not in that one PostgreSQL takes every endpoint's row locks (at the
+// issue's rate each of 20 endpoints scales 10 times a second, here about once).
 const issueRate = args.rates.includes(ISSUE_RATE) ? ISSUE_RATE : args.rates.at(-1)!;
-const sameLoadRate = Math.max(1, Math.round((issueRate * cpu.cores) / args["project-cores"]));
+const { rates: measuredRates, sameLoadRate } = withSameLoadRate(
+  args.rates,
+  issueRate,
+  cpu.cores,
+  args["project-cores"],
+);
 const atRates = [];
-for (const [i, rate] of [...new Set([...args.rates, sameLoadRate])].sort((a, b) => a - b).entries())
-  atRates.push(await dispatchLatencyAt(rate, i));
+for (const [i, rate] of measuredRates.entries()) atRates.push(await dispatchLatencyAt(rate, i));
 const atIssueRate = atRates.find((r) => r.scaleEventsPerSecond === issueRate)!;
 const atSameLoad = atRates.find((r) => r.scaleEventsPerSecond === sameLoadRate)!;
 

@@ -10,7 +10,7 @@ import {
 } from "@thaw/core";
 import type { DbClient } from "@thaw/db";
 import type { Redis } from "ioredis";
-import { enqueueSweep, type SchedulerQueues } from "../queues.ts";
+import { enqueueMany, type SchedulerQueues } from "../queues.ts";
 
 /**
  * One tick of the sweep's walk round the endpoints (core's nextSweepSlice): whichever
@@ -55,10 +55,13 @@ export async function takeSweepSlice(args: {
     JSON.stringify(afterSweepSlice(state, slice, found.nextAfter, Date.now(), limit)),
   );
   if (found.endpointIds.length === 0) return 0;
-  // On the sweep's own queue and workers (QUEUES.sweep), in one round trip each.
-  await enqueueSweep(queues, "reconcile", found.endpointIds);
-  // The warm pool's clock: keep-alives run out and pre-warms fall due between changes.
-  await enqueueSweep(queues, "warmPool", found.endpointIds);
+  // Each endpoint's reconcile and warm-pool tending (the warm pool's clock: keep-alives run
+  // out and pre-warms fall due between changes), on the sweep's own queue and workers
+  // (QUEUES.sweep), in one round trip.
+  await enqueueMany(queues, "sweep", [
+    ...found.endpointIds.map((endpointId) => ({ endpointId, work: "reconcile" as const })),
+    ...found.endpointIds.map((endpointId) => ({ endpointId, work: "warmPool" as const })),
+  ]);
   return found.endpointIds.length;
 }
 

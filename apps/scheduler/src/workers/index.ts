@@ -36,8 +36,7 @@ export const PROCESSORS: Partial<Record<QueueKey, { run: Processor; concurrency:
   fleet: { run: processFleet, concurrency: 2 },
   warmPool: { run: processWarmPool, concurrency: 4 },
   // The sweep's reconciles and tendings, two at a time per process beside the live ones' own
-  // slots: a slice of 34 endpoints (68 jobs) is worked through in a second or two, and a
-  // scale event never waits for a slot behind it (QUEUES.sweep).
+  // slots: a scale event never waits for a slot behind them (QUEUES.sweep).
   sweep: { run: processSweep, concurrency: 2 },
   // A capture holds its job while the agent checkpoints (minutes on a real host): few at once.
   snapshot: { run: (ctx, data, job) => processSnapshot(ctx, data, job), concurrency: 2 },

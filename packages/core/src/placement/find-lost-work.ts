@@ -53,9 +53,8 @@ export async function findSweepSlice({
   after?: string | null;
   limit?: number;
 }) {
-  const where = SWEPT_ENDPOINTS;
   const endpoints = await db.endpoint.findMany({
-    where: after === null ? where : { AND: [where, { id: { gt: after } }] },
+    where: after === null ? SWEPT_ENDPOINTS : { AND: [SWEPT_ENDPOINTS, { id: { gt: after } }] },
     orderBy: { id: "asc" },
     select: { id: true },
     take: limit,

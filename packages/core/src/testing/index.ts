@@ -106,6 +106,7 @@ export {
   cpuBetween,
   readCpu,
   THIS_PROCESS,
+  withSameLoadRate,
   type CpuReading,
   type CpuWindow,
   type ProcessGroup,

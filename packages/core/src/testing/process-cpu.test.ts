@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cpuBetween, readCpu, THIS_PROCESS } from "./process-cpu.ts";
+import { cpuBetween, readCpu, THIS_PROCESS, withSameLoadRate } from "./process-cpu.ts";
 
 /** Spins until this process has used `milliseconds` of CPU, however busy the machine is. */
 function burn(milliseconds: number) {
@@ -30,5 +30,18 @@ describe("readCpu / cpuBetween", () => {
     // adds to it.
     expect(window.busyCores).toBeGreaterThan(0.3 / window.windowSeconds - 0.1);
     expect(window.busyCores).toBeLessThanOrEqual(window.cores + 0.5);
+  });
+});
+
+describe("withSameLoadRate", () => {
+  it("adds the rate that loads these cores as the rate would load the larger shape, in order", () => {
+    expect(withSameLoadRate([20, 50, 200], 200, 2, 16)).toEqual({
+      rates: [20, 25, 50, 200],
+      sameLoadRate: 25,
+    });
+    // Already among the rates: measured once.
+    expect(withSameLoadRate([25, 200], 200, 2, 16).rates).toEqual([25, 200]);
+    // Never below one event a second.
+    expect(withSameLoadRate([1], 1, 2, 16)).toEqual({ rates: [1], sameLoadRate: 1 });
   });
 });

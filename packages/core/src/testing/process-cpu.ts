@@ -107,3 +107,20 @@ export function cpuBetween(before: CpuReading, after: CpuReading): CpuWindow {
     ),
   };
 }
+
+/**
+ * The benches' rates, with the one that loads each of this machine's `cores` as `rate` would
+ * load `projectCores` (200 events/s on 16 cores: 25 on 2), in ascending order. A rate that
+ * saturates these cores measures queueing that more cores remove; the same load per core,
+ * measured here, is the projection of its latency onto the larger shape. Ascending, so the
+ * projection's round is not run in the backlog (history jobs, vacuum) a saturating one leaves.
+ */
+export function withSameLoadRate(
+  rates: readonly number[],
+  rate: number,
+  cores: number,
+  projectCores: number,
+): { rates: number[]; sameLoadRate: number } {
+  const sameLoadRate = Math.max(1, Math.round((rate * cores) / projectCores));
+  return { rates: [...new Set([...rates, sameLoadRate])].sort((a, b) => a - b), sameLoadRate };
+}
