@@ -47,4 +47,14 @@ describe("BestNonWarmMemo", () => {
     memo.forget("new");
     expect(memo.fresh("new")).toBeUndefined();
   });
+  it("keeps a shared prediction for the lifetime it was given, never past its own TTL", () => {
+    let now = 0;
+    const memo = new BestNonWarmMemo(60_000, () => now);
+    expect(memo.remember("shared", { deploymentId: "d", seconds: 1 }, 10_000)).toBe(10_000);
+    expect(memo.remember("long", { deploymentId: "d", seconds: 2 }, 600_000)).toBe(60_000);
+    now = 10_001;
+    expect(memo.fresh("shared")).toBeUndefined();
+    now = 60_000;
+    expect(memo.fresh("long")).toEqual({ deploymentId: "d", seconds: 2 });
+  });
 });

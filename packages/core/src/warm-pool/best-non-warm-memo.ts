@@ -8,6 +8,8 @@
 // cost two schedulers and Postgres about a core between them on bench:warm-handover (the
 // shortlist ran 84 times a second): the scheduler keeps a figure 2.5–5 minutes, each its own
 // lifetime, so that the first sweep's predictions do not all fall due in one later sweep.
+// Each prediction is also shared through the endpoint's warm-pool row (shared-best-non-warm.ts),
+// so that the other schedulers, and this one after a restart, do not make it again.
 
 /** How long the scheduler keeps a prediction at most (each lives half to all of it). */
 export const BEST_NON_WARM_TTL_MS = 5 * 60_000;
@@ -41,18 +43,25 @@ export class BestNonWarmMemo {
     return { deploymentId: entry.deploymentId, seconds: entry.seconds };
   }
 
-  remember(endpointId: string, prediction: BestNonWarm): void {
+  /**
+   * Keeps the prediction for its lifetime — `lifetimeMs` when given (one another scheduler
+   * made and shared, for what is left of its own), else a share of the TTL — and returns it.
+   */
+  remember(endpointId: string, prediction: BestNonWarm, lifetimeMs?: number): number {
     if (this.entries.size >= this.maxEntries && !this.entries.has(endpointId)) {
       const now = this.nowMs();
       for (const [id, entry] of this.entries)
         if (now - entry.atMs > this.ttlMs) this.entries.delete(id);
       if (this.entries.size >= this.maxEntries) this.entries.clear();
     }
+    const lifetime = Math.min(this.ttlMs, lifetimeMs ?? this.ttlMs * this.lifetimeShare());
     this.entries.set(endpointId, {
-      ...prediction,
+      deploymentId: prediction.deploymentId,
+      seconds: prediction.seconds,
       atMs: this.nowMs(),
-      lifetimeMs: this.ttlMs * this.lifetimeShare(),
+      lifetimeMs: lifetime,
     });
+    return lifetime;
   }
 
   /** Forgets the endpoint's prediction (it no longer runs the deployment it was made for). */

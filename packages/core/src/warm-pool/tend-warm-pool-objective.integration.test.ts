@@ -121,4 +121,65 @@ describe("tendWarmPool under the org's and endpoint's objective", () => {
     // This org has no L40S node: no feasible start, which is remembered as such.
     expect(memo.fresh(endpointId)).toEqual({ deploymentId: activeDeploymentId, seconds: null });
   });
+  it("shares a prediction with the other schedulers until it is due, for its deployment only", async () => {
+    const endpointId = await idleEndpoint(100_000);
+    const { activeDeploymentId } = await t.db.endpoint.findUniqueOrThrow({
+      where: { id: endpointId },
+    });
+    /** A scheduler process: its own memo, the shared row. */
+    const tendIn = (memo: BestNonWarmMemo, now = NOW) =>
+      tendWarmPool({
+        db: t.db,
+        endpointId,
+        options: { gpuBudget: 4, bestNonWarm: memo },
+        now,
+      });
+    const row = () => t.db.endpointWarmPool.findUniqueOrThrow({ where: { endpointId } });
+    const share = (data: {
+      bestNonWarmPredictedFor: string;
+      bestNonWarmPredictedSeconds: number | null;
+      bestNonWarmFreshUntil: Date;
+    }) => t.db.endpointWarmPool.update({ where: { endpointId }, data });
+    // The first scheduler predicts (no L40S node in this org: no feasible start) and shares it
+    // for the lifetime it keeps it itself.
+    await tendIn(new BestNonWarmMemo(60_000, () => NOW.getTime()));
+    expect(await row()).toMatchObject({
+      bestNonWarmPredictedFor: activeDeploymentId,
+      bestNonWarmPredictedSeconds: null,
+      bestNonWarmFreshUntil: new Date(NOW.getTime() + 60_000),
+    });
+    // Another scheduler takes the shared figure rather than predicting its own: 9 s here,
+    // which no prediction on this fleet would give.
+    await share({
+      bestNonWarmPredictedFor: activeDeploymentId!,
+      bestNonWarmPredictedSeconds: 9,
+      bestNonWarmFreshUntil: new Date(NOW.getTime() + 20_000),
+    });
+    let nowMs = NOW.getTime();
+    const second = new BestNonWarmMemo(60_000, () => nowMs);
+    await tendIn(second);
+    expect((await row()).bestNonWarmSeconds).toBe(9);
+    expect(second.fresh(endpointId)).toEqual({ deploymentId: activeDeploymentId, seconds: 9 });
+    // …for what is left of its lifetime only.
+    nowMs += 20_001;
+    expect(second.fresh(endpointId)).toBeUndefined();
+    // Due, or made for another deployment: predicted again, and the new one shared.
+    for (const stale of [
+      { bestNonWarmPredictedFor: activeDeploymentId!, bestNonWarmFreshUntil: NOW },
+      {
+        bestNonWarmPredictedFor: crypto.randomUUID(),
+        bestNonWarmFreshUntil: new Date(NOW.getTime() + 20_000),
+      },
+    ]) {
+      await share({ ...stale, bestNonWarmPredictedSeconds: 9 });
+      const memo = new BestNonWarmMemo(60_000, () => NOW.getTime());
+      await tendIn(memo);
+      expect(memo.fresh(endpointId)).toEqual({ deploymentId: activeDeploymentId, seconds: null });
+      expect(await row()).toMatchObject({
+        bestNonWarmPredictedFor: activeDeploymentId,
+        bestNonWarmPredictedSeconds: null,
+        bestNonWarmFreshUntil: new Date(NOW.getTime() + 60_000),
+      });
+    }
+  });
 });

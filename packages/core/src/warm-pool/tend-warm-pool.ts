@@ -23,6 +23,7 @@ import { replicaReasonData } from "../placement/replica-reason.ts";
 import { planSleep } from "../sleeping/choose-sleep-level.ts";
 import { engineSleepCalls, type EngineSleepCalls } from "../sleeping/engine-sleep-calls.ts";
 import { type BestNonWarm, type BestNonWarmMemo } from "./best-non-warm-memo.ts";
+import { readSharedBestNonWarm, shareBestNonWarm } from "./shared-best-non-warm.ts";
 import type { TimedReads } from "./timed-reads.ts";
 import {
   loadOrgIdleTimes,
@@ -103,13 +104,35 @@ export async function tendWarmPool({
   options: WarmPoolOptions;
   now?: Date;
 }): Promise<TendWarmPoolResult> {
-  const settings = { ...DEFAULT_WARM_POOL_SETTINGS, ...options.settings };
   // What a miss would cost is predicted before the transaction: it reads the org's nodes,
   // snapshots and history and runs the physics, none of which needs the endpoint's row lock,
   // and a scale request waits on that lock for as long as a tend holds it. Inside, it is used
-  // only if the endpoint still runs the deployment it was predicted for.
-  const predicted =
-    options.bestNonWarm?.fresh(endpointId) ?? (await predictBeforeLock(db, endpointId, options));
+  // only if the endpoint still runs the deployment it was predicted for. A scheduler takes
+  // the figure it remembers, else the one another scheduler shared, else predicts it.
+  const memo = options.bestNonWarm;
+  const known = memo
+    ? (memo.fresh(endpointId) ?? (await readSharedBestNonWarm(db, endpointId, memo, now)))
+    : undefined;
+  if (known) return tendWith(db, endpointId, options, known, now);
+  const made = await predictBeforeLock(db, endpointId);
+  const lifetimeMs = made && memo ? memo.remember(endpointId, made) : 0;
+  const result = await tendWith(db, endpointId, options, made, now);
+  // Shared once the tending has written the endpoint's warm-pool row, unless the tending
+  // found the endpoint on another deployment than the one predicted (and forgot it).
+  if (made && memo?.fresh(endpointId))
+    await shareBestNonWarm(db, endpointId, made, lifetimeMs, now);
+  return result;
+}
+
+/** A tending with the miss cost known (null: none, when the endpoint cannot start warm). */
+async function tendWith(
+  db: DbClient,
+  endpointId: string,
+  options: WarmPoolOptions,
+  predicted: BestNonWarm | null,
+  now: Date,
+): Promise<TendWarmPoolResult> {
+  const settings = { ...DEFAULT_WARM_POOL_SETTINGS, ...options.settings };
   const unchanged = await tendingWithoutChange(db, endpointId, options, settings, predicted, now);
   if (unchanged) return unchanged;
   return db.$transaction(
@@ -579,7 +602,6 @@ async function sleepersAmong(
 async function predictBeforeLock(
   db: DbClient,
   endpointId: string,
-  options: WarmPoolOptions,
 ): Promise<BestNonWarm | null> {
   const row = await db.endpoint.findUnique({
     where: { id: endpointId },
@@ -596,12 +618,10 @@ async function predictBeforeLock(
   });
   if (!row?.activeDeploymentId || row.deletedAt !== null || !row.allowedPaths.includes("warm"))
     return null;
-  const prediction = {
+  return {
     deploymentId: row.activeDeploymentId,
     seconds: await predictBestNonWarm(db, row, row.activeDeploymentId),
   };
-  options.bestNonWarm?.remember(endpointId, prediction);
-  return prediction;
 }
 
 /** What a miss costs now: the predicted seconds of the best feasible start that is not a handover. */
