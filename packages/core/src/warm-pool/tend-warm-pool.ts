@@ -599,10 +599,7 @@ async function sleepersAmong(
 }
 
 /** The endpoint's miss cost for its active deployment, when its warm pool may hold replicas. */
-async function predictBeforeLock(
-  db: DbClient,
-  endpointId: string,
-): Promise<BestNonWarm | null> {
+async function predictBeforeLock(db: DbClient, endpointId: string): Promise<BestNonWarm | null> {
   const row = await db.endpoint.findUnique({
     where: { id: endpointId },
     select: {
