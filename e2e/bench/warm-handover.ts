@@ -16,11 +16,11 @@
 // The warm pool runs with hybrid windows (an hour's keep-alive) and a budget that holds every
 // parked replica, so its sweeps keep them; the sweeps themselves (reconcile and warm pool of
 // every endpoint every 15 s) run as they do in production; the windows begin once the first
-// sweep has tended every endpoint (a running control plane, not a fleet's first minute). Each rate's window also says where
-// the CPU went, per process, whether the machine's cores were saturated, and what rate the
-// production shape (16 cores) would carry at half load; `projection` is the largest rate's
-// p99 over the bare round trip measured at the rate that loads each core here as it would load
-// 16 (25/s for 200/s on 2 cores). JSON on stdout, progress on stderr.
+// sweep has tended every endpoint (a running control plane, not a fleet's first minute). Each
+// rate's window also says where the CPU went, per process, whether the machine's cores were
+// saturated, and what rate the production shape (16 cores) would carry at half load;
+// `projection` is the largest rate's p99 over the bare round trip measured at the rate that
+// loads each core here as it would load 16 (25/s for 200/s on 2 cores). JSON on stdout, progress on stderr.
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";

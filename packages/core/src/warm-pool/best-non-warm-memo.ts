@@ -55,12 +55,7 @@ export class BestNonWarmMemo {
       if (this.entries.size >= this.maxEntries) this.entries.clear();
     }
     const lifetime = Math.min(this.ttlMs, lifetimeMs ?? this.ttlMs * this.lifetimeShare());
-    this.entries.set(endpointId, {
-      deploymentId: prediction.deploymentId,
-      seconds: prediction.seconds,
-      atMs: this.nowMs(),
-      lifetimeMs: lifetime,
-    });
+    this.entries.set(endpointId, { ...prediction, atMs: this.nowMs(), lifetimeMs: lifetime });
     return lifetime;
   }
 
