@@ -8,7 +8,16 @@ import type { WorkerContext } from "./worker-context.ts";
  */
 export async function processReconcile(ctx: WorkerContext, data: unknown): Promise<unknown> {
   const { endpointId } = QUEUES.reconcile.payload.parse(data);
-  const result = await reconcileEndpoint({ db: ctx.db, endpointId });
+  return runReconcile(ctx, endpointId);
+}
+
+/** One endpoint's reconcile and what follows it (the live job's, and the sweep's). */
+export async function runReconcile(
+  ctx: WorkerContext,
+  endpointId: string,
+  { unlockedFirst = false }: { unlockedFirst?: boolean } = {},
+): Promise<unknown> {
+  const result = await reconcileEndpoint({ db: ctx.db, endpointId, unlockedFirst });
   if (result.backoff) ctx.log.warn({ endpointId, reason: result.backoff }, "crash-loop backoff");
   // A scale-up's first batch is placed (and sent) from this job: a queue hop fewer between a
   // scale event and its agent. The other batches, and replicas pending from before (waiting

@@ -1,5 +1,5 @@
 import { QUEUES } from "@thaw/core";
-import { processReconcile } from "./reconcile-processor.ts";
+import { runReconcile } from "./reconcile-processor.ts";
 import { processWarmPool } from "./warm-pool-processor.ts";
 import type { WorkerContext } from "./worker-context.ts";
 
@@ -10,6 +10,8 @@ import type { WorkerContext } from "./worker-context.ts";
 export async function processSweep(ctx: WorkerContext, data: unknown): Promise<unknown> {
   const { endpointId, work } = QUEUES.sweep.payload.parse(data);
   return work === "reconcile"
-    ? processReconcile(ctx, { endpointId })
+    ? // Most of the sweep's reconciles find nothing to change: decided on an unlocked read
+      // first, they take the endpoint's lock only when one does.
+      runReconcile(ctx, endpointId, { unlockedFirst: true })
     : processWarmPool(ctx, { endpointId });
 }

@@ -232,4 +232,40 @@ describe("reconcileEndpoint", () => {
     const cancelled = await db.coldStart.findUniqueOrThrow({ where: { id: start.id } });
     expect(cancelled.status).toBe("cancelled");
   });
+
+  it("decides unlocked first when asked, and locks only to change something", async () => {
+    const { db, endpoint, replica } = await seed("reconcile-unlocked-first", 1);
+    await replica("ready", Date.now() - 60_000);
+    // A row lock is written to the row: its xmax names the locking transaction.
+    const lockedBy = async () =>
+      (
+        await db.$queryRaw<{ xmax: string }[]>`
+          SELECT xmax::text FROM "Endpoint" WHERE id = ${endpoint.id}::uuid`
+      )[0]!.xmax;
+    const before = await lockedBy();
+
+    const steady = await reconcileEndpoint({ db, endpointId: endpoint.id, unlockedFirst: true });
+    expect(steady).toMatchObject({ desired: 1, counted: 1, created: [], toPlace: [] });
+    expect(await lockedBy()).toBe(before);
+
+    // The same without the pre-check locks the row, though it changes nothing either.
+    await reconcileEndpoint({ db, endpointId: endpoint.id });
+    const afterLocked = await lockedBy();
+    expect(afterLocked).not.toBe(before);
+
+    // Scaled up: the unlocked read finds a shortfall, and the locked reconcile creates it.
+    await db.endpoint.update({ where: { id: endpoint.id }, data: { desiredReplicas: 2 } });
+    const up = await reconcileEndpoint({ db, endpointId: endpoint.id, unlockedFirst: true });
+    expect(up.created).toHaveLength(1);
+    expect(up.counted).toBe(2);
+    expect(await db.replica.count({ where: { endpointId: endpoint.id, state: "pending" } })).toBe(
+      1,
+    );
+
+    // No such endpoint: nothing, either way.
+    const missing = "00000000-0000-4000-8000-000000000000";
+    expect(await reconcileEndpoint({ db, endpointId: missing, unlockedFirst: true })).toMatchObject(
+      { desired: 0, created: [] },
+    );
+  });
 });
