@@ -1,5 +1,4 @@
 import { directSql, Prisma, type DbClient, type SqlRows } from "@thaw/db";
-import type { ReplicaDrainIntent, ReplicaPendingCause, ReplicaState } from "../vocabulary/index.ts";
 import {
   noteCapacityChange,
   warmPoolMemoryOf,
@@ -12,6 +11,7 @@ import {
   reconcileChangesNothing,
   UNDISPATCHED_AFTER_MS,
   type ReconcileDecision,
+  type ReconcileReplica,
 } from "./decide-reconcile.ts";
 import { placeJobHeads } from "./place-job-heads.ts";
 import { replicaReasonSql, replicaReasonText } from "./replica-reason.ts";
@@ -167,12 +167,7 @@ function resultOf(
  * crash-loop backoff), its lost dispatches and the warm pool's memory of it. Undefined when
  * there is no such endpoint.
  */
-async function readReconcileState(
-  rows: SqlRows,
-  endpointId: string,
-  now: Date,
-  lock: boolean,
-) {
+async function readReconcileState(rows: SqlRows, endpointId: string, now: Date, lock: boolean) {
   const endpointColumns = Prisma.sql`e.id::text, e."orgId"::text AS "orgId", e."desiredReplicas",
     e."activeDeploymentId"::text AS "activeDeploymentId", e."deletedAt" IS NOT NULL AS deleted`;
   let read: (EndpointRow & ReconcileStateRow) | undefined;
@@ -249,20 +244,11 @@ interface EndpointRow {
   deleted: boolean;
 }
 
-interface ReplicaRow {
-  id: string;
-  state: ReplicaState;
-  deploymentId: string;
-  nodeId: string | null;
-  prewarm: boolean;
-  pendingCause: ReplicaPendingCause | null;
-  drainIntent: ReplicaDrainIntent | null;
-  /** Timestamps as json_build_object writes them: UTC, without a zone. */
+/** A replica as the state statement gives it: timestamps as json_build_object writes them. */
+interface ReplicaRow extends Omit<ReconcileReplica, "createdAt" | "updatedAt"> {
+  /** UTC, without a zone. */
   createdAt: string;
   updatedAt: string;
-  nodeState: string | null;
-  /** The source of a snapshot being captured. */
-  capturing: boolean;
 }
 
 interface ReconcileStateRow {
