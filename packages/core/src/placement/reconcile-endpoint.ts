@@ -70,7 +70,7 @@ export async function reconcileEndpoint({
 }): Promise<ReconcileEndpointResult> {
   if (unlockedFirst) {
     const read = await readReconcileState(directSql(db).rows, endpointId, now, false);
-    if (!read) return NOTHING;
+    if (!read) return nothing();
     const decision = decideReconcile({ ...read, now });
     if (reconcileChangesNothing(decision)) return resultOf(decision, []);
   }
@@ -79,7 +79,7 @@ export async function reconcileEndpoint({
   // (bench:placement's per-event CPU).
   return directSql(db).transaction(async (tx) => {
     const read = await readReconcileState(tx.rows, endpointId, now, true);
-    if (!read) return NOTHING;
+    if (!read) return nothing();
     const { endpoint, memory } = read;
     const deploymentId = endpoint.activeDeploymentId;
     const decision = decideReconcile({ ...read, now });
@@ -127,16 +127,19 @@ export async function reconcileEndpoint({
   });
 }
 
-const NOTHING: ReconcileEndpointResult = {
-  desired: 0,
-  counted: 0,
-  created: [],
-  toPlace: [],
-  toStop: [],
-  toDispatch: [],
-  parking: [],
-  backoff: null,
-};
+/** The result for an endpoint that does not exist (a fresh one each time: callers own it). */
+function nothing(): ReconcileEndpointResult {
+  return {
+    desired: 0,
+    counted: 0,
+    created: [],
+    toPlace: [],
+    toStop: [],
+    toDispatch: [],
+    parking: [],
+    backoff: null,
+  };
+}
 
 /** The worker's part of a decision carried out, with the replicas it created. */
 function resultOf(
