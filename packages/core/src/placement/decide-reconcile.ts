@@ -61,6 +61,8 @@ type ReconcileDrainIntent = Extract<
 
 export interface ReconcileDecision {
   desired: number;
+  /** The endpoint's active deployment, the one a shortfall is created for (null: none). */
+  deploymentId: string | null;
   /** Counted replicas that stay (before any created). */
   counted: number;
   /** To mark draining, with the intent they drain for; their open starts are cancelled. */
@@ -180,6 +182,7 @@ export function decideReconcile({
       r.updatedAt.getTime() > now.getTime() - PARKING_GRACE_MS);
   return {
     desired,
+    deploymentId,
     counted: counted.length - surplus.length,
     drains,
     capacityNote,

@@ -7,6 +7,7 @@ export * from "./place-replica.ts";
 export * from "./outdated-replicas-to-keep.ts";
 export * from "./replica-reason.ts";
 export * from "./place-job-heads.ts";
+export * from "./decide-reconcile.ts";
 export * from "./reconcile-endpoint.ts";
 export * from "./finish-replica-stop.ts";
 export * from "./prepare-dispatch.ts";

@@ -5,11 +5,8 @@ import { prismaRows } from "@thaw/db";
 import { emptyIdleTracker, recordIdleTime } from "../scheduling/index.ts";
 import { testNodeRow } from "../testing/index.ts";
 import { loadWarmPoolMemory, saveWarmPoolMemory } from "../warm-pool/warm-pool-memory.ts";
-import {
-  CRASH_LOOP_FAILURES,
-  reconcileEndpoint,
-  UNDISPATCHED_AFTER_MS,
-} from "./reconcile-endpoint.ts";
+import { CRASH_LOOP_FAILURES, UNDISPATCHED_AFTER_MS } from "./decide-reconcile.ts";
+import { reconcileEndpoint } from "./reconcile-endpoint.ts";
 
 // Reconcile straight against Postgres, each branch its statements take: the scale-up and
 // the warm pool's note of it, the crash-loop backoff, a scale-down's drain order and the

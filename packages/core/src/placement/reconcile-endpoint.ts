@@ -17,14 +17,6 @@ import { placeJobHeads } from "./place-job-heads.ts";
 import { replicaReasonSql, replicaReasonText } from "./replica-reason.ts";
 import { uuidV7 } from "./uuid-v7.ts";
 
-export {
-  COUNTED_REPLICA_STATES,
-  CRASH_LOOP_FAILURES,
-  CRASH_LOOP_WINDOW_MS,
-  PARKING_GRACE_MS,
-  UNDISPATCHED_AFTER_MS,
-} from "./decide-reconcile.ts";
-
 // Reconcile (ARCHITECTURE.md §3 step 2), level-triggered: desired vs actual, read from Postgres
 // every time — a job payload is only an id, and running it twice changes nothing more. The
 // decision is core's decideReconcile; this file reads its inputs and writes what it decided.
@@ -81,7 +73,6 @@ export async function reconcileEndpoint({
     const read = await readReconcileState(tx.rows, endpointId, now, true);
     if (!read) return nothing();
     const { endpoint, memory } = read;
-    const deploymentId = endpoint.activeDeploymentId;
     const decision = decideReconcile({ ...read, now });
     if (decision.capacityNote === "surplus")
       await noteCapacityChange(tx.rows, endpoint, "surplus", now, memory);
@@ -103,6 +94,7 @@ export async function reconcileEndpoint({
     }
 
     const created: string[] = [];
+    const { deploymentId } = decision;
     if (decision.shortfall > 0 && deploymentId) {
       // One statement however large the step, with one parameter for all the ids: as a
       // Prisma createMany, a scale-up of 500 was 2,500 parameters through its query
@@ -123,7 +115,7 @@ export async function reconcileEndpoint({
     }
     if (decision.capacityNote === "needed")
       await noteCapacityChange(tx.rows, endpoint, "needed", now, memory);
-    return resultOf(decision, created, deploymentId);
+    return resultOf(decision, created);
   });
 }
 
@@ -142,15 +134,12 @@ function nothing(): ReconcileEndpointResult {
 }
 
 /** The worker's part of a decision carried out, with the replicas it created. */
-function resultOf(
-  decision: ReconcileDecision,
-  created: string[],
-  deploymentId: string | null = null,
-): ReconcileEndpointResult {
-  // Pending now: those read that were not drained, then the ones just made.
+function resultOf(decision: ReconcileDecision, created: string[]): ReconcileEndpointResult {
+  // Pending now: those read that were not drained, then the ones just made (only ever made
+  // for the active deployment).
   const pending = [
     ...decision.pending,
-    ...(deploymentId ? created.map((id) => ({ id, deploymentId })) : []),
+    ...created.map((id) => ({ id, deploymentId: decision.deploymentId! })),
   ];
   return {
     desired: decision.desired,
