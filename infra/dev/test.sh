@@ -33,16 +33,28 @@ step "typecheck" pnpm -s turbo run typecheck --output-logs=errors-only
 step "lint" pnpm -s turbo run lint --output-logs=errors-only
 step "format" pnpm -s exec prettier --check . --log-level warn
 step "unit tests" pnpm -s turbo run test --output-logs=full
-step "integration tests" pnpm -s turbo run test:integration --concurrency=1 --output-logs=full
-step "end-to-end tests" pnpm -s turbo run test:e2e --output-logs=full
+# --continue: a package's failure does not cancel the others', so one flaky test costs its own
+# result only, and the summary below names every failure there is.
+step "integration tests" pnpm -s turbo run test:integration --concurrency=1 --continue --output-logs=full
+step "end-to-end tests" pnpm -s turbo run test:e2e --continue --output-logs=full
 
 node -e '
 const fs = require("fs"), path = require("path");
 let passed = 0, failed = 0, skipped = 0;
+const failures = [];
 for (const f of fs.readdirSync(process.argv[1])) {
   const r = JSON.parse(fs.readFileSync(path.join(process.argv[1], f), "utf8"));
   passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + (r.numTodoTests || 0);
+  // CI keeps only the tail of the output: the failures are named here, at the end, with the
+  // first line of what each said (a file that failed to load or in a hook has no test of its own).
+  for (const file of r.testResults || []) {
+    const where = path.relative(process.cwd(), file.name);
+    const tests = (file.assertionResults || []).filter((a) => a.status === "failed");
+    for (const t of tests) failures.push(`${where} > ${t.fullName}: ${String(t.failureMessages?.[0] ?? "").split("\n")[0]}`);
+    if (file.status === "failed" && tests.length === 0) failures.push(`${where}: ${String(file.message || "failed").split("\n")[0]}`);
+  }
 }
+if (failures.length) console.log("\nfailed tests:\n" + failures.map((f) => "  " + f.slice(0, 400)).join("\n"));
 console.log(`\ntests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "$REPORTS"
 
