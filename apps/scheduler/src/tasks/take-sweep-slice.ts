@@ -10,13 +10,13 @@ import {
 } from "@thaw/core";
 import type { DbClient } from "@thaw/db";
 import type { Redis } from "ioredis";
-import { enqueueMany, type SchedulerQueues } from "../queues.ts";
+import { enqueue, type SchedulerQueues } from "../queues.ts";
 
 /**
  * One tick of the sweep's walk round the endpoints (core's nextSweepSlice): whichever
  * scheduler takes the tick's lock reads the shared walk from Redis, queues the next slice's
- * reconciles and warm-pool tendings on the sweep's own queue, and moves the walk on. Returns the
- * endpoints queued.
+ * reconciles and warm-pool tendings as one job on the sweep's own queue, and moves the walk on.
+ * Returns the endpoints queued.
  */
 export async function takeSweepSlice(args: {
   db: DbClient;
@@ -55,13 +55,10 @@ export async function takeSweepSlice(args: {
     JSON.stringify(afterSweepSlice(state, slice, found.nextAfter, Date.now(), limit)),
   );
   if (found.endpointIds.length === 0) return 0;
-  // Each endpoint's reconcile and warm-pool tending (the warm pool's clock: keep-alives run
-  // out and pre-warms fall due between changes), on the sweep's own queue and workers
-  // (QUEUES.sweep), in one round trip.
-  await enqueueMany(queues, "sweep", [
-    ...found.endpointIds.map((endpointId) => ({ endpointId, work: "reconcile" as const })),
-    ...found.endpointIds.map((endpointId) => ({ endpointId, work: "warmPool" as const })),
-  ]);
+  // The slice's reconciles and warm-pool tendings (the warm pool's clock: keep-alives run out
+  // and pre-warms fall due between changes) as one job on the sweep's own queue and workers
+  // (QUEUES.sweep).
+  await enqueue(queues, "sweep", { endpointIds: found.endpointIds });
   return found.endpointIds.length;
 }
 

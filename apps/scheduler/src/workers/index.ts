@@ -16,7 +16,7 @@ import { processPlace } from "./place-processor.ts";
 import { processReconcile } from "./reconcile-processor.ts";
 import { processWarmPool } from "./warm-pool-processor.ts";
 import { processSnapshot } from "./snapshot-processor.ts";
-import { processSweep } from "./sweep-processor.ts";
+import { processSweep, type SweepSliceResult } from "./sweep-processor.ts";
 import { processWebhookDelivery } from "./webhook-delivery-processor.ts";
 import { processWhatIf } from "./what-if-processor.ts";
 import type { WorkerContext } from "./worker-context.ts";
@@ -100,8 +100,11 @@ export function startWorkers(opts: {
         if (key === "place") metrics?.observePlacement(result as PlaceReplicaResult);
         // A scale-up's first batch, placed from its reconcile job (reconcile-processor.ts).
         const fromReconcile = (result as { placement?: PlaceReplicaResult } | null)?.placement;
-        if ((key === "reconcile" || key === "sweep") && fromReconcile)
-          metrics?.observePlacement(fromReconcile);
+        if (key === "reconcile" && fromReconcile) metrics?.observePlacement(fromReconcile);
+        // And those of the sweep's reconciles (sweep-processor.ts).
+        if (key === "sweep")
+          for (const placement of (result as SweepSliceResult).placements)
+            metrics?.observePlacement(placement);
         if (key === "history") {
           const closed = (result as ClosedColdStartHandled).closed;
           if (!closed) return; // already handled by an earlier run: counted and traced then

@@ -16,7 +16,7 @@ export async function runReconcile(
   ctx: WorkerContext,
   endpointId: string,
   { unlockedFirst = false }: { unlockedFirst?: boolean } = {},
-): Promise<unknown> {
+) {
   const result = await reconcileEndpoint({ db: ctx.db, endpointId, unlockedFirst });
   if (result.backoff) ctx.log.warn({ endpointId, reason: result.backoff }, "crash-loop backoff");
   // A scale-up's first batch is placed (and sent) from this job: a queue hop fewer between a

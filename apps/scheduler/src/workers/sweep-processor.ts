@@ -1,17 +1,42 @@
-import { QUEUES } from "@thaw/core";
+import { QUEUES, type PlaceReplicaResult } from "@thaw/core";
 import { runReconcile } from "./reconcile-processor.ts";
 import { processWarmPool } from "./warm-pool-processor.ts";
 import type { WorkerContext } from "./worker-context.ts";
 
+export interface SweepSliceResult {
+  swept: number;
+  /** Scale-ups the slice's reconciles placed, counted by the metrics as place jobs' are. */
+  placements: PlaceReplicaResult[];
+}
+
 /**
- * sweep: the periodic sweep's run of one endpoint's reconcile or warm-pool tending, the same
- * use case as the live job's, on the sweep's own workers (QUEUES.sweep).
+ * sweep: one slice of the periodic sweep's walk, each endpoint's reconcile and then its
+ * warm-pool tending, the same use cases as the live jobs', on the sweep's own workers
+ * (QUEUES.sweep). The endpoints go one after the other: the sweep is background work, and a
+ * slice run serially holds one slot and never a burst of Postgres connections. One endpoint's
+ * failure does not stop the others'; the job then fails, and its retry runs the slice again
+ * (every step is idempotent, and most find nothing to do).
  */
-export async function processSweep(ctx: WorkerContext, data: unknown): Promise<unknown> {
-  const { endpointId, work } = QUEUES.sweep.payload.parse(data);
-  return work === "reconcile"
-    ? // Most of the sweep's reconciles find nothing to change: decided on an unlocked read
+export async function processSweep(ctx: WorkerContext, data: unknown): Promise<SweepSliceResult> {
+  const { endpointIds } = QUEUES.sweep.payload.parse(data);
+  const placements: PlaceReplicaResult[] = [];
+  const failures: { endpointId: string; err: string }[] = [];
+  for (const endpointId of endpointIds) {
+    try {
+      // Most of the sweep's reconciles find nothing to change: decided on an unlocked read
       // first, they take the endpoint's lock only when one does.
-      runReconcile(ctx, endpointId, { unlockedFirst: true })
-    : processWarmPool(ctx, { endpointId });
+      const reconciled = await runReconcile(ctx, endpointId, { unlockedFirst: true });
+      if (reconciled.placement) placements.push(reconciled.placement);
+      await processWarmPool(ctx, { endpointId });
+    } catch (error) {
+      const err = error instanceof Error ? error.message : String(error);
+      ctx.log.warn({ endpointId, err }, "sweep of an endpoint failed");
+      failures.push({ endpointId, err });
+    }
+  }
+  if (failures.length > 0)
+    throw new Error(
+      `sweep failed for ${failures.length} of ${endpointIds.length} endpoints (first: ${failures[0]!.endpointId}: ${failures[0]!.err})`,
+    );
+  return { swept: endpointIds.length, placements };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { SWEEP_SLICE_ENDPOINTS } from "../placement/find-lost-work.ts";
 import { jobOf, whatIfJobOf, type QueueKey } from "./contracts.ts";
 
 const id = "0190a3c4-0000-7000-8000-000000000001";
@@ -27,24 +28,28 @@ describe("jobOf", () => {
 });
 
 describe("the sweep's jobs", () => {
-  it("have deduplication keys apart from the live jobs' and from each other's", () => {
-    const reconcile = jobOf("sweep", { endpointId: id, work: "reconcile" });
-    const tending = jobOf("sweep", { endpointId: id, work: "warmPool" });
-    expect(reconcile).toEqual({
+  const other = "0190a3c4-0000-7000-8000-000000000002";
+  it("are one per slice, with a deduplication key apart from the live jobs'", () => {
+    const slice = jobOf("sweep", { endpointIds: [id, other] });
+    expect(slice).toEqual({
       name: "sweep",
-      data: { endpointId: id, work: "reconcile" },
-      opts: { deduplication: { id: `sweep-reconcile-${id}`, keepLastIfActive: true } },
+      data: { endpointIds: [id, other] },
+      opts: { deduplication: { id: `sweep-${id}+1`, keepLastIfActive: true } },
     });
     const keys = [
-      reconcile.opts.deduplication.id,
-      tending.opts.deduplication.id,
+      slice.opts.deduplication.id,
+      jobOf("sweep", { endpointIds: [id] }).opts.deduplication.id,
       jobOf("reconcile", { endpointId: id }).opts.deduplication.id,
       jobOf("warmPool", { endpointId: id }).opts.deduplication.id,
     ];
     expect(new Set(keys).size).toBe(4);
   });
-  it("name the work they redo, nothing else", () => {
-    expect(() => jobOf("sweep", { endpointId: id, work: "place" } as never)).toThrow();
+  it("name endpoints only, at least one and at most a slice's worth", () => {
+    expect(() => jobOf("sweep", { endpointIds: [] })).toThrow();
+    expect(() =>
+      jobOf("sweep", { endpointIds: Array.from({ length: SWEEP_SLICE_ENDPOINTS + 1 }, () => id) }),
+    ).toThrow();
+    expect(() => jobOf("sweep", { endpointIds: [id], work: "place" } as never)).toThrow();
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SWEEP_SLICE_ENDPOINTS } from "../placement/find-lost-work.ts";
 
 /**
  * Queue contracts (ARCHITECTURE.md §2–3). Payloads carry ids only — workers read state from
@@ -54,21 +55,22 @@ export const QUEUES = {
   sweep: {
     name: "sweep",
     /**
-     * The periodic sweep's run of one endpoint's reconcile or warm-pool tending, in case
-     * Redis lost the live one. A queue of its own, with its own few worker slots: the sweep's
-     * jobs never hold a slot a scale event's reconcile is waiting for (as priorities alone
-     * let them: bench:placement's p99 at 50 events/s was 0.5–0.7 s with the sweep's reconciles
-     * of 500-replica endpoints in the live slots, 60–150 ms without the sweep). Its own
-     * deduplication key, so a live job is never folded into a waiting sweep job; a live job
-     * and a sweep job of one endpoint may both run, one after the other or side by side: the
-     * reconcile and warm-pool use cases take the endpoint's row lock, so the second finds the
-     * first's work done.
+     * One slice of the periodic sweep's walk (take-sweep-slice.ts): each endpoint's reconcile
+     * and warm-pool tending, in case Redis lost the live ones, the slice's endpoints one after
+     * the other in one job. A job per endpoint and work was 68 jobs a second at 34 endpoints a
+     * second, and BullMQ's own scripts were the largest part of an idle scheduler's CPU.
+     * A queue of its own, with its own few worker slots: the sweep's work never holds a slot a
+     * scale event's reconcile is waiting for (as priorities alone let it: bench:placement's p99
+     * at 50 events/s was 0.5–0.7 s with the sweep's reconciles of 500-replica endpoints in the
+     * live slots, 60–150 ms without the sweep). Its own deduplication key, so a live job is
+     * never folded into a waiting sweep job; a live job and the sweep's run of one endpoint may
+     * both run, one after the other or side by side: the reconcile and warm-pool use cases take
+     * the endpoint's row lock, so the second finds the first's work done.
      */
-    payload: z.object({ endpointId: Id, work: z.enum(["reconcile", "warmPool"]) }).strict(),
-    jobId: (p: { endpointId: string; work: "reconcile" | "warmPool" }) =>
-      p.work === "reconcile"
-        ? `sweep-reconcile-${p.endpointId}`
-        : `sweep-warm-pool-${p.endpointId}`,
+    payload: z.object({ endpointIds: z.array(Id).min(1).max(SWEEP_SLICE_ENDPOINTS) }).strict(),
+    /** A slice is named by its first endpoint and its size, as a dispatch batch is. */
+    jobId: (p: { endpointIds: string[] }) =>
+      `sweep-${p.endpointIds[0]}+${p.endpointIds.length - 1}`,
   },
   snapshot: {
     name: "snapshot",
