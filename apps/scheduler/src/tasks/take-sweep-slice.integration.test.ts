@@ -1,8 +1,7 @@
 import { SWEEP_SLICE_ENDPOINTS, SWEEP_SLICES_PER_TICK } from "@thaw/core";
 import { useTestDatabase } from "@thaw/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createQueues, type SchedulerQueues } from "../queues.ts";
-import { createProducerConnection } from "../redis.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { useTestQueues } from "../testing/test-queues.ts";
 import { takeSweepSlice } from "./take-sweep-slice.ts";
 
 // The sweep's walk is one for the whole control plane: schedulers ticking at once queue a
@@ -14,28 +13,17 @@ describe("takeSweepSlice", () => {
   // A tick of 600 ms (its lock lives 540 ms); a round is due again 9 s after it began, far
   // beyond this test's own ticks even on a loaded machine.
   const sweepMs = 9_000;
-  let producer: ReturnType<typeof createProducerConnection>;
-  let queues: SchedulerQueues;
-
-  beforeAll(async () => {
-    producer = createProducerConnection(process.env.REDIS_URL!);
-    await producer.connect();
-    queues = createQueues(producer, prefix);
-  });
+  const redis = useTestQueues(prefix);
 
   afterAll(async () => {
-    await Promise.all(
-      Object.values(queues).map((q) => q.obliterate({ force: true }).then(() => q.close())),
-    );
-    await producer.del(`${prefix}:sweep-walk`, `${prefix}:sweep-walk:tick`);
-    producer.disconnect();
+    await redis.producer.del(`${prefix}:sweep-walk`, `${prefix}:sweep-walk:tick`);
   });
 
   const take = (instanceId: string) =>
     takeSweepSlice({
       db: testDb.current.db,
-      redis: producer,
-      queues,
+      redis: redis.producer,
+      queues: redis.queues,
       prefix,
       instanceId,
       sweepMs,
@@ -43,12 +31,12 @@ describe("takeSweepSlice", () => {
   const nextTick = () => new Promise((resolve) => setTimeout(resolve, 600));
   /** The endpoints of the sweep's waiting slice, as its worker would take them: the test drains it. */
   const drainSweepJobs = async () => {
-    const jobs = await queues.sweep.getWaiting();
+    const jobs = await redis.queues.sweep.getWaiting();
     await Promise.all(jobs.map((job) => job.remove()));
     // At most one slice waits (the walk waits for it), and nothing on the live queues.
     expect(jobs.length).toBeLessThanOrEqual(1);
-    expect(await queues.reconcile.getWaitingCount()).toBe(0);
-    expect(await queues.warmPool.getWaitingCount()).toBe(0);
+    expect(await redis.queues.reconcile.getWaitingCount()).toBe(0);
+    expect(await redis.queues.warmPool.getWaitingCount()).toBe(0);
     return jobs.flatMap((job) => (job.data as { endpointIds: string[] }).endpointIds).sort();
   };
 
@@ -92,7 +80,7 @@ describe("takeSweepSlice", () => {
     expect(await drainSweepJobs()).toEqual([]);
 
     // An unreadable record starts a round again (at worst a repeat), as a wiped one does.
-    await producer.set(`${prefix}:sweep-walk`, "{not json");
+    await redis.producer.set(`${prefix}:sweep-walk`, "{not json");
     await nextTick();
     expect(await take("b")).toBe(1);
     expect(await drainSweepJobs()).toEqual(ids.slice(0, 1));
@@ -109,7 +97,7 @@ describe("takeSweepSlice", () => {
         gpuType: "A10G",
       })),
     });
-    await producer.del(`${prefix}:sweep-walk`);
+    await redis.producer.del(`${prefix}:sweep-walk`);
     await nextTick();
     expect(await take("a")).toBe(SWEEP_SLICE_ENDPOINTS);
     expect(await drainSweepJobs()).toHaveLength(SWEEP_SLICE_ENDPOINTS);

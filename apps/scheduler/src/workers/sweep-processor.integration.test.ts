@@ -1,9 +1,8 @@
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { useTestDatabase } from "@thaw/db/testing";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createQueues, type SchedulerQueues } from "../queues.ts";
-import { createProducerConnection } from "../redis.ts";
+import { describe, expect, it } from "vitest";
+import { useTestQueues } from "../testing/test-queues.ts";
 import { TEST_AGENT_CALL_KEY } from "../testing/agent-call-keys.ts";
 import { processSweep } from "./sweep-processor.ts";
 import { createWorkerContext, type WorkerContext } from "./worker-context.ts";
@@ -15,21 +14,8 @@ import { createWorkerContext, type WorkerContext } from "./worker-context.ts";
 describe("the sweep's slice job", () => {
   const testDb = useTestDatabase();
   const prefix = `test-sweep-slice-${Date.now()}`;
-  let producer: ReturnType<typeof createProducerConnection>;
-  let queues: SchedulerQueues;
+  const redis = useTestQueues(prefix);
   const db = () => testDb.current.db;
-
-  beforeAll(async () => {
-    producer = createProducerConnection(process.env.REDIS_URL!);
-    await producer.connect();
-    queues = createQueues(producer, prefix);
-  });
-  afterAll(async () => {
-    await Promise.all(
-      Object.values(queues).map((q) => q.obliterate({ force: true }).then(() => q.close())),
-    );
-    producer.disconnect();
-  });
 
   /** Endpoints that want one replica each, with no node to place it on. */
   async function endpointsWantingOne(slug: string, count: number): Promise<string[]> {
@@ -67,7 +53,7 @@ describe("the sweep's slice job", () => {
   const context = (): WorkerContext =>
     createWorkerContext({
       db: db(),
-      queues,
+      queues: redis.queues,
       log: pino({ level: "silent" }),
       agentCallKey: TEST_AGENT_CALL_KEY,
     });
