@@ -403,12 +403,13 @@ export class ContainerdHost {
   /**
    * The log tail of a task that just ended: the shim copies the task's output into the log
    * file on its own, and a task's exit can be seen before its last lines land there (a busy
-   * host). An empty log is read again for up to ~3 s before it is taken as empty: ~0.75 s
-   * was not enough on a CI machine running the whole suite (the task's one line came later).
-   * Only a failed start waits here, and only while its log is still empty.
+   * host). An empty log is read again for up to ~8 s before it is taken as empty: ~0.75 s
+   * was not enough on a CI machine running the whole suite (the task's one line came later),
+   * and ~3 s was not either, once in two CI runs (2026-12-07). Only a failed start waits here,
+   * only while its log is still empty, and a start that failed is minutes of work anyway.
    */
   private async settledLogTail(containerId: string): Promise<string> {
-    for (const wait of [50, 100, 200, 400, 800, 1_500]) {
+    for (const wait of [50, 100, 200, 400, 800, 1_500, 2_500, 2_500]) {
       const log = await this.logTail(containerId);
       if (log) return log;
       await sleep(wait);
