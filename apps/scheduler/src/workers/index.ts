@@ -35,8 +35,9 @@ export const PROCESSORS: Partial<Record<QueueKey, { run: Processor; concurrency:
   history: { run: processHistory, concurrency: 8 },
   fleet: { run: processFleet, concurrency: 2 },
   warmPool: { run: processWarmPool, concurrency: 4 },
-  // The sweep's reconciles and tendings, two at a time per process beside the live ones' own
-  // slots: a scale event never waits for a slot behind them (QUEUES.sweep).
+  // The sweep's slices (each its endpoints' reconciles and tendings, one after the other), two
+  // at a time per process beside the live jobs' own slots: a scale event never waits for a
+  // slot behind them (QUEUES.sweep).
   sweep: { run: processSweep, concurrency: 2 },
   // A capture holds its job while the agent checkpoints (minutes on a real host): few at once.
   snapshot: { run: (ctx, data, job) => processSnapshot(ctx, data, job), concurrency: 2 },
