@@ -3,4 +3,3 @@
 // (telemetry/ingest-telemetry.ts), fetched by later starts that placement sends there.
 export * from "./claim-kernel-cache-capture.ts";
 export * from "./kernel-cache-ref.ts";
-export * from "./load-kernel-caches.ts";

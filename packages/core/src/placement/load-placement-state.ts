@@ -8,6 +8,7 @@ import {
   type SchedulingDeployment,
   type SchedulingNode,
   type SchedulingSnapshot,
+  type StoredKernelCache,
 } from "../scheduling/index.ts";
 import type { StartPath } from "../vocabulary/index.ts";
 import { nodeScenarioHost, type NodeHostColumns } from "../scheduling/node-scenario-host.ts";
@@ -151,37 +152,75 @@ export async function loadPeerSources(
   }));
 }
 
-export async function loadSchedulingSnapshots(
+/** What placement knows of a deployment besides the fleet; see loadDeploymentStartInputs. */
+export interface DeploymentStartInputs {
+  snapshots: SchedulingSnapshot[];
+  /** Its stored kernel caches (one per GPU model and driver). */
+  kernelCaches: StoredKernelCache[];
+  history: (path: StartPath, locality: Locality) => HistoryForOption;
+}
+
+/**
+ * A deployment's snapshots, stored kernel caches and the history cells of every (path,
+ * locality) an option of it can have — one statement, not three: a placement is a chain of
+ * round trips, and on a busy host each statement's write, parse and wake-up costs about as
+ * much as its reads.
+ */
+export async function loadDeploymentStartInputs(
   rows: SqlRows,
-  deploymentId: string,
-): Promise<SchedulingSnapshot[]> {
-  const snapshots = await rows<{
-    id: string;
-    deploymentId: string;
-    gpuModel: string;
-    driverVersion: string;
-    cudaVersion: string;
-    status: SchedulingSnapshot["status"];
-    bytes: bigint;
-    sleepLevel: number;
-    location: string;
+  orgId: string,
+  deployment: SchedulingDeployment,
+): Promise<DeploymentStartInputs> {
+  const [row] = await rows<{
+    snapshots: SnapshotJson[];
+    kernelCaches: StoredKernelCache[];
+    history: HistoryStatJson[];
   }>(Prisma.sql`
-    SELECT id::text, "deploymentId"::text AS "deploymentId", "gpuModel", "driverVersion",
-      "cudaVersion", status::text, bytes, "sleepLevel", location::text
-    FROM "Snapshot"
-    WHERE "deploymentId" = ${deploymentId}::uuid AND status IN ('ready', 'quarantined')
-      AND digest IS NOT NULL`);
-  return snapshots.map((s) => ({
+    SELECT
+      (SELECT coalesce(json_agg(json_build_object('id', s.id, 'deploymentId', s."deploymentId",
+          'gpuModel', s."gpuModel", 'driverVersion', s."driverVersion",
+          'cudaVersion', s."cudaVersion", 'status', s.status, 'bytes', s.bytes::float8,
+          'sleepLevel', s."sleepLevel", 'location', s.location) ORDER BY s.id), '[]'::json)
+        FROM "Snapshot" s
+        WHERE s."deploymentId" = ${deployment.id}::uuid AND s.status IN ('ready', 'quarantined')
+          AND s.digest IS NOT NULL) AS snapshots,
+      (SELECT coalesce(json_agg(json_build_object('id', k.id, 'gpuModel', k."gpuModel",
+          'driverVersion', k."driverVersion", 'bytes', k.bytes::float8) ORDER BY k.id), '[]'::json)
+        FROM "KernelCache" k
+        WHERE k."orgId" = ${orgId}::uuid AND k."deploymentId" = ${deployment.id}::uuid
+          AND k.status = 'ready' AND k.digest IS NOT NULL) AS "kernelCaches",
+      (${historyStatsSql(orgId, deployment)}) AS history`);
+  return {
+    snapshots: (row?.snapshots ?? []).map(schedulingSnapshot),
+    kernelCaches: row?.kernelCaches ?? [],
+    history: historyLookup(row?.history ?? []),
+  };
+}
+
+interface SnapshotJson {
+  id: string;
+  deploymentId: string;
+  gpuModel: string;
+  driverVersion: string;
+  cudaVersion: string;
+  status: SchedulingSnapshot["status"];
+  bytes: number;
+  sleepLevel: number;
+  location: string;
+}
+
+function schedulingSnapshot(s: SnapshotJson): SchedulingSnapshot {
+  return {
     id: s.id,
     deploymentId: s.deploymentId,
     gpuModel: s.gpuModel,
     driverVersion: s.driverVersion,
     cudaVersion: s.cudaVersion,
     status: s.status,
-    bytes: Number(s.bytes),
+    bytes: s.bytes,
     sleepLevel: Math.min(2, Math.max(0, s.sleepLevel)) as 0 | 1 | 2,
     inStore: s.location === "store",
-  }));
+  };
 }
 
 /** History cells of every (path, locality) an option of this deployment can have. */
@@ -190,6 +229,20 @@ export async function loadHistoryLookup(
   orgId: string,
   deployment: SchedulingDeployment,
 ): Promise<(path: StartPath, locality: Locality) => HistoryForOption> {
+  const [row] = await rows<{ history: HistoryStatJson[] }>(
+    Prisma.sql`SELECT (${historyStatsSql(orgId, deployment)}) AS history`,
+  );
+  return historyLookup(row?.history ?? []);
+}
+
+interface HistoryStatJson extends HistoryCell {
+  scope: string;
+  path: string;
+  locality: string;
+}
+
+/** One json array of the deployment's history cells (a scalar subquery). */
+function historyStatsSql(orgId: string, deployment: SchedulingDeployment): Prisma.Sql {
   const keys = historyCellKeys({
     deploymentId: deployment.id,
     endpointId: deployment.endpointId,
@@ -197,22 +250,20 @@ export async function loadHistoryLookup(
     path: "pull",
     locality: "cold",
   });
-  const stats = await rows<{
-    scope: string;
-    path: string;
-    locality: string;
-    samples: number;
-    meanLog: number;
-    m2Log: number;
-    predictionErrorLog: number;
-  }>(Prisma.sql`
-    SELECT h.scope::text, h.path::text, h.locality, h.samples, h."meanLog", h."m2Log",
-      h."predictionErrorLog"
+  return Prisma.sql`
+    SELECT coalesce(json_agg(json_build_object('scope', h.scope, 'path', h.path,
+        'locality', h.locality, 'samples', h.samples, 'meanLog', h."meanLog",
+        'm2Log', h."m2Log", 'predictionErrorLog', h."predictionErrorLog")), '[]'::json)
     FROM "HistoryStat" h
     JOIN unnest(${keys.map((k) => k.scope)}::"HistoryScope"[],
         ${keys.map((k) => k.scopeKey)}::text[])
       AS k(scope, scope_key) ON h.scope = k.scope AND h."scopeKey" = k.scope_key
-    WHERE h."orgId" = ${orgId}::uuid`);
+    WHERE h."orgId" = ${orgId}::uuid`;
+}
+
+function historyLookup(
+  stats: HistoryStatJson[],
+): (path: StartPath, locality: Locality) => HistoryForOption {
   const cells = new Map<string, HistoryCell>();
   for (const row of stats) {
     cells.set(`${row.scope}|${row.path}|${row.locality}`, {

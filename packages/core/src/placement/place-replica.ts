@@ -6,10 +6,9 @@ import {
 } from "../scheduling/index.ts";
 import type { StartPath } from "../vocabulary/index.ts";
 import {
-  loadHistoryLookup,
+  loadDeploymentStartInputs,
   loadPeerSources,
   loadSchedulingNodes,
-  loadSchedulingSnapshots,
 } from "./load-placement-state.ts";
 import { coalesceByTick } from "./coalesce-by-tick.ts";
 import { decideBatch, type BatchDecision, type BatchReplica } from "./decide-batch.ts";
@@ -22,7 +21,6 @@ import {
   type ReplicaReason,
 } from "./replica-reason.ts";
 import { uuidV7 } from "./uuid-v7.ts";
-import { loadKernelCaches } from "../kernel-caches/load-kernel-caches.ts";
 import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts";
 
 // Place (ARCHITECTURE.md §3 step 3): options node × path, predictions, the choice, then one
@@ -247,7 +245,7 @@ async function placeLocked(
   if (toPlace.length === 0)
     return { kind: "skipped", reason: "too many failed starts", placed: [], followUps: [] };
 
-  const [nodes, snapshots, history, peerSources, kernelCaches] = await Promise.all([
+  const [nodes, { snapshots, history, kernelCaches }, peerSources] = await Promise.all([
     loadSchedulingNodes(tx.rows, first.orgId, endpoint.gpuType, {
       deploymentId: deployment.id,
       imageDigests: [deployment.imageDigest, deployment.estargzDigest].filter(
@@ -257,15 +255,13 @@ async function placeLocked(
       sample: toPlace.length,
     }),
     // Plain reads, outside the transaction: at read committed they see the same rows.
-    loadSchedulingSnapshots(directSql(db).rows, deployment.id),
-    loadHistoryLookup(directSql(db).rows, first.orgId, deployment),
+    loadDeploymentStartInputs(directSql(db).rows, first.orgId, deployment),
     // Only when a path that copies from a peer (peer, or a restore's weights) is allowed and
     // something of the deployment serves already.
     (endpoint.allowedPaths.includes("peer") || endpoint.allowedPaths.includes("restore")) &&
     context.readyReplicas > 0
       ? loadPeerSources(directSql(db).rows, first.orgId, deployment.id)
       : [],
-    loadKernelCaches(directSql(db).rows, first.orgId, deployment.id),
   ]);
   const readyReplicas = context.readyReplicas;
   const nodesById = new Map(nodes.map((n) => [n.id, n]));

@@ -6,13 +6,11 @@ import { AppError } from "../errors/index.ts";
 import { enumerateStartOptions, optionPredictor } from "../scheduling/index.ts";
 import { StartPath } from "../vocabulary/index.ts";
 import {
-  loadHistoryLookup,
+  loadDeploymentStartInputs,
   loadPeerSources,
   loadSchedulingNodes,
-  loadSchedulingSnapshots,
 } from "./load-placement-state.ts";
 import { schedulingDeployment, schedulingEndpoint } from "./scheduling-inputs.ts";
-import { loadKernelCaches } from "../kernel-caches/load-kernel-caches.ts";
 
 export const EndpointPredictionsResponse = z
   .object({
@@ -61,7 +59,7 @@ export async function predictEndpointPaths({
   });
   const target = schedulingEndpoint(row);
   const modelled = schedulingDeployment(deploymentRow);
-  const [nodes, snapshots, history, peerSources, kernelCaches] = await Promise.all([
+  const [nodes, { snapshots, history, kernelCaches }, peerSources] = await Promise.all([
     loadSchedulingNodes(prismaRows(db), row.orgId, target.gpuType, {
       deploymentId: modelled.id,
       imageDigests: [modelled.imageDigest, modelled.estargzDigest].filter(
@@ -69,10 +67,8 @@ export async function predictEndpointPaths({
       ),
       gpus: target.gpuCount,
     }),
-    loadSchedulingSnapshots(prismaRows(db), modelled.id),
-    loadHistoryLookup(prismaRows(db), row.orgId, modelled),
+    loadDeploymentStartInputs(prismaRows(db), row.orgId, modelled),
     loadPeerSources(prismaRows(db), row.orgId, modelled.id),
-    loadKernelCaches(prismaRows(db), row.orgId, modelled.id),
   ]);
   const deployment = { ...modelled, kernelCaches };
   const { feasible, infeasible } = enumerateStartOptions({

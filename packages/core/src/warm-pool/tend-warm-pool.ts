@@ -12,12 +12,10 @@ import {
   type WarmPoolSettings,
 } from "../scheduling/index.ts";
 import {
-  loadHistoryLookup,
+  loadDeploymentStartInputs,
   loadSchedulingNodes,
-  loadSchedulingSnapshots,
 } from "../placement/load-placement-state.ts";
 import { schedulingDeployment, schedulingEndpoint } from "../placement/scheduling-inputs.ts";
-import { loadKernelCaches } from "../kernel-caches/load-kernel-caches.ts";
 import { lockNodesSql } from "../placement/lock-nodes.ts";
 import { replicaReasonData } from "../placement/replica-reason.ts";
 import { planSleep } from "../sleeping/choose-sleep-level.ts";
@@ -631,7 +629,7 @@ async function predictBestNonWarm(
   if (!deploymentRow) return null;
   const endpoint = schedulingEndpoint(row);
   const modelled = schedulingDeployment(deploymentRow);
-  const [nodes, snapshots, history, kernelCaches] = await Promise.all([
+  const [nodes, { snapshots, history, kernelCaches }] = await Promise.all([
     loadSchedulingNodes(prismaRows(db), row.orgId, endpoint.gpuType, {
       deploymentId,
       imageDigests: [modelled.imageDigest, modelled.estargzDigest].filter(
@@ -639,9 +637,7 @@ async function predictBestNonWarm(
       ),
       gpus: endpoint.gpuCount,
     }),
-    loadSchedulingSnapshots(prismaRows(db), deploymentId),
-    loadHistoryLookup(prismaRows(db), row.orgId, modelled),
-    loadKernelCaches(prismaRows(db), row.orgId, deploymentId),
+    loadDeploymentStartInputs(prismaRows(db), row.orgId, modelled),
   ]);
   // A start that fetches the stored kernel cache is what the warm pool competes with.
   const deployment = { ...modelled, kernelCaches };
