@@ -2,6 +2,7 @@ import { directSql, Prisma, type DbClient, type SqlTransaction } from "@thaw/db"
 import {
   DEFAULT_EXPLORATION,
   type SchedulingNode,
+  type StartOption,
   type StartOptionChoice,
 } from "../scheduling/index.ts";
 import type { StartPath } from "../vocabulary/index.ts";
@@ -321,7 +322,8 @@ async function placeLocked(
       WHERE r.id = v.replica_id`);
 
   const placed = await commitDecisions(tx, decided, byId, nodesById, endpoint.objective);
-  // Decided, but their node filled up meanwhile (another batch): placed again at once.
+  // Decided, but their node filled up, was retired or lost its idle replica meanwhile (another
+  // batch, a drain, the warm pool): placed again at once.
   const followUps = decided
     .map((d) => d.replicaId)
     .filter((id) => !placed.some((p) => p.replicaId === id));
@@ -335,7 +337,12 @@ async function placeLocked(
   const mine = placed.find((p) => p.replicaId === replicaIds[0]);
   if (!mine) {
     if (followUps.includes(replicaIds[0]!))
-      return { kind: "skipped", reason: "its node filled up meanwhile", placed, followUps };
+      return {
+        kind: "skipped",
+        reason: "its node or idle replica was taken meanwhile",
+        placed,
+        followUps,
+      };
     return { kind: "unplaceable", reason: lastReason, orgId: first.orgId, placed, followUps };
   }
   return { kind: "placed", ...mine, placed, followUps };
@@ -354,39 +361,40 @@ async function commitDecisions(
   // not row locks: a node's heartbeat updates its row and must never wait for a placement.
   const nodeIds = [...new Set(decided.map((d) => d.choice.chosen!.option.nodeId))].sort();
   await tx.rows(lockNodesSql(nodeIds));
+  const handsOver = (option: StartOption) =>
+    option.path === "warm" && option.warmReplicaId !== undefined;
   // A node retired (draining) or lost since the state was read takes nothing more; the
-  // retirement took the same lock, so this read sees it. One read: each node's state and the
-  // GPUs reserved on it now.
-  const current = await tx.rows<{ id: string; ready: boolean; used: number[] }>(Prisma.sql`
+  // retirement took the same lock, so a later read sees it. One read: each node's state and
+  // the GPUs reserved on it now — needed only by a decision that takes GPUs (a wake or a
+  // start); a handover's own statement checks its node, so a batch of handovers skips it.
+  const takesGpus = decided.filter((d) => !handsOver(d.choice.chosen!.option));
+  const takenNodeIds = [...new Set(takesGpus.map((d) => d.choice.chosen!.option.nodeId))];
+  const current =
+    takenNodeIds.length === 0
+      ? []
+      : await tx.rows<{ id: string; ready: boolean; used: number[] }>(Prisma.sql`
     SELECT n.id::text, n.state = 'ready' AS ready,
       ARRAY(SELECT g."gpuIndex" FROM "GpuReservation" g WHERE g."nodeId" = n.id) AS used
-    FROM "Node" n WHERE n.id = ANY(${nodeIds}::uuid[])`);
+    FROM "Node" n WHERE n.id = ANY(${takenNodeIds}::uuid[])`);
   const stillReady = new Set(current.filter((n) => n.ready).map((n) => n.id));
   const used = new Map<string, Set<number>>(current.map((n) => [n.id, new Set(n.used)]));
 
   const reservations: { nodeId: string; gpuIndex: number; replicaId: string }[] = [];
+  /** Hand-overs (the replica → the idle replica whose GPUs it takes), decided in the write. */
+  const handovers: { replicaId: string; warmReplicaId: string; nodeId: string }[] = [];
   const kept: BatchDecision[] = [];
   for (const decision of decided) {
     const option = decision.choice.chosen!.option;
-    if (!stillReady.has(option.nodeId)) continue;
-    if (option.path === "warm" && option.warmReplicaId) {
-      // Hand over: the idle replica's GPUs become this replica's; the idle row is retired.
-      // One statement: the GPUs move only if the idle replica was still warm.
-      const [handedOver] = await tx.rows<{ retired: number }>(Prisma.sql`
-        WITH retired AS (
-          UPDATE "Replica" SET state = 'stopped', "stateVersion" = "stateVersion" + 1,
-            "stoppedAt" = ${new Date()}, "updatedAt" = ${new Date()}
-          WHERE id = ${option.warmReplicaId}::uuid AND state = 'warm'
-          RETURNING id
-        ), moved AS (
-          UPDATE "GpuReservation" SET "replicaId" = ${decision.replicaId}::uuid
-          WHERE "replicaId" IN (SELECT id FROM retired)
-        )
-        SELECT count(*)::int AS retired FROM retired`);
-      if (handedOver?.retired !== 1) continue;
+    if (handsOver(option)) {
+      handovers.push({
+        replicaId: decision.replicaId,
+        warmReplicaId: option.warmReplicaId!,
+        nodeId: option.nodeId,
+      });
       kept.push(decision);
       continue;
     }
+    if (!stillReady.has(option.nodeId)) continue;
     if (option.path === "wake" && option.sleepingReplica) {
       // Wake: the sleeping engine's GPUs — the only ones it can wake on — become this
       // replica's, if nobody took them since; the sleeping row is retired.
@@ -419,12 +427,13 @@ async function commitDecisions(
     kept.push(decision);
   }
   if (kept.length === 0) return [];
-  // One statement for the batch's writes — the reservations (UNIQUE(nodeId, gpuIndex) has
-  // the last word: a violation fails the transaction and the job is retried), the replicas
-  // to `placed`, and the cold starts with every option considered: every round trip counts
-  // at hundreds of placements a second, and so does building queries row by row.
-  const keptIds = kept.map((d) => d.replicaId);
-  const keptNodes = kept.map((d) => d.choice.chosen!.option.nodeId);
+  // One statement for the batch's writes — the hand-overs, the reservations (UNIQUE(nodeId,
+  // gpuIndex) has the last word: a violation fails the transaction and the job is retried),
+  // the replicas to `placed`, and the cold starts with every option considered: every round
+  // trip counts at hundreds of placements a second, and so does building queries row by row.
+  // A hand-over happens only if its idle replica is still warm and its node still ready
+  // (read after the lock: this statement began after it was taken); one that did not is
+  // neither placed nor recorded, and its replica is placed again (a follow-up).
   const coldStarts = kept.map((decision) => {
     const { option, prediction } = decision.choice.chosen!;
     const replica = replicas.get(decision.replicaId)!;
@@ -447,20 +456,41 @@ async function commitDecisions(
       options: optionsRecord(decision.choice),
       explanation: decision.choice.explanation,
       explored: decision.choice.explored,
+      handsOver: handsOver(option),
     };
   });
-  await tx.execute(Prisma.sql`
-    WITH reserved AS (
+  const now = new Date();
+  const written = await tx.rows<{ id: string }>(Prisma.sql`
+    WITH handed AS (
+      UPDATE "Replica" AS w SET state = 'stopped', "stateVersion" = w."stateVersion" + 1,
+        "stoppedAt" = ${now}, "updatedAt" = ${now}
+      FROM unnest(${handovers.map((h) => h.warmReplicaId)}::uuid[],
+        ${handovers.map((h) => h.replicaId)}::uuid[], ${handovers.map((h) => h.nodeId)}::uuid[])
+        AS h(warm_id, replica_id, node_id)
+      WHERE w.id = h.warm_id AND w.state = 'warm'
+        AND EXISTS (SELECT 1 FROM "Node" n WHERE n.id = h.node_id AND n.state = 'ready')
+      RETURNING w.id AS warm_id, h.replica_id
+    ), moved_gpus AS (
+      UPDATE "GpuReservation" AS g SET "replicaId" = handed.replica_id
+      FROM handed WHERE g."replicaId" = handed.warm_id
+    ), reserved AS (
       INSERT INTO "GpuReservation" (id, "nodeId", "gpuIndex", "replicaId")
       SELECT * FROM unnest(${reservations.map(() => uuidV7())}::uuid[],
         ${reservations.map((r) => r.nodeId)}::uuid[], ${reservations.map((r) => r.gpuIndex)}::int[],
         ${reservations.map((r) => r.replicaId)}::uuid[])
+    ), to_place AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(coldStarts)}::jsonb) AS x(id uuid,
+        "orgId" uuid, "endpointId" uuid, "deploymentId" uuid, "replicaId" uuid, "nodeId" uuid,
+        attempt int, trigger text, path text, locality text, "predictedSeconds" float8,
+        "predictedMeanSeconds" float8, "predictedP10Seconds" float8, "predictedP90Seconds" float8,
+        options jsonb, explanation text, explored boolean, "handsOver" boolean)
+      WHERE NOT x."handsOver" OR x."replicaId" IN (SELECT replica_id FROM handed)
     ), moved AS (
       UPDATE "Replica" AS r
-      SET state = 'placed', "nodeId" = v.node_id, "stateVersion" = r."stateVersion" + 1,
+      SET state = 'placed', "nodeId" = x."nodeId", "stateVersion" = r."stateVersion" + 1,
           "pendingCause" = NULL, "drainIntent" = NULL, "reasonDetail" = '{}', "updatedAt" = now()
-      FROM unnest(${keptIds}::uuid[], ${keptNodes}::uuid[]) AS v(replica_id, node_id)
-      WHERE r.id = v.replica_id
+      FROM to_place x
+      WHERE r.id = x."replicaId"
     )
     INSERT INTO "ColdStart" (id, "orgId", "endpointId", "deploymentId", "replicaId", "nodeId",
       attempt, trigger, path, locality, "predictedSeconds", "predictedMeanSeconds",
@@ -469,20 +499,20 @@ async function commitDecisions(
       x.attempt, x.trigger::"ColdStartTrigger", x.path::"StartPath", x.locality,
       x."predictedSeconds", x."predictedMeanSeconds", x."predictedP10Seconds",
       x."predictedP90Seconds", x.options, x.explanation, x.explored
-    FROM jsonb_to_recordset(${JSON.stringify(coldStarts)}::jsonb) AS x(id uuid, "orgId" uuid,
-      "endpointId" uuid, "deploymentId" uuid, "replicaId" uuid, "nodeId" uuid, attempt int,
-      trigger text, path text, locality text, "predictedSeconds" float8,
-      "predictedMeanSeconds" float8, "predictedP10Seconds" float8, "predictedP90Seconds" float8,
-      options jsonb, explanation text, explored boolean)`);
-  return coldStarts.map((c) => ({
-    replicaId: c.replicaId,
-    coldStartId: c.id,
-    nodeId: c.nodeId,
-    path: c.path,
-    locality: c.locality,
-    explored: c.explored,
-    attempt: c.attempt,
-  }));
+    FROM to_place x
+    RETURNING id::text`);
+  const placedIds = new Set(written.map((w) => w.id));
+  return coldStarts
+    .filter((c) => placedIds.has(c.id))
+    .map((c) => ({
+      replicaId: c.replicaId,
+      coldStartId: c.id,
+      nodeId: c.nodeId,
+      path: c.path,
+      locality: c.locality,
+      explored: c.explored,
+      attempt: c.attempt,
+    }));
 }
 
 /** Why placement found no room for a replica: too few free GPUs, or no feasible option at all. */
