@@ -125,6 +125,11 @@ export async function consumeLimit(name: LimitName, key: string): Promise<Quota>
   }
 }
 
+/** Gives one point of `key`'s budget back (one taken for a request another budget refused). */
+export async function refundLimit(name: LimitName, key: string): Promise<void> {
+  await (await limiterFor(name)).reward(key, 1);
+}
+
 /** Gives `key`'s budget back in full (a sign-in that succeeded clears its account's count). */
 export async function resetLimit(name: LimitName, key: string): Promise<void> {
   await (await limiterFor(name)).delete(key);
