@@ -1,4 +1,11 @@
-import { DISPATCH_BATCH_MAX, placeReplica, QUEUES, recordProvisionPhases } from "@thaw/core";
+import {
+  DISPATCH_BATCH_MAX,
+  placeReplica,
+  QUEUES,
+  recordProvisionPhases,
+  type PendingReplica,
+  type PlaceReplicaResult,
+} from "@thaw/core";
 import { dispatchStarts } from "./dispatch-processor.ts";
 import type { WorkerContext } from "./worker-context.ts";
 
@@ -8,7 +15,16 @@ import type { WorkerContext } from "./worker-context.ts";
  */
 export async function processPlace(ctx: WorkerContext, data: unknown): Promise<unknown> {
   const { replicaId } = QUEUES.place.payload.parse(data);
-  const result = await placeReplica({ db: ctx.db, replicaId });
+  return placeAndDispatch(ctx, replicaId);
+}
+
+/** The place job's work; `known`: what the caller already read of the replica (reconcile). */
+export async function placeAndDispatch(
+  ctx: WorkerContext,
+  replicaId: string,
+  known?: PendingReplica,
+): Promise<PlaceReplicaResult> {
+  const result = await placeReplica({ db: ctx.db, replicaId, ...(known && { known }) });
   // Every start the batch committed is dispatched, whatever became of this job's replica.
   if (result.placed.length > 0) {
     if (ctx.fleet)

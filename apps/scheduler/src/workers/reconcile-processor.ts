@@ -1,5 +1,5 @@
 import { finishReplicaStop, QUEUES, reconcileEndpoint, type PlaceReplicaResult } from "@thaw/core";
-import { processPlace } from "./place-processor.ts";
+import { placeAndDispatch } from "./place-processor.ts";
 import type { WorkerContext } from "./worker-context.ts";
 
 /**
@@ -31,7 +31,7 @@ export async function runReconcile(
   let placement: PlaceReplicaResult | undefined;
   if (inline) {
     try {
-      placement = (await processPlace(ctx, { replicaId: inline })) as PlaceReplicaResult;
+      placement = await placeAndDispatch(ctx, inline, result.firstToPlace);
     } catch (error) {
       ctx.log.warn({ endpointId, err: (error as Error).message }, "placing from reconcile failed");
       await ctx.enqueue("place", { replicaId: inline });

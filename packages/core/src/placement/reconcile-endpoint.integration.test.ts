@@ -89,6 +89,12 @@ describe("reconcileEndpoint", () => {
       orderBy: { createdAt: "asc" },
     });
     expect(rows.map((r) => r.state)).toEqual(["pending", "pending", "pending"]);
+    // What the inline placement of the first is told of it, as stored.
+    expect(result.firstToPlace).toEqual({
+      replicaId: rows[0]!.id,
+      endpointId: endpoint.id,
+      deploymentId: rows[0]!.deploymentId,
+    });
     // Capacity was needed: the idle spell ends, and its two minutes are in the histogram.
     const memory = await loadWarmPoolMemory(prismaRows(db), endpoint.id);
     expect(memory.tracker.idleSinceMs).toBeNull();

@@ -14,6 +14,7 @@ import {
   type ReconcileReplica,
 } from "./decide-reconcile.ts";
 import { placeJobHeads } from "./place-job-heads.ts";
+import type { PendingReplica } from "./place-replica.ts";
 import { replicaReasonSql, replicaReasonText } from "./replica-reason.ts";
 import { uuidV7 } from "./uuid-v7.ts";
 
@@ -27,6 +28,11 @@ export interface ReconcileEndpointResult {
   created: string[];
   /** Place jobs for the endpoint's pending replicas: one per batch (placeJobHeads). */
   toPlace: string[];
+  /**
+   * The first of toPlace with what placement would otherwise read of it first (it was
+   * pending, of this endpoint and deployment, when this reconcile read or made it).
+   */
+  firstToPlace?: PendingReplica;
   /** Replicas being drained; the worker stops them on their node, then finishes the stop. */
   toStop: {
     replicaId: string;
@@ -64,7 +70,7 @@ export async function reconcileEndpoint({
     const read = await readReconcileState(directSql(db).rows, endpointId, now, false);
     if (!read) return nothing();
     const decision = decideReconcile({ ...read, now });
-    if (reconcileChangesNothing(decision)) return resultOf(decision, []);
+    if (reconcileChangesNothing(decision)) return resultOf(endpointId, decision, []);
   }
   // Direct statements (direct-sql.ts), not Prisma's interactive transaction: reconcile runs
   // once per scale event, and the client's query compiler cost more CPU than the statements
@@ -115,7 +121,7 @@ export async function reconcileEndpoint({
     }
     if (decision.capacityNote === "needed")
       await noteCapacityChange(tx.rows, endpoint, "needed", now, memory);
-    return resultOf(decision, created);
+    return resultOf(endpointId, decision, created);
   });
 }
 
@@ -134,18 +140,27 @@ function nothing(): ReconcileEndpointResult {
 }
 
 /** The worker's part of a decision carried out, with the replicas it created. */
-function resultOf(decision: ReconcileDecision, created: string[]): ReconcileEndpointResult {
+function resultOf(
+  endpointId: string,
+  decision: ReconcileDecision,
+  created: string[],
+): ReconcileEndpointResult {
   // Pending now: those read that were not drained, then the ones just made (only ever made
   // for the active deployment).
   const pending = [
     ...decision.pending,
     ...created.map((id) => ({ id, deploymentId: decision.deploymentId! })),
   ];
+  const toPlace = placeJobHeads(pending);
+  const first = pending.find((p) => p.id === toPlace[0]);
   return {
     desired: decision.desired,
     counted: decision.counted + created.length,
     created,
-    toPlace: placeJobHeads(pending),
+    toPlace,
+    ...(first && {
+      firstToPlace: { replicaId: first.id, endpointId, deploymentId: first.deploymentId },
+    }),
     parking: decision.parking,
     toStop: decision.toStop,
     toDispatch: decision.toDispatch,
