@@ -24,7 +24,7 @@ export async function placeAndDispatch(
   replicaId: string,
   known?: PendingReplica,
 ): Promise<PlaceReplicaResult> {
-  const result = await placeReplica({ db: ctx.db, replicaId, ...(known && { known }) });
+  const result = await placeReplica({ db: ctx.db, replicaId, known });
   // Every start the batch committed is dispatched, whatever became of this job's replica.
   if (result.placed.length > 0) {
     if (ctx.fleet)

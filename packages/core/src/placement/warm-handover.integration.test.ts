@@ -1,6 +1,7 @@
 import { DEMO_ENDPOINTS, demoDeploymentColumns } from "@thaw/db/seed";
 import { createTestDatabase, type TestDatabase } from "@thaw/db/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { testNodeRow } from "../testing/index.ts";
 import { lockNodesSql } from "./lock-nodes.ts";
 import { placeReplica } from "./place-replica.ts";
 
@@ -22,26 +23,10 @@ describe("a warm handover", () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     orgId = (await t.db.org.create({ data: { slug: "handover", name: "Handover" } })).id;
+    // Two GPUs: one for the idle replica, one free, so a cold start is an option too.
     nodeId = (
       await t.db.node.create({
-        data: {
-          orgId,
-          name: "handover-node",
-          provider: "sim",
-          runtime: "sim",
-          instanceType: "g5.12xlarge",
-          gpuModel: "A10G",
-          gpuCount: 2,
-          vcpus: 48,
-          networkGbps: 40,
-          diskReadMiBps: 1_000,
-          diskWriteMiBps: 1_000,
-          pcieGBps: 12,
-          hourlyPriceUsd: 2,
-          state: "ready",
-          lastHeartbeatAt: new Date(),
-          agentUrl: "http://127.0.0.1:9/agent",
-        },
+        data: testNodeRow(orgId, { name: "handover-node", gpuCount: 2, hourlyPriceUsd: 2 }),
       })
     ).id;
     const model = DEMO_ENDPOINTS.find((e) => e.gpuType === "A10G")!.deployment;
