@@ -22,6 +22,12 @@ export interface CreateDbClientOptions {
   acquireTimeoutMs?: number;
   /** How long an idle pooled connection is kept open (ms); IDLE_CONNECTION_KEPT_MS unless set. */
   idleTimeoutMs?: number;
+  /**
+   * Connections kept open however long idle (none unless set): a long-running server's pool
+   * after openPooledConnections, so a burst after a quiet spell does not open them one
+   * handshake at a time while it is already late.
+   */
+  minConnections?: number;
 }
 
 /**
@@ -42,17 +48,20 @@ export function createDbClient({
   maxConnections = 10,
   acquireTimeoutMs,
   idleTimeoutMs = IDLE_CONNECTION_KEPT_MS,
+  minConnections = 0,
 }: CreateDbClientOptions): DbClient {
   // The pool is ours so the hot path can share it (direct-sql.ts); $disconnect still ends it.
   // Idle connections do not keep a process alive (a CLI that is done exits at once).
   const pool = new pg.Pool({
     connectionString: url,
     max: maxConnections,
+    min: Math.min(minConnections, maxConnections),
     idleTimeoutMillis: idleTimeoutMs,
     allowExitOnIdle: true,
   });
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   direct.set(db, directSqlOver(pool, acquireTimeoutMs));
+  pools.set(db, pool);
   // Prisma hears the pool's idle-connection errors, and ends the pool on $disconnect, only
   // once it has connected: a process that so far used only directSql would crash on a
   // restarted server's dropped connection, and would keep its pool open after $disconnect.
@@ -67,6 +76,27 @@ export function createDbClient({
 }
 
 const direct = new WeakMap<DbClient, DirectSql>();
+const pools = new WeakMap<DbClient, pg.Pool>();
+
+/**
+ * Opens the pool's kept connections (minConnections) now, all at once, rather than when load
+ * first needs them. bench:warm-handover's step from 3 to 25 scale events/s opened six
+ * connections in its first seconds (about 6 ms each on an idle host: TCP, SCRAM, a backend's
+ * fork), and those seconds held the round's slowest events. Rejects when Postgres cannot be
+ * reached; the connections opened so far stay in the pool.
+ */
+export async function openPooledConnections(db: DbClient): Promise<number> {
+  const pool = pools.get(db);
+  if (!pool) throw new Error("openPooledConnections: this client was not made by createDbClient");
+  const want = pool.options.min ?? 0;
+  const opened = await Promise.allSettled(
+    Array.from({ length: Math.max(0, want - pool.totalCount) }, () => pool.connect()),
+  );
+  for (const result of opened) if (result.status === "fulfilled") result.value.release();
+  const failed = opened.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return pool.totalCount;
+}
 
 /** node-postgres on the client's own pool, for the few statements on the hot path. */
 export function directSql(db: DbClient): DirectSql {

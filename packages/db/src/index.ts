@@ -1,6 +1,7 @@
 export {
   createDbClient,
   directSql,
+  openPooledConnections,
   prismaRows,
   type CreateDbClientOptions,
   type Db,
