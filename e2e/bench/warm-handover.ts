@@ -1,8 +1,10 @@
-// pnpm --silent bench:warm-handover [--seconds 10] [--rates 1,50,200] [--schedulers 2] [--json]
+// pnpm --silent bench:warm-handover [--seconds 10] [--warm-up-seconds 2] [--rates 1,50,200]
+//   [--schedulers 2] [--idle-endpoints 0] [--json]
 //
 // A warm handover end to end through the real server: `PUT /api/v1/endpoints/{e}/replicas`
 // on the built dashboard (`next start`) to the agent's receipt of the handover, with parked
-// replicas waiting, at each of --rates scale events per second for --seconds each.
+// replicas waiting, at each of --rates scale events per second for --seconds each, after
+// --warm-up-seconds at that rate that are reported apart (warmUp) and not timed.
 //
 // The fleet: every endpoint has one replica parked (`warm`, its GPU held) on a node — what
 // the warm pool keeps per endpoint beyond minReplicas — and a scale event takes one endpoint
@@ -47,29 +49,40 @@ const GPUS_PER_NODE = 4;
 /** infra/deploy's production shape: the cores the projection spreads this run's CPU over. */
 const PROJECT_CORES = 16;
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: "string", default: "10" },
-    rates: { type: "string", default: "1,50,200" },
-    schedulers: { type: "string", default: "2" },
-    "idle-endpoints": { type: "string", default: "0" },
-    json: { type: "boolean", default: false },
-  },
-});
+const USAGE =
+  "usage: bench:warm-handover [--seconds 1..120] [--warm-up-seconds 0..60] [--rates r1,r2,… each 1..1000] [--schedulers 1..8] [--idle-endpoints 0..20000]";
+const options = {
+  seconds: { type: "string", default: "10" },
+  "warm-up-seconds": { type: "string", default: "2" },
+  rates: { type: "string", default: "1,50,200" },
+  schedulers: { type: "string", default: "2" },
+  "idle-endpoints": { type: "string", default: "0" },
+  json: { type: "boolean", default: false },
+} as const;
+let parsed: ReturnType<typeof parseArgs<{ options: typeof options }>>;
+try {
+  parsed = parseArgs({ options });
+} catch (error) {
+  // An unknown option, or a value missing: say which, and how to call, not a stack trace.
+  console.error(`${(error as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+const { values } = parsed;
 const seconds = Number(values.seconds);
+/** Each rate's first seconds, not timed: the step from the last rate to this one settles. */
+const warmUpSeconds = Number(values["warm-up-seconds"]);
 const rates = values.rates.split(",").map(Number);
 const schedulerCount = Number(values.schedulers);
 /** Endpoints with a parked replica that no event touches: the rest of a larger fleet. */
 const idleEndpoints = Number(values["idle-endpoints"]);
 if (
   !(Number.isInteger(seconds) && seconds >= 1 && seconds <= 120) ||
+  !(Number.isInteger(warmUpSeconds) && warmUpSeconds >= 0 && warmUpSeconds <= 60) ||
   !rates.every((r) => Number.isInteger(r) && r >= 1 && r <= 1000) ||
   !(Number.isInteger(schedulerCount) && schedulerCount >= 1 && schedulerCount <= 8) ||
   !(Number.isInteger(idleEndpoints) && idleEndpoints >= 0 && idleEndpoints <= 20_000)
 ) {
-  console.error(
-    "usage: bench:warm-handover [--seconds 1..120] [--rates r1,r2,… each 1..1000] [--schedulers 1..8] [--idle-endpoints 0..20000]",
-  );
+  console.error(USAGE);
   process.exit(2);
 }
 
@@ -125,7 +138,7 @@ try {
   });
 
   // --- the fleet: endpoints, each with one parked replica on a node --------------------------
-  const endpointsPerRate = measuredRates.map((r) => r * seconds);
+  const endpointsPerRate = measuredRates.map((r) => r * (warmUpSeconds + seconds));
   const endpointCount = endpointsPerRate.reduce((a, b) => a + b, 0) + idleEndpoints;
   const parkedNodes = Math.ceil(endpointCount / GPUS_PER_NODE);
   const nodeCount = parkedNodes + Math.max(2, Math.ceil(parkedNodes / 10));
@@ -333,9 +346,17 @@ try {
   for (const [r, rate] of measuredRates.entries()) {
     // In an order unrelated to where the parked replicas sit (four to a node, in endpoint
     // order): independent autoscalers do not scale a host's endpoints one after another.
-    const mine = shuffled(endpoints.slice(offset, offset + endpointsPerRate[r]!), rate);
-    offset += mine.length;
-    say(`${rate} scale events/s for ${seconds} s (${mine.length} endpoints)`);
+    const ofRate = shuffled(endpoints.slice(offset, offset + endpointsPerRate[r]!), rate);
+    offset += ofRate.length;
+    // The rate's first warmUpSeconds are sent like the rest but not timed: a step from a slower
+    // rate grows the pools, the heaps and the optimised code of every process, and those
+    // seconds held the slowest events of the timed window when it began at the step. Their
+    // figures are reported apart (warmUp), not dropped.
+    const warmUp = ofRate.slice(0, rate * warmUpSeconds);
+    const mine = ofRate.slice(warmUp.length);
+    say(
+      `${rate} scale events/s for ${warmUpSeconds} s not timed, then ${seconds} s (${ofRate.length} endpoints)`,
+    );
     // A failed round trip (a reset under load) is counted, not timed.
     const bareTrips = await atRate(rate, mine.length, () =>
       bareRoundTrip().then(
@@ -351,9 +372,10 @@ try {
       postgres: { command: "postgres" },
       redis: { command: "redis-server" },
     };
-    const cpuBefore = readCpu(cpuGroups);
-    const answers = await atRate(rate, mine.length, async (n) => {
-      const { slug, deploymentId } = mine[n]!;
+    let cpuBefore = readCpu(cpuGroups);
+    const allAnswers = await atRate(rate, ofRate.length, async (n) => {
+      const { slug, deploymentId } = ofRate[n]!;
+      if (n === warmUp.length) cpuBefore = readCpu(cpuGroups);
       const at = performance.now();
       sent.set(deploymentId, at);
       try {
@@ -370,13 +392,14 @@ try {
         return { status: code, ms: performance.now() - at };
       }
     });
+    const answers = allAnswers.slice(warmUp.length);
     const refusedBy: Record<string, number> = {};
     for (const a of answers)
       if (a.status !== "200") refusedBy[a.status] = (refusedBy[a.status] ?? 0) + 1;
     const refused = answers.length - answers.filter((a) => a.status === "200").length;
     // Every start delivered, or a minute after the last event: what arrived.
     const until = performance.now() + 60_000;
-    while (mine.some((e) => !received.has(e.deploymentId)) && performance.now() < until)
+    while (ofRate.some((e) => !received.has(e.deploymentId)) && performance.now() < until)
       await new Promise((res) => setTimeout(res, 50));
     const cpuWindow = cpuBetween(cpuBefore, readCpu(cpuGroups));
     const latencies: number[] = [];
@@ -415,12 +438,19 @@ try {
       stageSamples.place.push(c.requestedAt.getTime() - c.replica.createdAt.getTime());
       stageSamples.dispatch.push(performance.timeOrigin + receipt.at - c.requestedAt.getTime());
     }
+    const warmUpLatencies = warmUp.flatMap(({ deploymentId }) => {
+      const receipt = received.get(deploymentId);
+      const at = sent.get(deploymentId);
+      return receipt && at !== undefined ? [receipt.at - at] : [];
+    });
     const latency = ms(latencies);
     const bareMs = ms(bare);
     const p99OverBareMs = round(latency.p99 - bareMs.p99);
     const delivered = latencies.length;
     const rateMet =
       delivered === mine.length &&
+      // A warm-up event lost or refused fails the rate too: only its latency is not timed.
+      warmUpLatencies.length === warmUp.length &&
       refused === 0 &&
       otherPaths === 0 &&
       p99OverBareMs <= TARGET_P99_OVER_BARE_MS;
@@ -441,17 +471,25 @@ try {
       p99OverBareMs,
       targetMet: rateMet,
       cpu,
+      warmUp: {
+        seconds: warmUpSeconds,
+        scaleEvents: warmUp.length,
+        refused: allAnswers.slice(0, warmUp.length).filter((a) => a.status !== "200").length,
+        delivered: warmUpLatencies.length,
+        latencyMs: ms(warmUpLatencies),
+      },
     };
     say(
       `  cores busy ${cpu.busyCores} of ${cpu.cores}; CPU ms per event: ${JSON.stringify(cpu.msPerEvent)}; ${PROJECT_CORES} cores at half load: ${cpu.projection.eventsPerSecondAtHalfLoad} events/s`,
     );
     say(
-      `  ${delivered}/${mine.length} delivered (${handedOver} handovers, ${otherPaths} other paths, ${refused} refused ${JSON.stringify(refusedBy)}): p50 ${latency.p50} ms, p99 ${latency.p99} ms; bare round trip p50 ${bareMs.p50} ms, p99 ${bareMs.p99} ms`,
+      `  ${delivered}/${mine.length} delivered (${handedOver} handovers, ${otherPaths} other paths, ${refused} refused ${JSON.stringify(refusedBy)}): p50 ${latency.p50} ms, p99 ${latency.p99} ms; bare round trip p50 ${bareMs.p50} ms, p99 ${bareMs.p99} ms; the ${warmUpSeconds} s before, not timed: p50 ${ms(warmUpLatencies).p50} ms, p99 ${ms(warmUpLatencies).p99} ms`,
     );
   }
   const output = {
     load: {
       secondsPerRate: seconds,
+      warmUpSecondsPerRate: warmUpSeconds,
       rates: measuredRates,
       schedulerProcesses: schedulerCount,
       nodes: nodeCount,
