@@ -443,6 +443,7 @@ try {
       const at = sent.get(deploymentId);
       return receipt && at !== undefined ? [receipt.at - at] : [];
     });
+    const warmUpLatency = ms(warmUpLatencies);
     const latency = ms(latencies);
     const bareMs = ms(bare);
     const p99OverBareMs = round(latency.p99 - bareMs.p99);
@@ -476,14 +477,14 @@ try {
         scaleEvents: warmUp.length,
         refused: allAnswers.slice(0, warmUp.length).filter((a) => a.status !== "200").length,
         delivered: warmUpLatencies.length,
-        latencyMs: ms(warmUpLatencies),
+        latencyMs: warmUpLatency,
       },
     };
     say(
       `  cores busy ${cpu.busyCores} of ${cpu.cores}; CPU ms per event: ${JSON.stringify(cpu.msPerEvent)}; ${PROJECT_CORES} cores at half load: ${cpu.projection.eventsPerSecondAtHalfLoad} events/s`,
     );
     say(
-      `  ${delivered}/${mine.length} delivered (${handedOver} handovers, ${otherPaths} other paths, ${refused} refused ${JSON.stringify(refusedBy)}): p50 ${latency.p50} ms, p99 ${latency.p99} ms; bare round trip p50 ${bareMs.p50} ms, p99 ${bareMs.p99} ms; the ${warmUpSeconds} s before, not timed: p50 ${ms(warmUpLatencies).p50} ms, p99 ${ms(warmUpLatencies).p99} ms`,
+      `  ${delivered}/${mine.length} delivered (${handedOver} handovers, ${otherPaths} other paths, ${refused} refused ${JSON.stringify(refusedBy)}): p50 ${latency.p50} ms, p99 ${latency.p99} ms; bare round trip p50 ${bareMs.p50} ms, p99 ${bareMs.p99} ms; the ${warmUpSeconds} s before, not timed: p50 ${warmUpLatency.p50} ms, p99 ${warmUpLatency.p99} ms`,
     );
   }
   const output = {

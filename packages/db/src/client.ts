@@ -60,8 +60,7 @@ export function createDbClient({
     allowExitOnIdle: true,
   });
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  direct.set(db, directSqlOver(pool, acquireTimeoutMs));
-  pools.set(db, pool);
+  clients.set(db, { sql: directSqlOver(pool, acquireTimeoutMs), pool });
   // Prisma hears the pool's idle-connection errors, and ends the pool on $disconnect, only
   // once it has connected: a process that so far used only directSql would crash on a
   // restarted server's dropped connection, and would keep its pool open after $disconnect.
@@ -75,8 +74,8 @@ export function createDbClient({
   return db;
 }
 
-const direct = new WeakMap<DbClient, DirectSql>();
-const pools = new WeakMap<DbClient, pg.Pool>();
+/** What createDbClient made besides the Prisma client: its pool, and directSql over it. */
+const clients = new WeakMap<DbClient, { sql: DirectSql; pool: pg.Pool }>();
 
 /**
  * Opens the pool's kept connections (minConnections) now, all at once, rather than when load
@@ -86,7 +85,7 @@ const pools = new WeakMap<DbClient, pg.Pool>();
  * reached; the connections opened so far stay in the pool.
  */
 export async function openPooledConnections(db: DbClient): Promise<number> {
-  const pool = pools.get(db);
+  const pool = clients.get(db)?.pool;
   if (!pool) throw new Error("openPooledConnections: this client was not made by createDbClient");
   const want = pool.options.min ?? 0;
   const opened = await Promise.allSettled(
@@ -100,7 +99,7 @@ export async function openPooledConnections(db: DbClient): Promise<number> {
 
 /** node-postgres on the client's own pool, for the few statements on the hot path. */
 export function directSql(db: DbClient): DirectSql {
-  const sql = direct.get(db);
+  const sql = clients.get(db)?.sql;
   if (!sql) throw new Error("directSql: this client was not made by createDbClient");
   return sql;
 }

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from "node:timers/promises";
 import { QUEUES, type PlaceReplicaResult } from "@thaw/core";
 import { runReconcile } from "./reconcile-processor.ts";
 import { processWarmPool } from "./warm-pool-processor.ts";
@@ -21,14 +22,8 @@ export async function processSweep(ctx: WorkerContext, data: unknown): Promise<S
   const { endpointIds } = QUEUES.sweep.payload.parse(data);
   const placements: PlaceReplicaResult[] = [];
   const failures: { endpointId: string; err: string }[] = [];
-  let startedAt = performance.now();
   for (const [i, endpointId] of endpointIds.entries()) {
-    // After each endpoint, a pause as long as it took (at most SWEEP_PAUSE_MAX_MS): a slice
-    // run back to back was a burst of a core's worth of this process and its Postgres
-    // backend every second, and the scale events that arrived in it queued behind it for
-    // the CPU (bench:warm-handover at 25 events/s on 2 cores).
-    if (i > 0) await pauseAfter(startedAt);
-    startedAt = performance.now();
+    const startedAt = performance.now();
     try {
       // Most of the sweep's reconciles find nothing to change: decided on an unlocked read
       // first, they take the endpoint's lock only when one does.
@@ -40,6 +35,11 @@ export async function processSweep(ctx: WorkerContext, data: unknown): Promise<S
       ctx.log.warn({ endpointId, err }, "sweep of an endpoint failed");
       failures.push({ endpointId, err });
     }
+    // Before the next endpoint, a pause as long as this one took (at most SWEEP_PAUSE_MAX_MS):
+    // a slice run back to back was a burst of a core's worth of this process and its Postgres
+    // backend every second, and the scale events that arrived in it queued behind it for the
+    // CPU (bench:warm-handover at 25 events/s on 2 cores).
+    if (i < endpointIds.length - 1) await pause(sweepPauseMs(performance.now() - startedAt));
   }
   if (failures.length > 0)
     throw new Error(
@@ -54,9 +54,4 @@ export const SWEEP_PAUSE_MAX_MS = 25;
 /** The pause after an endpoint that took `tookMs`: as long, within 0..SWEEP_PAUSE_MAX_MS. */
 export function sweepPauseMs(tookMs: number): number {
   return Number.isFinite(tookMs) ? Math.min(Math.max(tookMs, 0), SWEEP_PAUSE_MAX_MS) : 0;
-}
-
-function pauseAfter(startedAt: number): Promise<void> {
-  const ms = sweepPauseMs(performance.now() - startedAt);
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
